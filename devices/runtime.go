@@ -1,0 +1,92 @@
+package devices
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Clock is the time source of everything that timestamps: the profiler, the OpenReg device, the
+// stream workers. Tests inject a fake one to make overlap and elapsed logic deterministic.
+type Clock interface {
+	// Now returns nanoseconds since the Unix epoch (CLOCK_REALTIME, like c10::getTime). It must
+	// be safe for concurrent use and must not block.
+	Now() int64
+}
+
+// SystemClock reads the host's real-time clock.
+type SystemClock struct{}
+
+// Now returns time.Now() in Unix nanoseconds.
+func (SystemClock) Now() int64 { return time.Now().UnixNano() }
+
+// FakeClock is a manual clock for tests: it only moves when told to. Safe for concurrent use.
+type FakeClock struct{ ns atomic.Int64 }
+
+// NewFakeClock returns a clock standing at ns.
+func NewFakeClock(ns int64) *FakeClock { c := &FakeClock{}; c.ns.Store(ns); return c }
+
+// Now returns the current fake time.
+func (c *FakeClock) Now() int64 { return c.ns.Load() }
+
+// Advance moves the clock forward by d and returns the new time.
+func (c *FakeClock) Advance(d time.Duration) int64 { return c.ns.Add(int64(d)) }
+
+// Set moves the clock to ns.
+func (c *FakeClock) Set(ns int64) { c.ns.Store(ns) }
+
+// Stream is an ordered queue of device work, as a backend exposes it.
+type Stream interface {
+	// ID is the stream's identifier, unique per device; it becomes the trace tid of its work.
+	ID() int64
+	// DeviceIndex is the device the stream belongs to.
+	DeviceIndex() int
+	// Synchronize blocks until all work queued so far has completed.
+	Synchronize() error
+	// Query reports whether the stream has no queued work left.
+	Query() bool
+}
+
+// Event marks a point in a stream's work.
+type Event interface {
+	// Record enqueues the event on s; the event completes when s reaches it.
+	Record(s Stream) error
+	// Synchronize blocks until the event has completed; an event never recorded returns at once.
+	Synchronize() error
+	// Query reports whether the event has completed.
+	Query() bool
+}
+
+// Runtime is what a device runtime exposes to generic code such as a device guard.
+type Runtime interface {
+	// DeviceCount is the number of devices; it must not block.
+	DeviceCount() int
+	// CurrentDevice is the calling context's current device.
+	CurrentDevice() int
+	// SetDevice makes d the current device, or fails when d is out of range.
+	SetDevice(d int) error
+}
+
+// Guard makes a device current and restores the previous one on Restore, like c10::DeviceGuard.
+type Guard struct {
+	rt   Runtime
+	prev int
+	once sync.Once
+}
+
+// NewGuard makes device d current on rt and remembers the previous current device.
+func NewGuard(rt Runtime, d int) (*Guard, error) {
+	g := &Guard{rt: rt, prev: rt.CurrentDevice()}
+	if err := rt.SetDevice(d); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Set makes d current while the guard is held.
+func (g *Guard) Set(d int) error { return g.rt.SetDevice(d) }
+
+// Restore makes the previous device current again. Calling it more than once is harmless.
+func (g *Guard) Restore() {
+	g.once.Do(func() { _ = g.rt.SetDevice(g.prev) })
+}

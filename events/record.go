@@ -1,0 +1,167 @@
+package events
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/orprof/orprof/devices"
+)
+
+// RecordKind says what a raw Record is.
+type RecordKind uint8
+
+// The raw record kinds a session collects.
+const (
+	RangeRecord  RecordKind = iota // an operator or user range with its start and end
+	MemoryRecord                   // an allocation (positive bytes) or free (negative)
+	MarkRecord                     // an instant marker
+)
+
+// Record is what a session collected for one range, allocation or marker, before any tree is
+// built. Device time has already been measured: DeviceElapsedUs is the backend's Elapsed between
+// the events recorded around the range, or negative when there were none.
+type Record struct {
+	Kind      RecordKind
+	Name      string
+	Handle    int64
+	Thread    int64 // logical thread the range started on
+	EndThread int64 // logical thread it ended on
+	StartNs   int64
+	EndNs     int64
+	// Shapes are the input shapes when shapes were recorded; nil otherwise.
+	Shapes     [][]int64
+	SequenceNr int64
+	FwdThread  int64
+	Scope      int
+	Async      bool
+	Stack      []string
+	// DeviceElapsedUs is the fallback device time of a range; < 0 when not measured.
+	DeviceElapsedUs float64
+	DeviceIndex     int
+	// Bytes and MemoryDevice describe a MemoryRecord.
+	Bytes        int64
+	MemoryDevice devices.Type
+}
+
+// FormatShapes renders shapes as Python's str() of a list of lists: "[[64, 64], []]".
+func FormatShapes(shapes [][]int64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range shapes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('[')
+		for j, d := range s {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.FormatInt(d, 10))
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// FromRecords turns a session's raw records into FunctionEvents the way PyTorch's fallback
+// parser does: times relative to baseNs in µs, the ProfilerStep* wildcard, filtered names
+// dropped, async when flagged or when the range ended on another thread, device time truncated
+// to whole µs and appended as one fake kernel (marking the event legacy) when ≥ 1 µs, memory
+// added to every open range of the same thread that contains it and top-level "[memory]" events
+// for the rest. The result is sorted by (start, −end). Records are not modified.
+func FromRecords(recs []Record, baseNs int64, device devices.Type) []FunctionEvent {
+	out := make([]FunctionEvent, 0, len(recs))
+	var mems []int
+	for i := range recs {
+		r := &recs[i]
+		switch r.Kind {
+		case MemoryRecord:
+			mems = append(mems, i)
+			continue
+		case MarkRecord:
+			continue
+		}
+		if FilterName(r.Name) {
+			continue
+		}
+		fe := NewFunctionEvent(r.Handle, r.Name, r.Thread,
+			float64(r.StartNs-baseNs)/1000.0, float64(r.EndNs-baseNs)/1000.0)
+		fe.InputShapes = FormatShapes(r.Shapes)
+		fe.SequenceNr = r.SequenceNr
+		fe.FwdThread = r.FwdThread
+		fe.Scope = r.Scope
+		fe.Stack = r.Stack
+		fe.IsAsync = r.Async || r.Thread != r.EndThread
+		fe.DeviceIndex = r.DeviceIndex
+		if !fe.IsAsync && r.DeviceElapsedUs >= 0 {
+			if us := int64(r.DeviceElapsedUs); us > 0 {
+				fe.Kernels = []Kernel{{Name: fe.Name, Device: r.DeviceIndex, DurationUs: float64(us)}}
+				fe.IsLegacy = true
+			}
+		}
+		out = append(out, fe)
+	}
+	if len(mems) > 0 {
+		out = attributeMemory(out, recs, mems, baseNs)
+	}
+	SortEvents(out)
+	return out
+}
+
+// attributeMemory adds each memory record to every non-async CPU event of its thread whose
+// interval [start, end] contains it; records inside none become top-level "[memory]" events.
+func attributeMemory(evs []FunctionEvent, recs []Record, mems []int, baseNs int64) []FunctionEvent {
+	byThread := map[int64][]int{}
+	for i := range evs {
+		if !evs[i].IsAsync {
+			byThread[evs[i].Thread] = append(byThread[evs[i].Thread], i)
+		}
+	}
+	for _, idx := range byThread {
+		sort.SliceStable(idx, func(a, b int) bool { return evs[idx[a]].StartUs < evs[idx[b]].StartUs })
+	}
+	for _, mi := range mems {
+		m := &recs[mi]
+		ts := float64(m.StartNs-baseNs) / 1000.0
+		idx := byThread[m.Thread]
+		// events starting after ts cannot contain it
+		n := sort.Search(len(idx), func(k int) bool { return evs[idx[k]].StartUs > ts })
+		hit := false
+		for _, k := range idx[:n] {
+			e := &evs[k]
+			if e.EndUs >= ts {
+				hit = true
+				if m.MemoryDevice == devices.CPU {
+					e.CPUMemoryUsage += m.Bytes
+				} else {
+					e.DeviceMemoryUsage += m.Bytes
+				}
+			}
+		}
+		if !hit {
+			fe := NewFunctionEvent(0, "[memory]", 0, 0, 0)
+			fe.TraceName = ""
+			fe.IsLegacy = true
+			if m.MemoryDevice == devices.CPU {
+				fe.CPUMemoryUsage = m.Bytes
+			} else {
+				fe.DeviceMemoryUsage = m.Bytes
+			}
+			evs = append(evs, fe)
+		}
+	}
+	return evs
+}
+
+// SortEvents sorts events by start time, the longer first on equal starts, keeping the input
+// order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort).
+func SortEvents(evs []FunctionEvent) {
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].StartUs != evs[j].StartUs {
+			return evs[i].StartUs < evs[j].StartUs
+		}
+		return evs[i].EndUs > evs[j].EndUs
+	})
+}

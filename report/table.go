@@ -1,0 +1,459 @@
+// Package report renders and reads what a profile produces: PyTorch's key_averages() table
+// (byte-identical layout) and its markdown, CSV and JSON forms, Chrome/Perfetto traces in
+// Kineto's object form or the legacy array, a streaming reader for both forms, and a checker
+// for traces.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/orprof/orprof/devices"
+	"github.com/orprof/orprof/events"
+)
+
+// Target selects which PyTorch release's labels a table uses.
+type Target int
+
+const (
+	// TargetMain prints memory as KB/MB/GB/B, device columns named after the device
+	// ("Self OPENREG") and every stack frame.
+	TargetMain Target = iota
+	// Target113 prints PyTorch 1.13's labels: Kb/Mb/Gb/b, device columns named CUDA, and at most
+	// four extra stack frames.
+	Target113
+)
+
+// TableOptions are table()'s arguments plus what the EventList carries.
+type TableOptions struct {
+	// SortBy is a FunctionEventAvg attribute name; "" keeps the key_averages order.
+	SortBy string
+	// RowLimit is the number of rows printed; −1 prints all. The zero value means PyTorch's
+	// default, 100; use RowLimitAll (−1) for every row.
+	RowLimit int
+	// MaxNameColumnWidth caps the Name column (default 55); MaxShapesColumnWidth the Input
+	// Shapes column (default 80); MaxSrcColumnWidth the Source Location column (default 75).
+	MaxNameColumnWidth   int
+	MaxShapesColumnWidth int
+	MaxSrcColumnWidth    int
+	// Header, when set, is printed above the table under a line of '='.
+	Header string
+	// TopLevelEventsOnly prints only rows whose first event had no parent.
+	TopLevelEventsOnly bool
+	// UseDevice is the lower-case device name the profile used ("openreg"); it names the
+	// device columns. Empty for CPU-only profiles.
+	UseDevice     string
+	ProfileMemory bool
+	WithFlops     bool
+	Target        Target
+}
+
+// RowLimitAll prints every row.
+const RowLimitAll = -1
+
+func (o *TableOptions) defaults() {
+	if o.RowLimit == 0 {
+		o.RowLimit = 100
+	}
+	if o.MaxNameColumnWidth == 0 {
+		o.MaxNameColumnWidth = 55
+	}
+	if o.MaxShapesColumnWidth == 0 {
+		o.MaxShapesColumnWidth = 80
+	}
+	if o.MaxSrcColumnWidth == 0 {
+		o.MaxSrcColumnWidth = 75
+	}
+}
+
+// SortAverages returns rows sorted by a PyTorch attribute name, descending and stable, as
+// sorted(..., reverse=True) does. An empty name returns rows unchanged; an unknown name is an
+// error naming it.
+func SortAverages(rows []events.Avg, sortBy, useDevice string) ([]events.Avg, error) {
+	if sortBy == "" {
+		return rows, nil
+	}
+	out := make([]events.Avg, len(rows))
+	copy(out, rows)
+	if sortBy == "key" {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Key > out[j].Key })
+		return out, nil
+	}
+	f, ok := events.SortKey(sortBy, useDevice)
+	if !ok {
+		return nil, fmt.Errorf("unknown sort key %q: FunctionEventAvg has no such attribute (try cpu_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, count)", sortBy)
+	}
+	vals := make([]float64, len(out))
+	perm := make([]int, len(out))
+	for i := range out {
+		vals[i] = f(&out[i])
+		perm[i] = i
+	}
+	sort.SliceStable(perm, func(a, b int) bool { return vals[perm[a]] > vals[perm[b]] })
+	sorted := make([]events.Avg, len(out))
+	for i, p := range perm {
+		sorted[i] = out[p]
+	}
+	return sorted, nil
+}
+
+// FormatTime renders µs as PyTorch's _format_time: "12.000us", "1.171ms", "2.500s".
+func FormatTime(us float64) string {
+	switch {
+	case us >= 1e6:
+		return strconv.FormatFloat(us/1e6, 'f', 3, 64) + "s"
+	case us >= 1e3:
+		return strconv.FormatFloat(us/1e3, 'f', 3, 64) + "ms"
+	}
+	return strconv.FormatFloat(us, 'f', 3, 64) + "us"
+}
+
+// FormatTimeShare renders t as a percentage of total ("12.34%"), or "NaN" when total is 0.
+func FormatTimeShare(t, total float64) string {
+	if total == 0 {
+		return "NaN"
+	}
+	return strconv.FormatFloat(t*100.0/total, 'f', 2, 64) + "%"
+}
+
+// FormatMemory renders bytes as PyTorch does, base 1024, in the target's units.
+func FormatMemory(n int64, t Target) string {
+	const kb, mb, gb = 1024, 1024 * 1024, 1024 * 1024 * 1024
+	units := [4]string{" GB", " MB", " KB", " B"}
+	if t == Target113 {
+		units = [4]string{" Gb", " Mb", " Kb", " b"}
+	}
+	a := n
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a >= gb:
+		return strconv.FormatFloat(float64(n)*1.0/gb, 'f', 2, 64) + units[0]
+	case a >= mb:
+		return strconv.FormatFloat(float64(n)*1.0/mb, 'f', 2, 64) + units[1]
+	case a >= kb:
+		return strconv.FormatFloat(float64(n)*1.0/kb, 'f', 2, 64) + units[2]
+	}
+	return strconv.FormatInt(n, 10) + units[3]
+}
+
+// deviceLabel is the upper-case device name of the device columns.
+func deviceLabel(o *TableOptions) string {
+	if o.Target == Target113 || o.UseDevice == "" {
+		return "CUDA"
+	}
+	return strings.ToUpper(o.UseDevice)
+}
+
+// Totals are the footer sums of a table.
+type Totals struct {
+	SelfCPU    float64
+	SelfDevice float64
+	HasDevice  bool
+}
+
+// TableTotals sums the self CPU time of every row and the self device time of legacy host rows
+// and device rows (user annotations excluded), as the table footer does.
+func TableTotals(rows []events.Avg) Totals {
+	var t Totals
+	for i := range rows {
+		r := &rows[i]
+		t.SelfCPU += r.SelfCPUTimeTotal
+		if r.SelfDeviceTimeTotal > 0 {
+			t.HasDevice = true
+		}
+		if r.DeviceType == devices.CPU {
+			if r.IsLegacy {
+				t.SelfDevice += r.SelfDeviceTimeTotal
+			}
+		} else if !r.IsUserAnnotation {
+			t.SelfDevice += r.SelfDeviceTimeTotal
+		}
+	}
+	return t
+}
+
+type column struct {
+	header string
+	width  int
+	left   bool
+}
+
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// pad appends s aligned in width w plus the two-space gap.
+func pad(b []byte, s string, w int, left bool) []byte {
+	n := w - runeLen(s)
+	if !left {
+		for ; n > 0; n-- {
+			b = append(b, ' ')
+		}
+	}
+	b = append(b, s...)
+	if left {
+		for ; n > 0; n-- {
+			b = append(b, ' ')
+		}
+	}
+	return append(b, ' ', ' ')
+}
+
+// WriteTable writes rows as PyTorch's EventList.table() prints them, byte for byte: sorted by
+// SortBy, RowLimit rows, the footer totals. rows is not modified. An empty rows writes nothing.
+func WriteTable(w io.Writer, rows []events.Avg, o TableOptions) error {
+	b, err := AppendTable(nil, rows, o)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendTable is WriteTable into a byte slice.
+func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
+	o.defaults()
+	rows, err := SortAverages(rows, o.SortBy, o.UseDevice)
+	if err != nil {
+		return b, err
+	}
+	if len(rows) == 0 {
+		return b, nil
+	}
+	tot := TableTotals(rows)
+	var hasShapes, hasStack, hasNode, hasDevMem bool
+	nameW, shapesW, srcW := 0, 0, 0
+	for i := range rows {
+		r := &rows[i]
+		if n := runeLen(r.Key); n > nameW {
+			nameW = n
+		}
+		s := r.InputShapes
+		if s == "" {
+			s = "None"
+		}
+		if n := runeLen(s); n > shapesW {
+			shapesW = n
+		}
+		if r.InputShapes != "" && r.InputShapes != "[]" {
+			hasShapes = true
+		}
+		if len(r.Stack) > 0 {
+			hasStack = true
+		}
+		for _, f := range r.Stack {
+			if n := runeLen(f); n > srcW {
+				srcW = n
+			}
+		}
+		if r.NodeID != -1 {
+			hasNode = true
+		}
+		if r.SelfDeviceMemoryUsage > 0 {
+			hasDevMem = true
+		}
+	}
+	if o.Target == TargetMain && o.UseDevice == "" {
+		hasDevMem = false
+	}
+	nameW = min(nameW+4, o.MaxNameColumnWidth)
+	shapesW = min(shapesW+4, o.MaxShapesColumnWidth)
+	srcW = min(srcW+4, o.MaxSrcColumnWidth)
+	dev := deviceLabel(&o)
+
+	cols := []column{{"Name", nameW, false}}
+	for _, h := range []string{"Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"} {
+		cols = append(cols, column{h, 12, false})
+	}
+	if tot.HasDevice {
+		for _, h := range []string{"Self " + dev, "Self " + dev + " %", dev + " total", dev + " time avg"} {
+			cols = append(cols, column{h, 12, false})
+		}
+	}
+	if o.ProfileMemory {
+		cols = append(cols, column{"CPU Mem", 12, false}, column{"Self CPU Mem", 12, false})
+		if hasDevMem {
+			cols = append(cols, column{dev + " Mem", 12, false}, column{"Self " + dev + " Mem", 12, false})
+		}
+	}
+	cols = append(cols, column{"# of Calls", 12, false})
+	if hasNode {
+		cols = append(cols, column{"Node ID", 12, false})
+	}
+	if hasShapes {
+		cols = append(cols, column{"Input Shapes", shapesW, false})
+	}
+	if hasStack {
+		cols = append(cols, column{"Source Location", srcW, true})
+	}
+	withFlops := false
+	flopsScale, flopsHeader := 1.0, ""
+	if o.WithFlops {
+		minF := int64(0)
+		for i := range rows {
+			if f := rows[i].Flops; f > 0 && (minF == 0 || f < minF) {
+				minF = f
+			}
+		}
+		if minF > 0 {
+			withFlops = true
+			flopsScale, flopsHeader = autoScaleFlops(float64(minF))
+			cols = append(cols, column{"Total " + flopsHeader, 12, false})
+		}
+	}
+	lineLen := -2
+	for _, c := range cols {
+		lineLen += c.width + 2
+	}
+	sep := make([]byte, 0, lineLen+3)
+	for _, c := range cols {
+		sep = append(sep, strings.Repeat("-", c.width)...)
+		sep = append(sep, ' ', ' ')
+	}
+	sep = append(sep, '\n')
+	row := func(b []byte, vals []string) []byte {
+		for i, c := range cols {
+			b = pad(b, vals[i], c.width, c.left)
+		}
+		return append(b, '\n')
+	}
+
+	if o.Header != "" {
+		b = append(b, strings.Repeat("=", lineLen)...)
+		b = append(b, '\n')
+		b = append(b, o.Header...)
+		b = append(b, '\n')
+	}
+	if o.TopLevelEventsOnly {
+		b = append(b, strings.Repeat("=", lineLen)...)
+		b = append(b, "\nThis report only display top-level ops statistics\n"...)
+	}
+	b = append(b, sep...)
+	hdr := make([]string, len(cols))
+	for i, c := range cols {
+		hdr[i] = c.header
+	}
+	b = row(b, hdr)
+	b = append(b, sep...)
+
+	maxFrames := -1
+	if o.Target == Target113 {
+		maxFrames = 4
+	}
+	limit := 0
+	vals := make([]string, 0, len(cols))
+	for i := range rows {
+		r := &rows[i]
+		if limit == o.RowLimit {
+			break
+		}
+		if o.TopLevelEventsOnly && r.HasParent {
+			continue
+		}
+		limit++
+		name := r.Key
+		if runeLen(name) >= o.MaxNameColumnWidth-3 {
+			name = string([]rune(name)[:o.MaxNameColumnWidth-3]) + "..."
+		}
+		vals = vals[:0]
+		vals = append(vals, name,
+			FormatTimeShare(r.SelfCPUTimeTotal, tot.SelfCPU),
+			FormatTime(r.SelfCPUTimeTotal))
+		if r.IsAsync {
+			vals = append(vals, "0")
+		} else {
+			vals = append(vals, FormatTimeShare(r.CPUTimeTotal, tot.SelfCPU))
+		}
+		vals = append(vals, FormatTime(r.CPUTimeTotal), FormatTime(r.CPUTime()))
+		if tot.HasDevice {
+			vals = append(vals, FormatTime(r.SelfDeviceTimeTotal),
+				FormatTimeShare(r.SelfDeviceTimeTotal, tot.SelfDevice),
+				FormatTime(r.DeviceTimeTotal), FormatTime(r.DeviceTime()))
+		}
+		if o.ProfileMemory {
+			vals = append(vals, FormatMemory(r.CPUMemoryUsage, o.Target), FormatMemory(r.SelfCPUMemoryUsage, o.Target))
+			if hasDevMem {
+				vals = append(vals, FormatMemory(r.DeviceMemoryUsage, o.Target), FormatMemory(r.SelfDeviceMemoryUsage, o.Target))
+			}
+		}
+		vals = append(vals, strconv.FormatInt(r.Count, 10))
+		if hasNode {
+			vals = append(vals, strconv.Itoa(r.NodeID))
+		}
+		if hasShapes {
+			s := r.InputShapes
+			if s == "" {
+				s = "None"
+			}
+			if rs := []rune(s); len(rs) > shapesW {
+				s = string(rs[:shapesW])
+			}
+			vals = append(vals, s)
+		}
+		src := ""
+		if hasStack && len(r.Stack) > 0 {
+			src = trimPath(r.Stack[0], srcW)
+		}
+		// PyTorch appends the FLOPs value before the source location although the headers put
+		// the source first; the values land under each other's headers. Kept as PyTorch prints it.
+		if withFlops {
+			if r.Flops <= 0 {
+				vals = append(vals, "--")
+			} else {
+				vals = append(vals, fmt.Sprintf("%8.3f", float64(r.Flops)*flopsScale))
+			}
+		}
+		if hasStack {
+			vals = append(vals, src)
+		}
+		b = row(b, vals)
+		if hasStack {
+			frames := r.Stack
+			if len(frames) > 0 {
+				frames = frames[1:]
+			}
+			if maxFrames >= 0 && len(frames) > maxFrames {
+				frames = frames[:maxFrames]
+			}
+			blank := make([]string, len(cols))
+			for _, f := range frames {
+				blank[len(cols)-1] = trimPath(f, srcW)
+				b = row(b, blank)
+			}
+			blank[len(cols)-1] = ""
+			b = row(b, blank)
+		}
+	}
+	b = append(b, sep...)
+	b = append(b, "Self CPU time total: "...)
+	b = append(b, FormatTime(tot.SelfCPU)...)
+	b = append(b, '\n')
+	if tot.HasDevice {
+		b = append(b, "Self "+dev+" time total: "...)
+		b = append(b, FormatTime(tot.SelfDevice)...)
+		b = append(b, '\n')
+	}
+	return b, nil
+}
+
+func trimPath(p string, w int) string {
+	rs := []rune(p)
+	if len(rs) > w {
+		rs = rs[len(rs)-w:]
+		if len(rs) > 3 {
+			rs = append([]rune("..."), rs[3:]...)
+		}
+	}
+	return string(rs)
+}
+
+func autoScaleFlops(f float64) (float64, string) {
+	headers := []string{"FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"}
+	lg := math.Max(0, math.Min(math.Log10(f)/3, float64(len(headers)-1)))
+	return math.Pow(10, math.Floor(lg)*-3.0), headers[int(lg)]
+}
