@@ -1,0 +1,299 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/orprof/orprof/events"
+)
+
+// appendJSONString appends s as a JSON string. Unlike PyTorch's legacy exporter it escapes
+// quotes, backslashes and control characters, so any name gives valid JSON; invalid UTF-8 is
+// replaced with U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"':
+				b = append(b, '\\', '"')
+			case '\\':
+				b = append(b, '\\', '\\')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\r':
+				b = append(b, '\\', 'r')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigit(c>>4), hexDigit(c&0xf))
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\ufffd"...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func hexDigit(c byte) byte { return "0123456789abcdef"[c&0xf] }
+
+// appendUs appends nanoseconds as Kineto prints times: microseconds with exactly three
+// decimals ("1234.567"), clamped at 0.
+func appendUs(b []byte, ns int64) []byte {
+	if ns < 0 {
+		ns = 0
+	}
+	b = strconv.AppendInt(b, ns/1000, 10)
+	r := ns % 1000
+	return append(b, '.', byte('0'+r/100), byte('0'+r/10%10), byte('0'+r%10))
+}
+
+// WriteTrace writes t as a Kineto-style Chrome trace object: schemaVersion, deviceProperties,
+// metadata, displayTimeUnit, baseTimeNanoseconds, traceEvents (process and thread metadata
+// first, then the events, then "Record Window End"), distributedInfo and traceName. Every ts
+// is relative to BaseTimeNs.
+func WriteTrace(w io.Writer, t *Trace) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	b := make([]byte, 0, 4096)
+	flush := func() error {
+		_, err := bw.Write(b)
+		b = b[:0]
+		return err
+	}
+	b = append(b, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ["...)
+	for i, p := range t.DeviceProperties {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = append(b, p...)
+	}
+	if len(t.DeviceProperties) > 0 {
+		b = append(b, "\n  "...)
+	}
+	b = append(b, "],\n"...)
+	di := t.DistributedInfo
+	if di == "" {
+		di = `{"rank": 0}`
+	}
+	b = append(b, "  \"distributedInfo\": "...)
+	b = append(b, di...)
+	b = append(b, ",\n"...)
+	for _, m := range t.Metadata {
+		b = append(b, "  "...)
+		b = appendJSONString(b, m.Key)
+		b = append(b, ": "...)
+		b = append(b, m.Value...)
+		b = append(b, ",\n"...)
+	}
+	b = append(b, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": "...)
+	b = strconv.AppendInt(b, t.BaseTimeNs, 10)
+	b = append(b, ",\n  \"traceEvents\": ["...)
+	rel := func(ns int64) int64 { return ns - t.BaseTimeNs }
+	meta := func(name string, pid, tid int64, key string, val []byte) {
+		b = append(b, "\n  {\"ph\": \"M\", \"name\": \""...)
+		b = append(b, name...)
+		b = append(b, "\", \"pid\": "...)
+		b = strconv.AppendInt(b, pid, 10)
+		b = append(b, ", \"tid\": "...)
+		b = strconv.AppendInt(b, tid, 10)
+		b = append(b, ", \"ts\": "...)
+		b = appendUs(b, rel(t.StartNs))
+		b = append(b, ", \"args\": {\""...)
+		b = append(b, key...)
+		b = append(b, "\": "...)
+		b = append(b, val...)
+		b = append(b, "}},"...)
+	}
+	for _, p := range t.Processes {
+		meta("process_name", p.Pid, 0, "name", appendJSONString(nil, p.Name))
+		meta("process_labels", p.Pid, 0, "labels", appendJSONString(nil, p.Label))
+		meta("process_sort_index", p.Pid, 0, "sort_index", strconv.AppendInt(nil, p.SortIndex, 10))
+	}
+	for _, th := range t.Threads {
+		meta("thread_name", th.Pid, th.Tid, "name", appendJSONString(nil, th.Name))
+		meta("thread_sort_index", th.Pid, th.Tid, "sort_index", strconv.AppendInt(nil, th.SortIndex, 10))
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		b = append(b, "\n  {\"ph\": \""...)
+		b = append(b, e.Ph)
+		b = append(b, '"')
+		if e.Cat != "" {
+			b = append(b, ", \"cat\": "...)
+			b = appendJSONString(b, e.Cat)
+		}
+		b = append(b, ", \"name\": "...)
+		b = appendJSONString(b, e.Name)
+		b = append(b, ", \"pid\": "...)
+		if e.PidStr != "" {
+			b = appendJSONString(b, e.PidStr)
+		} else {
+			b = strconv.AppendInt(b, e.Pid, 10)
+		}
+		b = append(b, ", \"tid\": "...)
+		if e.TidStr != "" {
+			b = appendJSONString(b, e.TidStr)
+		} else {
+			b = strconv.AppendInt(b, e.Tid, 10)
+		}
+		b = append(b, ", \"ts\": "...)
+		b = appendUs(b, rel(e.TsNs))
+		switch e.Ph {
+		case 'X':
+			b = append(b, ", \"dur\": "...)
+			b = appendUs(b, e.DurNs)
+		case 'i':
+			s := e.Scope
+			if s == 0 {
+				s = 't'
+			}
+			b = append(b, ", \"s\": \""...)
+			b = append(b, s, '"')
+		case 's', 'f':
+			b = append(b, ", \"id\": "...)
+			b = strconv.AppendUint(b, e.ID, 10)
+			if e.Ph == 'f' {
+				b = append(b, ", \"bp\": \"e\""...)
+			}
+		}
+		if e.Ph != 's' && e.Ph != 'f' && (len(e.Args) > 0 || e.Ph == 'C') {
+			b = append(b, ",\n    \"args\": {"...)
+			for k, a := range e.Args {
+				if k > 0 {
+					b = append(b, ", "...)
+				}
+				b = appendJSONString(b, a.Key)
+				b = append(b, ": "...)
+				b = append(b, a.Value...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, "},"...)
+		if len(b) > 1<<15 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	b = append(b, "\n  {\"ph\": \"i\", \"s\": \"g\", \"name\": \"Record Window End\", \"pid\": \"\", \"tid\": \"\", \"ts\": "...)
+	b = appendUs(b, rel(t.EndNs))
+	b = append(b, "}\n  ],\n  \"traceName\": "...)
+	b = appendJSONString(b, t.TraceName)
+	b = append(b, "\n}\n"...)
+	if err := flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendPyFloat appends f as Python's str(float) prints it: the shortest repr, with ".0" for
+// whole numbers and exponent form outside [1e-4, 1e16).
+func appendPyFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	case math.IsNaN(f):
+		return append(b, "nan"...)
+	}
+	a := math.Abs(f)
+	if a != 0 && (a < 1e-4 || a >= 1e16) {
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		// Go writes e+06 / e-05; Python writes e+16 / e-05 (two digits at least): same form.
+		return append(b, s...)
+	}
+	n := len(b)
+	b = strconv.AppendFloat(b, f, 'f', -1, 64)
+	for _, c := range b[n:] {
+		if c == '.' {
+			return b
+		}
+	}
+	return append(b, '.', '0')
+}
+
+// WriteLegacyTrace writes events as PyTorch's legacy export_chrome_trace does: a JSON array of
+// "X" events with "pid": "CPU functions" and the logical thread as tid, times as Python floats
+// in µs, one "s" flow event per kernel with cat "cpu_to_<device>". Unlike PyTorch it escapes
+// names and writes "[]" when no event has a trace name.
+func WriteLegacyTrace(w io.Writer, l *events.List, device string) error {
+	if device == "" {
+		device = "cuda"
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	b := make([]byte, 0, 4096)
+	b = append(b, '[')
+	first := true
+	flow := 0
+	sep := func() {
+		if !first {
+			b = append(b, ", "...)
+		}
+		first = false
+	}
+	for i := 0; i < l.Len(); i++ {
+		e := l.Event(i)
+		if e.TraceName == "" && e.Name == "[memory]" {
+			continue
+		}
+		sep()
+		b = append(b, "{\"name\": "...)
+		b = appendJSONString(b, e.TraceName)
+		b = append(b, ", \"ph\": \"X\", \"ts\": "...)
+		b = appendPyFloat(b, e.StartUs)
+		b = append(b, ", \"dur\": "...)
+		b = appendPyFloat(b, e.ElapsedUs())
+		b = append(b, ", \"tid\": "...)
+		b = strconv.AppendInt(b, e.Thread, 10)
+		b = append(b, ", \"pid\": \"CPU functions\", \"args\": {}}"...)
+		for range e.Kernels {
+			sep()
+			b = append(b, "{\"name\": "...)
+			b = appendJSONString(b, e.TraceName)
+			b = append(b, ", \"ph\": \"s\", \"ts\": "...)
+			b = appendPyFloat(b, e.StartUs)
+			b = append(b, ", \"tid\": "...)
+			b = strconv.AppendInt(b, e.Thread, 10)
+			b = append(b, ", \"pid\": \"CPU functions\", \"id\": "...)
+			b = strconv.AppendInt(b, int64(flow), 10)
+			b = append(b, ", \"cat\": \"cpu_to_"...)
+			b = append(b, device...)
+			b = append(b, "\", \"args\": {}}"...)
+			flow++
+		}
+		if len(b) > 1<<15 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	b = append(b, ']')
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
