@@ -33,8 +33,8 @@ const (
 type TableOptions struct {
 	// SortBy is a FunctionEventAvg attribute name; "" keeps the key_averages order.
 	SortBy string
-	// RowLimit is the number of rows printed; −1 prints all. The zero value means PyTorch's
-	// default, 100; use RowLimitAll (−1) for every row.
+	// RowLimit is the number of rows printed. The zero value means PyTorch's default, 100;
+	// RowLimitAll (−1) prints every row and RowLimitNone (−2) none (PyTorch's row_limit=0).
 	RowLimit int
 	// MaxNameColumnWidth caps the Name column (default 55); MaxShapesColumnWidth the Input
 	// Shapes column (default 80); MaxSrcColumnWidth the Source Location column (default 75).
@@ -53,8 +53,11 @@ type TableOptions struct {
 	Target        Target
 }
 
-// RowLimitAll prints every row.
-const RowLimitAll = -1
+// Special RowLimit values.
+const (
+	RowLimitAll  = -1
+	RowLimitNone = -2
+)
 
 func (o *TableOptions) defaults() {
 	if o.RowLimit == 0 {
@@ -215,17 +218,35 @@ func WriteTable(w io.Writer, rows []events.Avg, o TableOptions) error {
 	return err
 }
 
-// AppendTable is WriteTable into a byte slice.
-func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
+// tableLine is one printed line of the table body: a row, a stack continuation or a blank.
+type tableLine struct {
+	cells []string
+	row   int // index into model.rows; −1 for continuation and blank lines
+}
+
+// tableModel is a table laid out but not yet printed.
+type tableModel struct {
+	cols    []column
+	lines   []tableLine
+	rows    []events.Avg // the printed rows, in order
+	totals  Totals
+	dev     string
+	lineLen int
+}
+
+// buildTable sorts, limits and lays out rows exactly as PyTorch's _build_table does.
+func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 	o.defaults()
 	rows, err := SortAverages(rows, o.SortBy, o.UseDevice)
 	if err != nil {
-		return b, err
+		return nil, err
 	}
+	m := &tableModel{}
 	if len(rows) == 0 {
-		return b, nil
+		return m, nil
 	}
 	tot := TableTotals(rows)
+	m.totals = tot
 	var hasShapes, hasStack, hasNode, hasDevMem bool
 	nameW, shapesW, srcW := 0, 0, 0
 	for i := range rows {
@@ -306,41 +327,12 @@ func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
 			cols = append(cols, column{"Total " + flopsHeader, 12, false})
 		}
 	}
-	lineLen := -2
+	m.cols = cols
+	m.dev = dev
+	m.lineLen = -2
 	for _, c := range cols {
-		lineLen += c.width + 2
+		m.lineLen += c.width + 2
 	}
-	sep := make([]byte, 0, lineLen+3)
-	for _, c := range cols {
-		sep = append(sep, strings.Repeat("-", c.width)...)
-		sep = append(sep, ' ', ' ')
-	}
-	sep = append(sep, '\n')
-	row := func(b []byte, vals []string) []byte {
-		for i, c := range cols {
-			b = pad(b, vals[i], c.width, c.left)
-		}
-		return append(b, '\n')
-	}
-
-	if o.Header != "" {
-		b = append(b, strings.Repeat("=", lineLen)...)
-		b = append(b, '\n')
-		b = append(b, o.Header...)
-		b = append(b, '\n')
-	}
-	if o.TopLevelEventsOnly {
-		b = append(b, strings.Repeat("=", lineLen)...)
-		b = append(b, "\nThis report only display top-level ops statistics\n"...)
-	}
-	b = append(b, sep...)
-	hdr := make([]string, len(cols))
-	for i, c := range cols {
-		hdr[i] = c.header
-	}
-	b = row(b, hdr)
-	b = append(b, sep...)
-
 	maxFrames := -1
 	if o.Target == Target113 {
 		maxFrames = 4
@@ -349,7 +341,7 @@ func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
 	vals := make([]string, 0, len(cols))
 	for i := range rows {
 		r := &rows[i]
-		if limit == o.RowLimit {
+		if limit == o.RowLimit || o.RowLimit == RowLimitNone {
 			break
 		}
 		if o.TopLevelEventsOnly && r.HasParent {
@@ -411,7 +403,8 @@ func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
 		if hasStack {
 			vals = append(vals, src)
 		}
-		b = row(b, vals)
+		m.rows = append(m.rows, *r)
+		m.lines = append(m.lines, tableLine{cells: append([]string(nil), vals...), row: len(m.rows) - 1})
 		if hasStack {
 			frames := r.Stack
 			if len(frames) > 0 {
@@ -420,25 +413,70 @@ func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
 			if maxFrames >= 0 && len(frames) > maxFrames {
 				frames = frames[:maxFrames]
 			}
-			blank := make([]string, len(cols))
 			for _, f := range frames {
+				blank := make([]string, len(cols))
 				blank[len(cols)-1] = trimPath(f, srcW)
-				b = row(b, blank)
+				m.lines = append(m.lines, tableLine{cells: blank, row: -1})
 			}
-			blank[len(cols)-1] = ""
-			b = row(b, blank)
+			m.lines = append(m.lines, tableLine{cells: make([]string, len(cols)), row: -1})
 		}
 	}
+	return m, nil
+}
+
+// AppendTable is WriteTable into a byte slice.
+func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
+	m, err := buildTable(rows, o)
+	if err != nil || len(m.cols) == 0 {
+		return b, err
+	}
+	sep := make([]byte, 0, m.lineLen+3)
+	for _, c := range m.cols {
+		sep = append(sep, strings.Repeat("-", c.width)...)
+		sep = append(sep, ' ', ' ')
+	}
+	sep = append(sep, '\n')
+	row := func(b []byte, vals []string) []byte {
+		for i, c := range m.cols {
+			b = pad(b, vals[i], c.width, c.left)
+		}
+		return append(b, '\n')
+	}
+	if o.Header != "" {
+		b = append(b, strings.Repeat("=", m.lineLen)...)
+		b = append(b, '\n')
+		b = append(b, o.Header...)
+		b = append(b, '\n')
+	}
+	if o.TopLevelEventsOnly {
+		b = append(b, strings.Repeat("=", m.lineLen)...)
+		b = append(b, "\nThis report only display top-level ops statistics\n"...)
+	}
 	b = append(b, sep...)
-	b = append(b, "Self CPU time total: "...)
-	b = append(b, FormatTime(tot.SelfCPU)...)
-	b = append(b, '\n')
-	if tot.HasDevice {
-		b = append(b, "Self "+dev+" time total: "...)
-		b = append(b, FormatTime(tot.SelfDevice)...)
+	hdr := make([]string, len(m.cols))
+	for i, c := range m.cols {
+		hdr[i] = c.header
+	}
+	b = row(b, hdr)
+	b = append(b, sep...)
+	for _, ln := range m.lines {
+		b = row(b, ln.cells)
+	}
+	b = append(b, sep...)
+	for _, f := range m.footers() {
+		b = append(b, f...)
 		b = append(b, '\n')
 	}
 	return b, nil
+}
+
+// footers are the lines under the table.
+func (m *tableModel) footers() []string {
+	out := []string{"Self CPU time total: " + FormatTime(m.totals.SelfCPU)}
+	if m.totals.HasDevice {
+		out = append(out, "Self "+m.dev+" time total: "+FormatTime(m.totals.SelfDevice))
+	}
+	return out
 }
 
 func trimPath(p string, w int) string {

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
+)
+
+// tableFlags are the table flags shared by run and table.
+type tableFlags struct {
+	sortBy       string
+	rowLimit     int
+	byShape      bool
+	byStackN     int
+	maxNameWidth int
+	format       string
+	target113    bool
+}
+
+func (tf *tableFlags) register(fs interface {
+	StringVar(*string, string, string, string)
+	IntVar(*int, string, int, string)
+	BoolVar(*bool, string, bool, string)
+}) {
+	fs.StringVar(&tf.sortBy, "sort-by", "", "sort rows by a FunctionEventAvg attribute (cpu_time_total, self_cpu_time_total, self_device_time_total, count, ...)")
+	fs.IntVar(&tf.rowLimit, "row-limit", 100, "rows to print; -1 prints all")
+	fs.BoolVar(&tf.byShape, "group-by-input-shape", false, "group rows by input shapes too")
+	fs.IntVar(&tf.byStackN, "group-by-stack-n", 0, "group rows by the first N stack frames too")
+	fs.IntVar(&tf.maxNameWidth, "max-name-column-width", 55, "width cap of the Name column")
+	fs.StringVar(&tf.format, "format", "text", "output format: text, markdown, csv or json")
+	fs.BoolVar(&tf.target113, "pytorch-1.13", false, "print PyTorch 1.13's labels (Kb/Mb, CUDA columns, 4 stack frames)")
+}
+
+// check validates the flags; it returns a message naming the bad flag, or "".
+func (tf *tableFlags) check() string {
+	if tf.rowLimit < -1 {
+		return fmt.Sprintf("--row-limit %d: must be -1 (all) or a count ≥ 0", tf.rowLimit)
+	}
+	if tf.byStackN < 0 {
+		return fmt.Sprintf("--group-by-stack-n %d: must be ≥ 0", tf.byStackN)
+	}
+	if tf.maxNameWidth < 4 {
+		return fmt.Sprintf("--max-name-column-width %d: must be at least 4", tf.maxNameWidth)
+	}
+	if _, ok := report.ParseFormat(tf.format); !ok {
+		return fmt.Sprintf("--format %q: must be text, markdown, csv or json", tf.format)
+	}
+	if tf.sortBy != "" && tf.sortBy != "key" {
+		if _, ok := events.SortKey(tf.sortBy, ""); !ok {
+			return fmt.Sprintf("--sort-by %q: FunctionEventAvg has no such attribute (try cpu_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, count)", tf.sortBy)
+		}
+	}
+	return ""
+}
+
+// write prints the key averages of l.
+func (tf *tableFlags) write(w io.Writer, l *events.List, device string, profileMemory bool) error {
+	rows := l.KeyAverages(events.AverageOptions{GroupByInputShape: tf.byShape, GroupByStackN: tf.byStackN})
+	opts := report.TableOptions{SortBy: tf.sortBy, RowLimit: tf.rowLimit, MaxNameColumnWidth: tf.maxNameWidth,
+		UseDevice: device, ProfileMemory: profileMemory}
+	if opts.RowLimit == 0 {
+		opts.RowLimit = report.RowLimitNone
+	}
+	if tf.target113 {
+		opts.Target = report.Target113
+	}
+	f, _ := report.ParseFormat(tf.format)
+	return report.Write(w, f, rows, opts)
+}
+
+func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("table", stderr)
+	var tf tableFlags
+	tf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orprof table [flags] TRACE   (TRACE: a .json or .json.gz trace, or - for stdin)")
+		fs.PrintDefaults()
+	}
+	pos, code := parseFlags(fs, args)
+	if code != 0 {
+		if code < 0 {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) != 1 {
+		return fail(stderr, "table: need exactly one TRACE argument, got %d", len(pos))
+	}
+	if msg := tf.check(); msg != "" {
+		return fail(stderr, "table: %s", msg)
+	}
+	var opts report.ReadOptions
+	if isTerminal(os.Stderr) {
+		opts.Progress = progressPrinter(stderr)
+	}
+	var data *report.TraceData
+	var err error
+	if pos[0] == "-" {
+		data, err = report.ReadTraceOptions(stdin, "<stdin>", opts)
+	} else {
+		data, err = report.OpenTraceOptions(pos[0], opts)
+	}
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	l := events.NewList(data.Events, events.ListOptions{UseDevice: data.DeviceName})
+	if err := tf.write(stdout, l, data.DeviceName, hasMemory(data.Events)); err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	return 0
+}
+
+// hasMemory reports whether any event carries memory figures (the trace recorded memory).
+func hasMemory(evs []events.FunctionEvent) bool {
+	for i := range evs {
+		if evs[i].CPUMemoryUsage != 0 || evs[i].DeviceMemoryUsage != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func progressPrinter(w io.Writer) func(int64) {
+	var last int64
+	return func(n int64) {
+		if n-last < 8<<20 {
+			return
+		}
+		last = n
+		fmt.Fprintf(w, "\rreading trace: %d MB", n>>20)
+	}
+}
