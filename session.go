@@ -471,6 +471,11 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 					Name: "stream " + strconv.FormatInt(iv.stream, 10) + " ", SortIndex: iv.stream})
 			}
 			id := uint64(r.Handle)
+			// The start event is recorded just before the op's host start, so on an idle stream
+			// the device interval can begin a little earlier; the flow ends inside the interval,
+			// never before it starts.
+			fts := max(iv.startNs, r.StartNs)
+			fts = min(fts, iv.endNs)
 			t.Events = append(t.Events,
 				report.TraceEvent{Ph: 'X', Cat: "gpu_user_annotation", Name: r.Name, Pid: int64(iv.device), Tid: iv.stream,
 					TsNs: iv.startNs, DurNs: iv.endNs - iv.startNs, Args: []report.Arg{
@@ -479,7 +484,7 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 						{Key: "stream", Value: strconv.FormatInt(iv.stream, 10)},
 						{Key: "device_time", Value: `"fallback"`}}},
 				report.TraceEvent{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: r.Thread, TsNs: r.StartNs, ID: id},
-				report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: int64(iv.device), Tid: iv.stream, TsNs: iv.startNs, ID: id})
+				report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: int64(iv.device), Tid: iv.stream, TsNs: fts, ID: id})
 		}
 	}
 	return t

@@ -1,8 +1,11 @@
 package orprof
 
 import (
+	"bytes"
+
 	"context"
 	"errors"
+	"github.com/orprof/orprof/report"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,11 +25,12 @@ type fakeDevice struct {
 	ticks     atomic.Int64
 	usPerTick float64
 	failAfter int64 // Record fails once ticks reach it (0 = never)
+	realTime  bool  // add the real time between records to elapsed
 	released  atomic.Int64
 	recorded  atomic.Int64
 }
 
-type fakeEvent struct{ tick int64 }
+type fakeEvent struct{ tick, ns int64 }
 
 func (f *fakeDevice) Enabled() bool { return true }
 func (f *fakeDevice) Record(ctx context.Context, want stubs.Want) (stubs.Recorded, error) {
@@ -37,7 +41,7 @@ func (f *fakeDevice) Record(ctx context.Context, want stubs.Want) (stubs.Recorde
 	var r stubs.Recorded
 	if want&stubs.WantEvent != 0 {
 		f.recorded.Add(1)
-		r.Event = &fakeEvent{tick: n}
+		r.Event = &fakeEvent{tick: n, ns: time.Now().UnixNano()}
 	}
 	if want&stubs.WantCPUTime != 0 {
 		r.CPUNs = time.Now().UnixNano()
@@ -50,13 +54,16 @@ func (f *fakeDevice) Elapsed(a, b stubs.Event) (float64, error) {
 	if !ok1 || !ok2 || x == nil || y == nil {
 		return 0, errors.New("bad events")
 	}
+	if f.realTime {
+		return float64(y.ns-x.ns)/1000 + float64(y.tick-x.tick)*f.usPerTick, nil
+	}
 	return float64(y.tick-x.tick) * f.usPerTick, nil
 }
 func (f *fakeDevice) OnEachDevice(ctx context.Context, fn func(context.Context, int) error) error {
 	return fn(ctx, 0)
 }
 func (f *fakeDevice) Synchronize(context.Context) error { return nil }
-func (f *fakeDevice) ReleaseEvent(stubs.Event)           { f.released.Add(1) }
+func (f *fakeDevice) ReleaseEvent(stubs.Event)          { f.released.Add(1) }
 
 func TestStartErrors(t *testing.T) {
 	_, err := Start(Options{Device: "nosuchdevice"})
@@ -229,4 +236,32 @@ func BenchmarkRecordFunctionNoSession(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		RecordFunction(ctx, "step").End()
 	}
+}
+
+func TestTracePassesCheck(t *testing.T) {
+	dev := &fakeDevice{usPerTick: 5, realTime: true}
+	stubs.Register("tracedev", dev)
+	defer stubs.Unregister("tracedev")
+	s, err := Start(Options{Device: "tracedev", RecordShapes: true, ProfileMemory: true})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		outer := RecordFunction(ctx, "ProfilerStep#"+string(rune('0'+i)))
+		mm := Begin(ctx, Op{Name: "aten::mm", Inputs: [][]int64{{2, 3}, {3, 4}}})
+		RecordMemory(ctx, 64, devices.PrivateUse1)
+		mm.End()
+		outer.End()
+	}
+	res, err := s.Stop()
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, report.WriteTrace(&buf, res.Trace))
+	require.NoError(t, report.CheckTrace(buf.Bytes()), buf.String())
+	n := 0
+	for _, e := range res.Trace.Events {
+		if e.Ph == 'X' && e.Cat == "gpu_user_annotation" {
+			n++
+		}
+	}
+	assert.Equal(t, 6, n, "every op with device time has a device row interval")
 }
