@@ -1,0 +1,53 @@
+//go:build !(darwin || freebsd || linux || netbsd)
+
+package stubs
+
+import (
+	"errors"
+	"runtime"
+)
+
+// ABIVersion is the version of the C ABI in orprof_stubs.h that Open accepts.
+const ABIVersion = 1
+
+// GetStubsSymbol is the one symbol a C backend exports.
+const GetStubsSymbol = "ORProf_GetStubs"
+
+// ErrClosed is the error of every call on a CStubs after Close.
+var ErrClosed = errors.New("backend closed")
+
+// LoadError is the error of Open: the library could not be loaded or does not follow the C ABI.
+type LoadError struct {
+	Path string
+	Err  error
+}
+
+// Error returns the path and what is wrong with the library.
+func (e *LoadError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// CStubs is a C backend loaded from a shared library. On this platform C backends cannot be
+// loaded: Open always fails and CStubs behaves like Default stubs.
+type CStubs struct{ defaultStubs }
+
+// Open fails: loading C backends needs dlopen, which this platform lacks.
+func Open(path string) (*CStubs, error) {
+	return nil, &LoadError{Path: path, Err: errors.New("C backends are not supported on " + runtime.GOOS)}
+}
+
+// Load fails like Open.
+func Load(path string) (string, error) {
+	_, err := Open(path)
+	return "", err
+}
+
+// ElapsedRaw fails like every call on Default stubs.
+func (s *CStubs) ElapsedRaw(start, end Event) (float64, error) { return s.Elapsed(start, end) }
+
+// ReleaseEvent does nothing.
+func (s *CStubs) ReleaseEvent(Event) {}
+
+// Close does nothing.
+func (s *CStubs) Close() error { return nil }

@@ -1,0 +1,329 @@
+//go:build darwin || freebsd || linux || netbsd
+
+package stubs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// buildFixture compiles testdata/good.c with the given -D macros into dir and returns the path.
+func buildFixture(t testing.TB, dir, name string, defs ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not found")
+	}
+	out := filepath.Join(dir, "lib"+name+".so")
+	args := []string{"-shared", "-fPIC", "-O2", "-I.", "-o", out, "testdata/good.c", "-lpthread"}
+	for _, d := range defs {
+		args = append(args, "-D"+d)
+	}
+	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %v: %v\n%s", defs, err, b)
+	}
+	return out
+}
+
+var (
+	goodOnce sync.Once
+	goodPath string
+	goodDir  string
+)
+
+// goodLib is the correct fixture, built once for the package's tests.
+func goodLib(t *testing.T) *CStubs {
+	t.Helper()
+	goodOnce.Do(func() {
+		goodDir, _ = os.MkdirTemp("", "orprof-stubs-test")
+		goodPath = buildFixture(t, goodDir, "good")
+	})
+	s, err := Open(goodPath)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if goodDir != "" {
+		_ = os.RemoveAll(goodDir)
+	}
+	os.Exit(code)
+}
+
+func TestABILayoutMatchesHeader(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not found")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "layout.c")
+	require.NoError(t, os.WriteFile(src, []byte(`#include <stdio.h>
+#include "orprof_stubs.h"
+#define F(f) printf("%zu\n", offsetof(ORProf_Stubs, f));
+int main(void) {
+  F(unpaddedStructSize) F(abiVersion) F(deviceName) F(enabled) F(deviceCount) F(record) F(elapsed)
+  F(destroyEvent) F(mark) F(rangePush) F(rangePop) F(onEachDevice) F(synchronize) F(lastError)
+  printf("%zu\n", (size_t)ORPROF_STUBS_UNPADDED_SIZE);
+  return 0;
+}
+`), 0o644))
+	bin := filepath.Join(dir, "layout")
+	b, err := exec.Command("gcc", "-std=c99", "-Wall", "-Werror", "-I.", "-o", bin, src).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	b, err = exec.Command(bin).Output()
+	require.NoError(t, err)
+	var c cTable
+	want := []uintptr{
+		unsafe.Offsetof(c.unpaddedStructSize), unsafe.Offsetof(c.abiVersion), unsafe.Offsetof(c.deviceName),
+		unsafe.Offsetof(c.enabled), unsafe.Offsetof(c.deviceCount), unsafe.Offsetof(c.record),
+		unsafe.Offsetof(c.elapsed), unsafe.Offsetof(c.destroyEvent), unsafe.Offsetof(c.mark),
+		unsafe.Offsetof(c.rangePush), unsafe.Offsetof(c.rangePop), unsafe.Offsetof(c.onEachDevice),
+		unsafe.Offsetof(c.synchronize), unsafe.Offsetof(c.lastError), cTableSize,
+	}
+	var got []uintptr
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.ParseUint(f, 10, 64)
+		require.NoError(t, err)
+		got = append(got, uintptr(n))
+	}
+	assert.Equal(t, want, got, "Go mirror vs C offsets (last: unpadded size)")
+}
+
+func TestHeaderCompilesAsCPlusPlus(t *testing.T) {
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("g++ not found")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "x.cc")
+	require.NoError(t, os.WriteFile(src, []byte(`#include "orprof_stubs.h"
+static ORProf_Stubs t = {};
+const ORProf_Stubs* ORProf_GetStubs(void) { return &t; }
+`), 0o644))
+	b, err := exec.Command("g++", "-Wall", "-Werror", "-I.", "-c", "-o", filepath.Join(dir, "x.o"), src).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+}
+
+func TestOpenRefusesBadLibraries(t *testing.T) {
+	dir := t.TempDir()
+	notSO := filepath.Join(dir, "notes.so")
+	require.NoError(t, os.WriteFile(notSO, []byte("not an ELF file"), 0o644))
+	cases := []struct {
+		name string
+		path func() string
+		want []string
+	}{
+		{"missing file", func() string { return filepath.Join(dir, "missing.so") }, []string{"missing.so", "no such file"}},
+		{"not a library", func() string { return notSO }, []string{"notes.so", "dlopen"}},
+		{"no entry point", func() string { return buildFixture(t, dir, "nosym", "NO_GETSTUBS") }, []string{"libnosym.so", "no ORProf_GetStubs symbol"}},
+		{"NULL table", func() string { return buildFixture(t, dir, "nulltable", "NULL_TABLE") }, []string{"libnulltable.so", "returned NULL"}},
+		{"too small", func() string { return buildFixture(t, dir, "small", "SMALL_STRUCT") }, []string{"libsmall.so", "96 bytes", "at least 112"}},
+		{"ABI version", func() string { return buildFixture(t, dir, "abi2", "ABI_VERSION=2") }, []string{"libabi2.so", "ABI version 2", "version 1"}},
+		{"NULL hook", func() string { return buildFixture(t, dir, "nullsync", "NULL_SYNCHRONIZE") }, []string{"libnullsync.so", "synchronize is NULL"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Open(c.path())
+			require.Error(t, err)
+			assert.Nil(t, s)
+			var le *LoadError
+			require.ErrorAs(t, err, &le)
+			for _, w := range c.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestCStubsRecordAndElapsed(t *testing.T) {
+	s := goodLib(t)
+	ctx := context.Background()
+	assert.True(t, s.Enabled())
+	assert.Equal(t, "testreg", s.DeviceName())
+	n, err := s.DeviceCount()
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+
+	r, err := s.Record(ctx, 0)
+	require.NoError(t, err)
+	assert.Equal(t, Recorded{}, r)
+
+	a, err := s.Record(ctx, WantDevice|WantEvent|WantCPUTime)
+	require.NoError(t, err)
+	assert.Equal(t, 0, a.Device)
+	assert.NotNil(t, a.Event)
+	assert.Positive(t, a.CPUNs)
+	b, err := s.Record(ctx, WantEvent)
+	require.NoError(t, err)
+	d, err := s.Elapsed(a.Event, b.Event)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, d, 0.0)
+
+	_, err = s.Elapsed(nil, b.Event)
+	assert.ErrorContains(t, err, "nil event")
+	_, err = s.ElapsedRaw(nil, b.Event)
+	assert.ErrorContains(t, err, "testreg: elapsed: elapsed: NULL event", "the backend's lastError is wrapped")
+	_, err = s.Elapsed(a.Event, "not an event")
+	assert.ErrorContains(t, err, "not from this backend")
+
+	other := goodLib(t)
+	_, err = other.Elapsed(a.Event, b.Event)
+	assert.ErrorContains(t, err, "another backend")
+
+	s.ReleaseEvent(a.Event)
+	s.ReleaseEvent(a.Event) // ignored
+	other.ReleaseEvent(b.Event)
+	_, err = s.Elapsed(a.Event, b.Event)
+	assert.ErrorContains(t, err, "already released")
+	s.ReleaseEvent(b.Event)
+}
+
+func TestCStubsOnEachDevice(t *testing.T) {
+	s := goodLib(t)
+	ctx := context.Background()
+	var seen, current []int
+	err := s.OnEachDevice(ctx, func(ctx context.Context, dev int) error {
+		seen = append(seen, dev)
+		r, err := s.Record(ctx, WantDevice)
+		current = append(current, r.Device)
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1}, seen)
+	assert.Equal(t, []int{0, 1}, current)
+
+	stop := errors.New("stop")
+	seen = nil
+	err = s.OnEachDevice(ctx, func(_ context.Context, dev int) error {
+		seen = append(seen, dev)
+		return stop
+	})
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, []int{0}, seen, "devices after the first error are skipped")
+
+	err = s.OnEachDevice(ctx, func(_ context.Context, dev int) error {
+		if dev == 1 {
+			panic("boom")
+		}
+		return nil
+	})
+	assert.ErrorContains(t, err, "panicked on device 1: boom")
+
+	// The C side restored device 0 even though fn panicked: the panic never crossed C frames.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r, err := s.Record(ctx, WantDevice)
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.Device)
+}
+
+// purego's callback table holds 2000 entries and never frees one: 10,000 calls would panic if
+// OnEachDevice made a callback per call.
+func TestOnEachDeviceReusesOneCallback(t *testing.T) {
+	s := goodLib(t)
+	ctx := context.Background()
+	visits := 0
+	fn := func(context.Context, int) error { visits++; return nil }
+	require.NoError(t, s.OnEachDevice(ctx, fn))
+	first := eachCallback()
+	for range 10_000 {
+		require.NoError(t, s.OnEachDevice(ctx, fn))
+	}
+	assert.Equal(t, first, eachCallback(), "one callback per process")
+	assert.Equal(t, 2*10_001, visits)
+	eachMu.Lock()
+	defer eachMu.Unlock()
+	assert.Empty(t, eachCalls, "every handle was released")
+}
+
+func TestCStubsRangesAndMarks(t *testing.T) {
+	s := goodLib(t)
+	require.NoError(t, s.RangePush("outer"))
+	// A push and its pop from different goroutines still meet on the annotation thread.
+	done := make(chan error)
+	go func() { done <- s.RangePush("inner") }()
+	require.NoError(t, <-done)
+	require.NoError(t, s.RangePop())
+	require.NoError(t, s.RangePop())
+	assert.ErrorContains(t, s.RangePop(), "testreg: rangePop: rangePop: nothing pushed on this thread")
+	require.NoError(t, s.Mark(""))
+	require.NoError(t, s.Mark(strings.Repeat("x", 4096)))
+	assert.ErrorContains(t, s.Mark("a\x00b"), "NUL")
+
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
+	assert.ErrorIs(t, s.RangePush("late"), ErrClosed)
+	_, err := s.Record(context.Background(), WantEvent)
+	assert.ErrorIs(t, err, ErrClosed)
+	assert.False(t, s.Enabled())
+}
+
+func TestCStubsWithoutAnnotationHooks(t *testing.T) {
+	s, err := Open(buildFixture(t, t.TempDir(), "noranges", "NO_RANGES"))
+	require.NoError(t, err)
+	defer s.Close()
+	assert.ErrorIs(t, s.RangePush("x"), errors.ErrUnsupported)
+	assert.ErrorIs(t, s.Mark("x"), errors.ErrUnsupported)
+}
+
+func TestLoadRegistersUnderDeviceName(t *testing.T) {
+	goodLib(t) // builds the fixture
+	name, err := Load(goodPath)
+	require.NoError(t, err)
+	defer Unregister(name)
+	assert.Equal(t, "testreg", name)
+	s, ok := Lookup("TESTREG").(*CStubs)
+	require.True(t, ok)
+	defer s.Close()
+	assert.True(t, s.Enabled())
+
+	_, err = Load(filepath.Join(t.TempDir(), "missing.so"))
+	assert.Error(t, err)
+}
+
+func TestCStubsConcurrentRecord(t *testing.T) {
+	s := goodLib(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				a, err := s.Record(context.Background(), WantEvent)
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, err := s.Record(context.Background(), WantEvent)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Elapsed(a.Event, b.Event); err != nil {
+					errs <- err
+					return
+				}
+				s.ReleaseEvent(a.Event)
+				s.ReleaseEvent(b.Event)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	require.NoError(t, s.Synchronize(context.Background()))
+}

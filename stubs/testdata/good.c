@@ -1,0 +1,365 @@
+/*
+ * good.c - a small, correct orprof C backend used by the tests, and (with -D macros) the faulty
+ * backends the conformance kit must catch.
+ *
+ * Simulation: NDEV devices, each with one stream served by a worker thread with a FIFO queue.
+ * record() enqueues an event; the worker stamps it (CLOCK_MONOTONIC) when it reaches it, so
+ * elapsed() measures the time between the stream reaching two events. The current device and the
+ * range depth are thread-local, as on a real device runtime.
+ *
+ * Build: gcc -shared -fPIC -O2 -I.. -o libgood.so good.c -lpthread
+ *
+ * Fault macros (each breaks one conformance check):
+ *   BREAK_ENABLED          enabled() returns 0
+ *   BREAK_DEVICE_COUNT     deviceCount() fails
+ *   BREAK_RECORD_NULL      record() refuses NULL out-pointers
+ *   BREAK_CPU_CLOCK        record() reports CLOCK_MONOTONIC instead of CLOCK_REALTIME
+ *   BREAK_ELAPSED_SELF     elapsed(e, e) is not 0
+ *   BREAK_ELAPSED_ORDER    elapsed() returns |end - start|
+ *   BREAK_HOST_GAP         elapsed() returns milliseconds instead of microseconds
+ *   BREAK_ELAPSED_NULL     elapsed() returns a quiet 0 for NULL events
+ *   BREAK_ON_EACH_CURRENT  onEachDevice() does not make device i current
+ *   BREAK_ON_EACH_RESTORE  onEachDevice() leaves the last device current
+ *   BREAK_SYNCHRONIZE      synchronize() runs one device too far and fails
+ *   BREAK_RANGES           rangePop() with nothing pushed succeeds
+ *   BREAK_MARK             mark() refuses names longer than 255 bytes
+ *   BREAK_CONCURRENT       record() is not thread-safe and says so when called concurrently
+ *   BREAK_EVENT_LIFETIME   destroyEvent() leaks; record() fails once EVENT_POOL events were made
+ *   CRASH_ELAPSED_NULL     elapsed() dereferences NULL events (SIGSEGV)
+ *   HANG_SYNCHRONIZE       synchronize() never returns
+ *   NO_RANGES              mark, rangePush and rangePop are NULL
+ * Loader fixtures:
+ *   NO_GETSTUBS            the entry point is misnamed
+ *   SMALL_STRUCT           unpaddedStructSize stops before synchronize
+ *   ABI_VERSION=n          abiVersion is n
+ *   NULL_SYNCHRONIZE       the required synchronize hook is NULL
+ *   NULL_TABLE             ORProf_GetStubs returns NULL
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "orprof_stubs.h"
+
+#define NDEV 2
+#ifndef EVENT_POOL
+#define EVENT_POOL 65536
+#endif
+#ifndef ABI_VERSION
+#define ABI_VERSION ORPROF_STUBS_ABI_VERSION
+#endif
+
+struct stream;
+
+struct ORProf_Event {
+  struct stream* stream;
+  int device;
+  int done;        /* guarded by stream->mu */
+  int64_t doneNs;  /* CLOCK_MONOTONIC when the worker reached the event */
+  atomic_int refs; /* one for the caller's handle, one while queued */
+  struct ORProf_Event* next;
+};
+
+struct stream {
+  pthread_mutex_t mu;
+  pthread_cond_t work; /* the queue became non-empty */
+  pthread_cond_t done; /* an event completed */
+  ORProf_Event* head;
+  ORProf_Event* tail;
+  int pending; /* queued or being processed */
+};
+
+static struct stream streams[NDEV];
+static pthread_once_t initOnce = PTHREAD_ONCE_INIT;
+static atomic_int liveEvents;
+
+static __thread int currentDevice;
+static __thread int rangeDepth;
+static __thread char errBuf[256];
+static __thread int hasErr;
+
+static int fail(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(errBuf, sizeof errBuf, format, ap);
+  va_end(ap);
+  hasErr = 1;
+  return 1;
+}
+
+static int64_t clockNs(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void release(ORProf_Event* ev) {
+  if (atomic_fetch_sub(&ev->refs, 1) == 1) {
+#ifndef BREAK_EVENT_LIFETIME
+    atomic_fetch_sub(&liveEvents, 1);
+#endif
+    free(ev);
+  }
+}
+
+static void* worker(void* arg) {
+  struct stream* s = arg;
+  for (;;) {
+    pthread_mutex_lock(&s->mu);
+    while (s->head == NULL) pthread_cond_wait(&s->work, &s->mu);
+    ORProf_Event* ev = s->head;
+    s->head = ev->next;
+    if (s->head == NULL) s->tail = NULL;
+    pthread_mutex_unlock(&s->mu);
+
+    int64_t now = clockNs(CLOCK_MONOTONIC);
+
+    pthread_mutex_lock(&s->mu);
+    ev->doneNs = now;
+    ev->done = 1;
+    s->pending--;
+    pthread_cond_broadcast(&s->done);
+    pthread_mutex_unlock(&s->mu);
+    release(ev);
+  }
+  return NULL;
+}
+
+static void init(void) {
+  for (int i = 0; i < NDEV; i++) {
+    pthread_mutex_init(&streams[i].mu, NULL);
+    pthread_cond_init(&streams[i].work, NULL);
+    pthread_cond_init(&streams[i].done, NULL);
+    pthread_t t;
+    pthread_create(&t, NULL, worker, &streams[i]);
+    pthread_detach(t);
+  }
+}
+
+static int enabled(void) {
+#ifdef BREAK_ENABLED
+  return 0;
+#else
+  return 1;
+#endif
+}
+
+static int deviceCount(int* count) {
+#ifdef BREAK_DEVICE_COUNT
+  (void)count;
+  return fail("deviceCount: driver not initialised");
+#else
+  if (count == NULL) return fail("deviceCount: NULL count");
+  *count = NDEV;
+  return 0;
+#endif
+}
+
+#ifdef BREAK_CONCURRENT
+static atomic_int inRecord;
+#endif
+
+static int record(int* device, ORProf_Event** event, int64_t* cpuNs) {
+  pthread_once(&initOnce, init);
+#ifdef BREAK_RECORD_NULL
+  if (device == NULL || event == NULL || cpuNs == NULL) return fail("record: NULL out-pointer");
+#endif
+#ifdef BREAK_CONCURRENT
+  if (atomic_fetch_add(&inRecord, 1) != 0) {
+    atomic_fetch_sub(&inRecord, 1);
+    return fail("record: called while another thread was recording (not thread-safe)");
+  }
+  sched_yield(); /* widen the window, as unlocked bookkeeping would */
+#endif
+  int d = currentDevice;
+  int rc = 0;
+  ORProf_Event* ev = NULL;
+  if (device != NULL) *device = d;
+  if (event != NULL) {
+    if (atomic_fetch_add(&liveEvents, 1) >= EVENT_POOL) {
+      atomic_fetch_sub(&liveEvents, 1);
+      rc = fail("record: event pool exhausted (%d events live)", EVENT_POOL);
+      goto out;
+    }
+    ev = calloc(1, sizeof *ev);
+    if (ev == NULL) {
+      rc = fail("record: out of memory");
+      goto out;
+    }
+    ev->device = d;
+    ev->stream = &streams[d];
+    atomic_init(&ev->refs, 2);
+  }
+  if (cpuNs != NULL) {
+#ifdef BREAK_CPU_CLOCK
+    *cpuNs = clockNs(CLOCK_MONOTONIC);
+#else
+    *cpuNs = clockNs(CLOCK_REALTIME);
+#endif
+  }
+  if (ev != NULL) {
+    struct stream* s = ev->stream;
+    pthread_mutex_lock(&s->mu);
+    if (s->tail) s->tail->next = ev; else s->head = ev;
+    s->tail = ev;
+    s->pending++;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    *event = ev;
+  }
+out:
+#ifdef BREAK_CONCURRENT
+  atomic_fetch_sub(&inRecord, 1);
+#endif
+  return rc;
+}
+
+static void waitEvent(const ORProf_Event* ev) {
+  struct stream* s = ev->stream;
+  pthread_mutex_lock(&s->mu);
+  while (!ev->done) pthread_cond_wait(&s->done, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static int elapsed(const ORProf_Event* start, const ORProf_Event* end, float* us) {
+#ifdef CRASH_ELAPSED_NULL
+  if (start->device != end->device) return fail("elapsed: events on different devices");
+#endif
+  if (start == NULL || end == NULL) {
+#ifdef BREAK_ELAPSED_NULL
+    if (us) *us = 0;
+    return 0;
+#else
+    return fail("elapsed: NULL event");
+#endif
+  }
+  if (us == NULL) return fail("elapsed: NULL result");
+  if (start->device != end->device)
+    return fail("elapsed: events on different devices (%d and %d)", start->device, end->device);
+  waitEvent(start);
+  waitEvent(end);
+  double d = (double)(end->doneNs - start->doneNs) / 1e3;
+#ifdef BREAK_ELAPSED_SELF
+  if (start == end) d = 1.0;
+#endif
+#ifdef BREAK_ELAPSED_ORDER
+  d = fabs(d);
+#endif
+#ifdef BREAK_HOST_GAP
+  d /= 1e3;
+#endif
+  *us = (float)d;
+  return 0;
+}
+
+static void destroyEvent(ORProf_Event* ev) {
+  if (ev != NULL) release(ev);
+}
+
+#define MAYBE_UNUSED __attribute__((unused))
+
+static MAYBE_UNUSED int mark(const char* name) {
+  if (name == NULL) return fail("mark: NULL name");
+#ifdef BREAK_MARK
+  if (strlen(name) > 255) return fail("mark: name longer than 255 bytes");
+#endif
+  return 0;
+}
+
+static MAYBE_UNUSED int rangePush(const char* name) {
+  if (name == NULL) return fail("rangePush: NULL name");
+  rangeDepth++;
+  return 0;
+}
+
+static MAYBE_UNUSED int rangePop(void) {
+#ifndef BREAK_RANGES
+  if (rangeDepth == 0) return fail("rangePop: nothing pushed on this thread");
+#endif
+  if (rangeDepth > 0) rangeDepth--;
+  return 0;
+}
+
+static int onEachDevice(ORProf_DeviceFn fn, void* userData) {
+  if (fn == NULL) return fail("onEachDevice: NULL fn");
+  int prev = currentDevice;
+  (void)prev;
+  for (int i = 0; i < NDEV; i++) {
+#ifndef BREAK_ON_EACH_CURRENT
+    currentDevice = i;
+#endif
+    fn(i, userData);
+  }
+#ifndef BREAK_ON_EACH_RESTORE
+  currentDevice = prev;
+#endif
+  return 0;
+}
+
+static MAYBE_UNUSED int synchronize(void) {
+  pthread_once(&initOnce, init);
+#ifdef HANG_SYNCHRONIZE
+  for (;;) pause();
+#endif
+#ifdef BREAK_SYNCHRONIZE
+  for (int i = 0; i <= NDEV; i++) {
+    if (i == NDEV) return fail("synchronize: invalid device %d", i);
+#else
+  for (int i = 0; i < NDEV; i++) {
+#endif
+    struct stream* s = &streams[i];
+    pthread_mutex_lock(&s->mu);
+    while (s->pending > 0) pthread_cond_wait(&s->done, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+  }
+  return 0;
+}
+
+static const char* lastError(void) { return hasErr ? errBuf : NULL; }
+
+static const ORProf_Stubs table = {
+#ifdef SMALL_STRUCT
+    .unpaddedStructSize = offsetof(ORProf_Stubs, synchronize),
+#else
+    .unpaddedStructSize = ORPROF_STUBS_UNPADDED_SIZE,
+#endif
+    .abiVersion = ABI_VERSION,
+    .deviceName = "testreg",
+    .enabled = enabled,
+    .deviceCount = deviceCount,
+    .record = record,
+    .elapsed = elapsed,
+    .destroyEvent = destroyEvent,
+#ifndef NO_RANGES
+    .mark = mark,
+    .rangePush = rangePush,
+    .rangePop = rangePop,
+#endif
+    .onEachDevice = onEachDevice,
+#ifndef NULL_SYNCHRONIZE
+    .synchronize = synchronize,
+#endif
+    .lastError = lastError,
+};
+
+#ifdef NO_GETSTUBS
+const ORProf_Stubs* ORProf_GetStubsTypo(void) { return &table; }
+#else
+const ORProf_Stubs* ORProf_GetStubs(void) {
+#ifdef NULL_TABLE
+  (void)table;
+  return NULL;
+#else
+  return &table;
+#endif
+}
+#endif
