@@ -119,6 +119,7 @@ type Range struct {
 	s    *slot
 	t    *Thread
 	sess *Session
+	ctx  context.Context // the op's context: its end event goes to the same device and stream
 }
 
 // RecordFunction begins a user range (record_function) on ctx's thread. End it with End.
@@ -180,7 +181,7 @@ func (s *Session) begin(ctx context.Context, t *Thread, op Op) Range {
 	for _, c := range s.corr {
 		c.PushCorrelationID(uint64(handle))
 	}
-	return Range{s: sl, t: t, sess: s}
+	return Range{s: sl, t: t, sess: s, ctx: ctx}
 }
 
 // End closes the range on the thread it began on.
@@ -202,7 +203,7 @@ func (r Range) end(on *Thread) {
 	var dev stubs.Recorded
 	if s.dev != nil {
 		var err error
-		dev, err = s.dev.Record(context.Background(), stubs.WantEvent)
+		dev, err = s.dev.Record(r.ctx, stubs.WantEvent)
 		if err != nil {
 			s.fail("record", err)
 		}

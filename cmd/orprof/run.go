@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/kineto"
+	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/report"
+)
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	var tf tableFlags
+	tf.register(fs)
+	workload := fs.String("workload", "mlp", "built-in workload: "+workloadNames())
+	device := fs.String("device", "openreg", `device backend ("cpu" profiles the host only)`)
+	tracePath := fs.String("trace", "trace.json", `trace file to write ("" writes none; .gz compresses)`)
+	legacy := fs.Bool("legacy-trace", false, "write PyTorch's legacy JSON array instead of the Kineto object form")
+	shapes := fs.Bool("record-shapes", false, "record input shapes")
+	memory := fs.Bool("profile-memory", false, "record allocations and frees")
+	activities := fs.String("activities", "", "Kineto activity types for child profilers, comma-separated (e.g. cpu_op,kernel,gpu_memcpy,privateuse1_runtime)")
+	configPath := fs.String("config", "", "Kineto config file (KEY = VALUE lines); default $KINETO_CONFIG")
+	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orprof run [flags]")
+		fs.PrintDefaults()
+	}
+	pos, code := parseFlags(fs, args)
+	if code != 0 {
+		if code < 0 {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) > 0 {
+		return fail(stderr, "run: unexpected argument %q", pos[0])
+	}
+	if msg := tf.check(); msg != "" {
+		return fail(stderr, "run: %s", msg)
+	}
+	w, ok := openreg.LookupWorkload(*workload)
+	if !ok {
+		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, workloadNames())
+	}
+	opts := orprof.Options{Device: *device, RecordShapes: *shapes, ProfileMemory: *memory}
+	if strings.EqualFold(*device, "cpu") || *device == "" {
+		opts.Device = ""
+	}
+	// Kineto config: --config, else $KINETO_CONFIG.
+	cfgPath := *configPath
+	if cfgPath == "" {
+		cfgPath = os.Getenv("KINETO_CONFIG")
+	}
+	if cfgPath != "" {
+		cfg, err := kineto.LoadConfig(cfgPath)
+		if err != nil {
+			return fail(stderr, "run: --config: %v", err)
+		}
+		for _, w := range cfg.Warnings {
+			fmt.Fprintln(stderr, "orprof: warning: "+w)
+		}
+		opts.Config = cfg
+		opts.Activities = cfg.Activities
+		opts.RecordShapes = opts.RecordShapes || cfg.ReportInputShapes
+		opts.ProfileMemory = opts.ProfileMemory || cfg.ProfileMemory
+		opts.WithStack = cfg.WithStack
+	}
+	if *activities != "" {
+		set, err := kineto.ParseActivities(*activities)
+		if err != nil {
+			return fail(stderr, "run: --activities: %v", err)
+		}
+		opts.Activities = set
+	}
+	if code := loadPlugins(*pluginDir, &opts, stderr); code != 0 {
+		return code
+	}
+
+	sess, err := orprof.Start(opts)
+	if err != nil {
+		return fail(stderr, "run: %v", err)
+	}
+	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
+	runErr := w.Run(ctx, openreg.Default())
+	res, stopErr := sess.Stop()
+	if runErr != nil {
+		return fail(stderr, "run: workload %s: %v", w.Name, runErr)
+	}
+	if stopErr != nil {
+		if res == nil {
+			return fail(stderr, "run: %v", stopErr)
+		}
+		fmt.Fprintln(stderr, "orprof: warning: "+strings.ReplaceAll(stopErr.Error(), "\n", "; "))
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "orprof: warning: "+w)
+	}
+	if err := tf.write(stdout, res.Events, res.Device, opts.ProfileMemory); err != nil {
+		return fail(stderr, "run: %v", err)
+	}
+	if *tracePath != "" {
+		if err := writeTraceFile(*tracePath, res, *legacy); err != nil {
+			return fail(stderr, "run: --trace %s: %v", *tracePath, err)
+		}
+		fmt.Fprintf(stderr, "orprof: trace written to %s\n", *tracePath)
+	}
+	return 0
+}
+
+// writeTraceFile writes the trace to path.tmp and renames it, as Kineto does.
+func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	var out io.Writer = f
+	var gz io.WriteCloser
+	if strings.HasSuffix(path, ".gz") {
+		gz = newGzipWriter(f)
+		out = gz
+	}
+	if legacy {
+		err = report.WriteLegacyTrace(out, res.Events, res.Device)
+	} else {
+		res.Trace.TraceName = filepath.Base(path)
+		err = report.WriteTrace(out, res.Trace)
+	}
+	if gz != nil {
+		if cerr := gz.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func workloadNames() string {
+	var names []string
+	for _, w := range openreg.Workloads() {
+		names = append(names, w.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// loadPlugins registers the Kineto plugins of dir (or $KINETO_PLUGIN_LIB_DIR_PATH). Plugins
+// that are refused are reported as warnings and the profile goes on; an unreadable --plugin-dir
+// is an error.
+func loadPlugins(dir string, opts *orprof.Options, stderr io.Writer) int {
+	var errs []kineto.PluginError
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fail(stderr, "run: --plugin-dir %s: not a readable directory", dir)
+		}
+		_, errs = kineto.RegisterPlugins(dir)
+	} else {
+		_, errs = kineto.LoadPluginsFromEnv()
+	}
+	for _, e := range errs {
+		fmt.Fprintln(stderr, "orprof: warning: plugin refused: "+e.Error())
+	}
+	_ = opts
+	return 0
+}
