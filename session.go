@@ -56,6 +56,9 @@ type Session struct {
 	opts    Options
 	clock   devices.Clock
 	dev     stubs.Stubs // nil for CPU-only
+	// fallback is true when device time comes from stub events around every op (PyTorch's
+	// KINETO_PRIVATEUSE1_FALLBACK) rather than from an activity profiler's kernels.
+	fallback bool
 	devName string
 	devType devices.Type
 	baseNs  int64
@@ -108,18 +111,24 @@ func Start(opts Options) (*Session, error) {
 			return nil, &stubs.NotEnabledError{Device: opts.Device}
 		}
 		s.dev = st
+		s.fallback = true
 		s.devName = strings.ToLower(opts.Device)
 		s.devType = devices.PrivateUse1
 		if t, err := devices.Parse(opts.Device); err == nil {
 			s.devType = t
 		}
 	}
+	if s.dev != nil && kernelPath(s.devName, opts.Activities) {
+		// Like PyTorch's KINETO_PRIVATEUSE1 state: the backend's activity profiler records the
+		// device work, so no fallback events are recorded around each op.
+		s.fallback = false
+	}
 	if !active.CompareAndSwap(nil, s) {
 		return nil, ErrAlreadyProfiling
 	}
 	s.startNs = s.clock.Now()
 	s.baseNs = s.startNs
-	if s.dev != nil {
+	if s.fallback {
 		// A reference event per device places device work on the host timeline in the trace.
 		err := s.dev.OnEachDevice(context.Background(), func(ctx context.Context, d int) error {
 			rec, err := s.dev.Record(ctx, stubs.WantDevice|stubs.WantEvent|stubs.WantCPUTime)
@@ -195,6 +204,20 @@ func (s *Session) releaseRefs() {
 	s.refs = nil
 }
 
+// kernelPath reports whether the PrivateUse1 backend's registered activity profiler records
+// device work for these activities, so the session takes device time from its kernels.
+func kernelPath(device string, acts kineto.ActivitySet) bool {
+	if acts.Empty() || device != devices.PrivateUse1BackendName() {
+		return false
+	}
+	p := kineto.PrivateUse1Profiler()
+	if p == nil {
+		return false
+	}
+	dev := kineto.NewActivitySet(kineto.ConcurrentKernel, kineto.GPUMemcpy, kineto.GPUMemset)
+	return !p.AvailableActivities().Intersect(acts).Intersect(dev).Empty()
+}
+
 // Device is the device name of the session, "" for CPU-only.
 func (s *Session) Device() string { return s.devName }
 
@@ -245,7 +268,7 @@ func (s *Session) Stop() (*Result, error) {
 	}
 	recs, slots, unfinished := s.collect()
 	var intervals []deviceInterval
-	if s.dev != nil {
+	if s.fallback {
 		intervals = s.measure(recs, slots)
 	}
 	evs := events.FromRecords(recs, s.baseNs, s.devType)
@@ -391,7 +414,11 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 	if s.devName != "" {
 		devMeta = strconv.Quote(s.devName)
 	}
-	t.Metadata = append(t.Metadata, report.Arg{Key: "orprof", Value: `{"device": ` + devMeta + `, "device_time": "fallback"}`})
+	devTime := `"kernels"`
+	if s.fallback {
+		devTime = `"fallback"`
+	}
+	t.Metadata = append(t.Metadata, report.Arg{Key: "orprof", Value: `{"device": ` + devMeta + `, "device_time": ` + devTime + `}`})
 	t.Processes = append(t.Processes, report.Process{Pid: pid, Name: "orprof", Label: "CPU", SortIndex: pid})
 	threads := map[int64]bool{}
 	for i := range recs {

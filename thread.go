@@ -143,7 +143,7 @@ func Active() bool { return active.Load() != nil }
 
 func (s *Session) begin(ctx context.Context, t *Thread, op Op) Range {
 	var dev stubs.Recorded
-	if s.dev != nil {
+	if s.fallback {
 		var err error
 		dev, err = s.dev.Record(ctx, stubs.WantEvent|stubs.WantDevice|stubs.WantCPUTime)
 		if err != nil {
@@ -201,7 +201,7 @@ func (r Range) end(on *Thread) {
 	}
 	now := s.clock.Now()
 	var dev stubs.Recorded
-	if s.dev != nil {
+	if s.fallback {
 		var err error
 		dev, err = s.dev.Record(r.ctx, stubs.WantEvent)
 		if err != nil {

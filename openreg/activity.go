@@ -22,6 +22,9 @@ const (
 	ActivityKernel ActivityKind = iota
 	ActivityMemcpy
 	ActivityMemset
+	// ActivityRuntime is the host side of a launch: the runtime call on the launching thread
+	// (StartNs/EndNs on the host), linked to its device work by ID.
+	ActivityRuntime
 )
 
 // String is the Kineto trace category of the kind: "kernel", "gpu_memcpy", "gpu_memset".
@@ -33,6 +36,8 @@ func (k ActivityKind) String() string {
 		return "gpu_memcpy"
 	case ActivityMemset:
 		return "gpu_memset"
+	case ActivityRuntime:
+		return "privateuse1_runtime"
 	}
 	return "unknown"
 }
@@ -52,6 +57,8 @@ type Activity struct {
 	Correlation int64
 	// ID numbers launches in the runtime, from 1 (Kineto's kernel_id).
 	ID int64
+	// Thread is the logical thread (orprof.Thread id) of the launching context.
+	Thread int64
 	// Flops, BytesRead and BytesWritten are the work's KernelWork (for copies and sets the
 	// bytes moved).
 	Flops, BytesRead, BytesWritten int64
@@ -66,7 +73,7 @@ func (a Activity) DurationNs() int64 { return a.EndNs - a.StartNs }
 func (rt *Runtime) EnableActivityTracing() {
 	rt.actMu.Lock()
 	rt.actOn = true
-	rt.acts = nil
+	rt.acts, rt.launches = nil, nil
 	rt.actMu.Unlock()
 	rt.tracing.Store(true)
 }
@@ -76,19 +83,29 @@ func (rt *Runtime) EnableActivityTracing() {
 // Work that completed before the call — for instance everything queued before a Synchronize
 // that returned — is in it; nothing is lost to concurrency. It does not wait for queued work.
 func (rt *Runtime) DisableActivityTracing() []Activity {
+	work, _ := rt.DisableActivityTracingWithLaunches()
+	return work
+}
+
+// DisableActivityTracingWithLaunches is DisableActivityTracing that also returns the host side
+// of every launch (ActivityRuntime records: the runtime call on the launching thread, with the
+// same ID as the work it enqueued), ordered the same way.
+func (rt *Runtime) DisableActivityTracingWithLaunches() (work, launches []Activity) {
 	rt.tracing.Store(false)
 	rt.actMu.Lock()
-	out := rt.acts
-	rt.acts = nil
+	work, launches = rt.acts, rt.launches
+	rt.acts, rt.launches = nil, nil
 	rt.actOn = false
 	rt.actMu.Unlock()
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].StartNs != out[j].StartNs {
-			return out[i].StartNs < out[j].StartNs
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
+	for _, out := range [][]Activity{work, launches} {
+		sort.SliceStable(out, func(i, j int) bool {
+			if out[i].StartNs != out[j].StartNs {
+				return out[i].StartNs < out[j].StartNs
+			}
+			return out[i].ID < out[j].ID
+		})
+	}
+	return work, launches
 }
 
 // ActivityTracing reports whether activity tracing is on.
@@ -98,7 +115,11 @@ func (rt *Runtime) ActivityTracing() bool { return rt.tracing.Load() }
 func (rt *Runtime) addActivity(a Activity) {
 	rt.actMu.Lock()
 	if rt.actOn {
-		rt.acts = append(rt.acts, a)
+		if a.Kind == ActivityRuntime {
+			rt.launches = append(rt.launches, a)
+		} else {
+			rt.acts = append(rt.acts, a)
+		}
 	}
 	rt.actMu.Unlock()
 }

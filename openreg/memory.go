@@ -245,7 +245,7 @@ func (rt *Runtime) MemcpyAsync(ctx context.Context, dst, src *Buffer, bytes int6
 	kind := copyKind(dst, src)
 	n := bytes
 	return s.push("MemcpyAsync", task{kind: taskWork, act: ActivityMemcpy, name: "Memcpy " + kind.String(),
-		work: KernelWork{BytesRead: n, BytesWritten: n}, corr: orprof.CorrelationID(ctx), id: rt.kernelIDs.Add(1),
+		work: KernelWork{BytesRead: n, BytesWritten: n}, corr: orprof.CorrelationID(ctx), id: rt.kernelIDs.Add(1), thread: orprof.ThreadFrom(ctx).ID(),
 		fn: func() { copy(dst.Bytes()[:n], src.Bytes()[:n]) }})
 }
 
@@ -290,7 +290,7 @@ func (rt *Runtime) MemsetAsync(ctx context.Context, b *Buffer, value byte, bytes
 		}
 	}
 	return s.push("MemsetAsync", task{kind: taskWork, act: ActivityMemset, name: "Memset (Device)",
-		work: KernelWork{BytesWritten: bytes}, corr: orprof.CorrelationID(ctx), id: rt.kernelIDs.Add(1),
+		work: KernelWork{BytesWritten: bytes}, corr: orprof.CorrelationID(ctx), id: rt.kernelIDs.Add(1), thread: orprof.ThreadFrom(ctx).ID(),
 		fn: func() {
 			p := b.Bytes()[:bytes]
 			for i := range p {

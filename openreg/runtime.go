@@ -45,10 +45,11 @@ type Runtime struct {
 	kernelIDs atomic.Int64
 	closed    atomic.Bool
 
-	tracing atomic.Bool
-	actMu   sync.Mutex
-	actOn   bool
-	acts    []Activity
+	tracing  atomic.Bool
+	actMu    sync.Mutex
+	actOn    bool
+	acts     []Activity
+	launches []Activity
 }
 
 // device is the per-device state: streams, memory accounting, work counters.

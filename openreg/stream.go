@@ -45,15 +45,16 @@ const (
 
 // task is one queued unit of work, stored by value in the queue.
 type task struct {
-	kind taskKind
-	act  ActivityKind
-	gen  uint64
-	ev   *Event
-	fn   func()
-	name string
-	work KernelWork
-	corr int64
-	id   int64
+	kind   taskKind
+	act    ActivityKind
+	gen    uint64
+	ev     *Event
+	fn     func()
+	name   string
+	work   KernelWork
+	corr   int64
+	id     int64
+	thread int64 // logical thread of the launching context
 }
 
 // newStream creates and registers a stream and starts its worker. id < 0 takes the next
@@ -100,6 +101,10 @@ func (s *Stream) String() string {
 // When ev is non-nil the event's record number is taken under the queue lock, so record
 // numbers and queue order agree.
 func (s *Stream) push(op string, t task) error {
+	var launchNs int64
+	if t.kind == taskWork && s.rt.tracing.Load() {
+		launchNs = s.rt.clock.Now()
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -122,8 +127,17 @@ func (s *Stream) push(op string, t task) error {
 	if wake {
 		s.kick <- struct{}{} // never blocks: one send per sleep, buffer of one
 	}
+	if launchNs != 0 {
+		// The host side of the launch, as CUPTI records cudaLaunchKernel: the runtime call on
+		// the launching thread, linked to the device work by the launch id.
+		s.rt.addActivity(Activity{Kind: ActivityRuntime, Name: launchAPI[t.act], Device: s.dev.index, Stream: s.id,
+			StartNs: launchNs, EndNs: s.rt.clock.Now(), Correlation: t.corr, ID: t.id, Thread: t.thread})
+	}
 	return nil
 }
+
+// launchAPI names the runtime call that enqueues each kind of work.
+var launchAPI = [...]string{ActivityKernel: "orLaunchKernel", ActivityMemcpy: "orMemcpyAsync", ActivityMemset: "orMemsetAsync"}
 
 // worker runs the queue until the stream is destroyed and drained.
 func (s *Stream) worker() {
@@ -182,7 +196,7 @@ func (s *Stream) run(t *task) {
 		d.busyNs.Add(end - start)
 		if s.rt.tracing.Load() {
 			s.rt.addActivity(Activity{Kind: t.act, Name: t.name, Device: d.index, Stream: s.id,
-				StartNs: start, EndNs: end, Correlation: t.corr, ID: t.id,
+				StartNs: start, EndNs: end, Correlation: t.corr, ID: t.id, Thread: t.thread,
 				Flops: t.work.Flops, BytesRead: t.work.BytesRead, BytesWritten: t.work.BytesWritten})
 		}
 		if err != nil {
@@ -262,7 +276,7 @@ func (s *Stream) LaunchKernel(ctx context.Context, name string, work KernelWork,
 		return unknown("LaunchKernel", "kernel %q has no function", name)
 	}
 	return s.push("LaunchKernel", task{kind: taskWork, act: ActivityKernel, name: name, fn: fn, work: work,
-		corr: orprof.CorrelationID(ctx), id: s.rt.kernelIDs.Add(1)})
+		corr: orprof.CorrelationID(ctx), id: s.rt.kernelIDs.Add(1), thread: orprof.ThreadFrom(ctx).ID()})
 }
 
 // Destroy unregisters the stream, lets its worker drain the queue and blocks until the worker
