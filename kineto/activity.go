@@ -1,7 +1,7 @@
 // Package kineto is orprof's Kineto-compatible layer: activity types, Kineto's KEY = VALUE
 // config, the child activity-profiler interfaces a session drives, the PrivateUse1 profiler
 // registry, and the host for dynamic profiler plugins in shared libraries (kineto PR #1148's
-// C ABI).
+// C ABI, header kineto_plugin.h).
 package kineto
 
 import (
@@ -11,10 +11,11 @@ import (
 )
 
 // ActivityType is a kind of trace activity. Its numeric value is internal to this process and
-// never written anywhere: traces and configs carry the names (String).
+// never written anywhere: Kineto's C++ integers have changed between releases, so traces and
+// configs carry the names (String), and plugins the enum of kineto_plugin.h.
 type ActivityType uint8
 
-// Kineto main's activity types, in main's order, plus the generic types of kineto PR #1212.
+// Kineto main's activity types, in main's order, then the generic types of kineto PR #1212.
 const (
 	CPUOp ActivityType = iota
 	UserAnnotation
@@ -45,9 +46,12 @@ const (
 	XPUScopeProfiler
 	XPUSync
 	HardwareCounters
-	// Generic types of PR #1212.
+	// Runtime is PR #1212's generic runtime type; every *_runtime type (and hpu_op) is its alias.
 	Runtime
+	// Driver is PR #1212's generic driver type; every *_driver type is its alias.
 	Driver
+	// GPUPMCounter is a GPU performance-monitoring counter sample (PR #1212, PR #1148's plugin
+	// counters); mtia_counters is its alias.
 	GPUPMCounter
 	numActivityTypes
 )
@@ -66,7 +70,14 @@ var activityNames = [numActivityTypes]string{
 	Runtime: "runtime", Driver: "driver", GPUPMCounter: "gpu_pm_counter",
 }
 
-// String is the activity's name as configs and trace "cat" fields spell it.
+// extraNames are spellings accepted besides the names: the C++ enumerator where it differs
+// from the string Kineto writes.
+var extraNames = map[string]ActivityType{
+	"concurrent_kernel": ConcurrentKernel,
+}
+
+// String is the activity's name as configs and trace "cat" fields spell it (Kineto main's
+// names; the generic types use PR #1212's).
 func (t ActivityType) String() string {
 	if t < numActivityTypes {
 		return activityNames[t]
@@ -74,8 +85,37 @@ func (t ActivityType) String() string {
 	return fmt.Sprintf("activity(%d)", uint8(t))
 }
 
-// ParseActivityType reads an activity name, case-insensitively. The old device-specific names
-// are accepted as themselves; "runtime", "driver" and "gpu_pm_counter" are the generic types.
+// MarshalText writes the name, so encoders never see the internal integer.
+func (t ActivityType) MarshalText() ([]byte, error) {
+	if t >= numActivityTypes {
+		return nil, fmt.Errorf("kineto: no activity type %d", uint8(t))
+	}
+	return []byte(activityNames[t]), nil
+}
+
+// UnmarshalText reads a name as ParseActivityType does.
+func (t *ActivityType) UnmarshalText(b []byte) error {
+	v, err := ParseActivityType(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
+// AllActivityTypes lists every activity type, in declaration order.
+func AllActivityTypes() []ActivityType {
+	out := make([]ActivityType, numActivityTypes)
+	for i := range out {
+		out[i] = ActivityType(i)
+	}
+	return out
+}
+
+// ParseActivityType reads an activity name, case-insensitively, surrounding space ignored.
+// Main's device-specific names ("cuda_runtime") are types of their own; "runtime", "driver"
+// and "gpu_pm_counter" are PR #1212's generic types, which ActivitySet.Has treats as aliases of
+// them. The C++ enumerator "concurrent_kernel" is accepted for "kernel".
 func ParseActivityType(s string) (ActivityType, error) {
 	n := strings.ToLower(strings.TrimSpace(s))
 	for i, name := range activityNames {
@@ -83,25 +123,33 @@ func ParseActivityType(s string) (ActivityType, error) {
 			return ActivityType(i), nil
 		}
 	}
-	return 0, fmt.Errorf("invalid activity type %q", s)
+	if t, ok := extraNames[n]; ok {
+		return t, nil
+	}
+	return 0, fmt.Errorf("unknown activity type %q", s)
 }
 
-// ActivitySet is a set of activity types.
+// ActivitySet is a set of activity types. It is an in-process value: write it with String.
 type ActivitySet uint64
 
 // NewActivitySet returns the set of the given types.
 func NewActivitySet(ts ...ActivityType) ActivitySet {
 	var s ActivitySet
 	for _, t := range ts {
-		s |= 1 << t
+		s = s.Add(t)
 	}
 	return s
 }
 
-// Has reports whether t is in the set, directly or through PR #1212's aliasing: the generic
-// Runtime covers every *_runtime type, Driver every *_driver type, GPUPMCounter MTIA counters,
-// and the reverse.
+// Has reports whether t is in the set, directly or through PR #1212's aliasing, in which a
+// generic type and its device-specific aliases share one value: Runtime ↔ cuda/mtia/glow/xpu/
+// privateuse1 runtime and hpu_op, Driver ↔ cuda/xpu/privateuse1 driver, GPUPMCounter ↔
+// mtia_counters, ConcurrentKernel ↔ mtia_ccp_events. Two device-specific names are not
+// aliases of each other (a set with cuda_runtime does not have xpu_runtime).
 func (s ActivitySet) Has(t ActivityType) bool {
+	if t >= numActivityTypes {
+		return false
+	}
 	if s&(1<<t) != 0 {
 		return true
 	}
@@ -130,12 +178,19 @@ func aliasesOf(t ActivityType) []ActivityType {
 		return []ActivityType{GPUPMCounter}
 	case MTIACCPEvents:
 		return []ActivityType{ConcurrentKernel}
+	case ConcurrentKernel:
+		return []ActivityType{MTIACCPEvents}
 	}
 	return nil
 }
 
-// Add returns the set with t added.
-func (s ActivitySet) Add(t ActivityType) ActivitySet { return s | 1<<t }
+// Add returns the set with t added; an out-of-range t is ignored.
+func (s ActivitySet) Add(t ActivityType) ActivitySet {
+	if t >= numActivityTypes {
+		return s
+	}
+	return s | 1<<t
+}
 
 // Intersect returns the types of s that o also has (aliases included).
 func (s ActivitySet) Intersect(o ActivitySet) ActivitySet {
@@ -151,7 +206,10 @@ func (s ActivitySet) Intersect(o ActivitySet) ActivitySet {
 // Empty reports whether the set has no type.
 func (s ActivitySet) Empty() bool { return s == 0 }
 
-// Types lists the set's types in their order.
+// Len is the number of types in the set (aliases not counted).
+func (s ActivitySet) Len() int { return len(s.Types()) }
+
+// Types lists the set's types in declaration order.
 func (s ActivitySet) Types() []ActivityType {
 	var out []ActivityType
 	for t := ActivityType(0); t < numActivityTypes; t++ {
@@ -172,7 +230,22 @@ func (s ActivitySet) String() string {
 	return strings.Join(names, ",")
 }
 
-// DefaultActivities is Kineto's default set: every type before glow_runtime.
+// MarshalText writes String.
+func (s ActivitySet) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a list as ParseActivities does.
+func (s *ActivitySet) UnmarshalText(b []byte) error {
+	v, err := ParseActivities(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// DefaultActivities is Kineto main's default set: every type before glow_runtime (cpu_op ...
+// mtia_counters, 18 types). Through aliasing it also has PR #1212's defaults (runtime, driver,
+// gpu_pm_counter).
 func DefaultActivities() ActivitySet {
 	var s ActivitySet
 	for t := CPUOp; t < GlowRuntime; t++ {
@@ -181,22 +254,23 @@ func DefaultActivities() ActivitySet {
 	return s
 }
 
-// ParseActivities reads a comma-separated list of activity names. An empty list is the
-// default set. A bad entry is an error naming it.
+// ParseActivities reads a comma-separated list of activity names (ParseActivityType). An
+// empty or all-blank list is the default set; blank entries are skipped. A bad entry is an
+// error naming it and its position.
 func ParseActivities(list string) (ActivitySet, error) {
-	if strings.TrimSpace(list) == "" {
-		return DefaultActivities(), nil
-	}
 	var s ActivitySet
-	for _, part := range strings.Split(list, ",") {
+	for i, part := range strings.Split(list, ",") {
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
 		t, err := ParseActivityType(part)
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("activity list %q: entry %d: unknown activity type %q", list, i+1, strings.TrimSpace(part))
 		}
-		s |= 1 << t
+		s = s.Add(t)
+	}
+	if s.Empty() {
+		return DefaultActivities(), nil
 	}
 	return s, nil
 }

@@ -1,41 +1,51 @@
 package kineto
 
 import (
-	"github.com/orprof/orprof/report"
 	"sync"
+
+	"github.com/orprof/orprof/report"
 )
 
 // ActivityProfiler is a child profiler, the Go form of Kineto's IActivityProfiler: it names
-// itself, says which activities it can record, and makes a session for a profile.
+// itself, says which activities it can record, and makes a session for a profile. Its methods
+// may be called from any goroutine, including concurrently for different sessions.
 type ActivityProfiler interface {
-	// Name identifies the profiler in messages and trace spans.
+	// Name identifies the profiler in messages and trace spans. It must not block.
 	Name() string
 	// AvailableActivities is the set of activity types it can record. It must not block.
 	AvailableActivities() ActivitySet
-	// Configure returns a session recording the activities of want it supports, or nil when it
-	// has nothing to record for want. cfg is the profile's Kineto config (never nil).
+	// Configure returns a session recording the activities of want it supports, or nil, nil
+	// when it has nothing to record for want. cfg is the profile's Kineto config (never nil;
+	// read-only). It is called once per profile before the ops run and may block briefly
+	// (setting up device tracing); an error leaves the profile running without this profiler.
 	Configure(want ActivitySet, cfg *Config) (ActivityProfilerSession, error)
 }
 
 // ActivityProfilerSession is one profile's worth of a child profiler, the Go form of Kineto's
-// IActivityProfilerSession. The session calls Start, then Push/PopCorrelationID around every
-// op (from many goroutines at once: they must be safe for concurrent use, cheap and
-// non-blocking), then Stop, then ProcessTrace once.
+// IActivityProfilerSession. The profiling session calls Start, then Push/PopCorrelationID
+// around every op, then Stop, then ProcessTrace once; Start, Stop and ProcessTrace are called
+// from one goroutine, in that order, and may block.
 type ActivityProfilerSession interface {
+	// Start begins recording. On error the session is dropped: Stop and ProcessTrace are not
+	// called, so a failing Start releases what Configure acquired.
 	Start() error
+	// Stop ends recording. An error is reported; ProcessTrace is still called.
 	Stop() error
-	// PushCorrelationID is called as an op begins with the op's correlation id (its
-	// RecordFunction handle); PopCorrelationID as it ends.
+	// PushCorrelationID is called as an op begins, with the op's correlation id (its
+	// RecordFunction handle); PopCorrelationID as it ends. They are called from many
+	// goroutines at once, on whatever OS thread each runs: they must be safe for concurrent
+	// use, cheap and non-blocking, and must not keep anything beyond the call.
 	PushCorrelationID(id uint64)
 	PopCorrelationID()
-	// ProcessTrace adds the session's events and its device and resource rows to t. Events
-	// linked to an op carry "External id" = the op's correlation id.
+	// ProcessTrace adds the session's events and its device and resource rows to t (absolute
+	// ns). Events linked to an op carry "External id" = the op's correlation id. t is owned by
+	// the caller and must not be kept. An error is a warning: what was added stays.
 	ProcessTrace(t *report.Trace) error
 }
 
 // DeviceActivity is device work a session recorded, for the operator table: the table
 // attributes its duration to the op whose correlation id it carries, the way torch.profiler
-// attributes kernels.
+// attributes kernels. Times are absolute ns.
 type DeviceActivity struct {
 	Type        ActivityType
 	Name        string
@@ -47,27 +57,52 @@ type DeviceActivity struct {
 }
 
 // DeviceActivitySource is implemented by sessions that record device work the table should
-// count (kernels, copies).
+// count (kernels, copies). DeviceActivities is called after ProcessTrace, from the same
+// goroutine; the returned slice belongs to the caller.
 type DeviceActivitySource interface {
 	DeviceActivities() []DeviceActivity
 }
 
-// UserCorrelator is implemented by sessions that also take user correlation ids.
+// UserCorrelator is implemented by sessions that also take user correlation ids. The methods
+// follow the rules of PushCorrelationID.
 type UserCorrelator interface {
 	PushUserCorrelationID(id uint64)
 	PopUserCorrelationID()
 }
 
 var (
+	regMu      sync.Mutex
 	registered []ActivityProfiler
 )
 
 // RegisteredProfilers returns the child profilers every session configures: the PrivateUse1
-// profiler and loaded plugins.
+// profiler (PrivateUse1Profiler) first, then the registered plugins (RegisterPlugins,
+// LoadPluginsFromEnv), in registration order. The slice is a copy; safe for concurrent use.
 func RegisteredProfilers() []ActivityProfiler {
+	var out []ActivityProfiler
+	if p := PrivateUse1Profiler(); p != nil {
+		out = append(out, p)
+	}
 	regMu.Lock()
 	defer regMu.Unlock()
-	return append([]ActivityProfiler(nil), registered...)
+	return append(out, registered...)
 }
 
-var regMu sync.Mutex
+// addRegisteredLocked appends p unless an equal profiler is registered; regMu is held.
+func addRegisteredLocked(p ActivityProfiler) {
+	for _, q := range registered {
+		if sameProfiler(p, q) {
+			return
+		}
+	}
+	registered = append(registered, p)
+}
+
+func sameProfiler(a, b ActivityProfiler) bool {
+	ra, aok := a.(refusedPlugin)
+	rb, bok := b.(refusedPlugin)
+	if aok || bok {
+		return aok && bok && ra.err.Path == rb.err.Path && ra.err.Error() == rb.err.Error()
+	}
+	return a == b
+}

@@ -1,0 +1,106 @@
+/* broken_plugin.c - plugins that are wrong in one way each, for orprof's tests. Compile with
+ * exactly one of:
+ *   -DREGISTER_FAILS   KinetoPlugin_register returns non-zero
+ *   -DSMALL_INTERFACE  the interface says unpaddedStructSize 80 (< 88)
+ *   -DNO_START         profilerStart is NULL
+ *   -DCREATE_FAILS     profilerCreate returns non-zero
+ *   -DBAD_EVENTS       loads fine; processEvents reports an event of size 24 (< 48), invalid
+ *                      JSON metadata, an unknown flow type and a name before any event
+ *   -DNO_REGISTER      exports no KinetoPlugin_register at all
+ * None has correlation functions: they are optional. */
+#include <stddef.h>
+#include <string.h>
+
+#include "kineto_plugin.h"
+
+#ifdef NO_REGISTER
+int not_a_kineto_plugin(void) { return 42; }
+#else
+
+#ifndef CREATE_FAILS
+static int dummy;
+#endif
+
+static int brokenCreate(KinetoPlugin_ProfilerCreate_Params* p) {
+#ifdef CREATE_FAILS
+  (void)p;
+  return -7;
+#else
+  *p->pProfilerHandle = (KinetoPlugin_ProfilerHandle*)&dummy;
+  return 0;
+#endif
+}
+
+static int brokenDestroy(KinetoPlugin_ProfilerDestroy_Params* p) { (void)p; return 0; }
+
+static int brokenQuery(KinetoPlugin_ProfilerQuery_Params* p) {
+  strcpy(p->pProfilerName, "BrokenPlugin");
+  p->pSupportedActivityTypes[0] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_CPU_OP;
+  p->pSupportedActivityTypes[1] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_CONCURRENT_KERNEL;
+  return 0;
+}
+
+static int brokenStart(KinetoPlugin_ProfilerStart_Params* p) { (void)p; return 0; }
+static int brokenStop(KinetoPlugin_ProfilerStop_Params* p) { (void)p; return 0; }
+
+static int brokenProcessEvents(KinetoPlugin_ProfilerProcessEvents_Params* p) {
+#ifdef BAD_EVENTS
+  const KinetoPlugin_TraceBuilder* b = p->pTraceBuilder;
+  KinetoPlugin_TraceBuilderHandle* h = b->pTraceBuilderHandle;
+  b->setLastEventName(h, "too early");
+
+  KinetoPlugin_ProfileEvent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.unpaddedStructSize = 24; /* the size kineto PR #1148 wrongly checked against */
+  ev.eventType = KINETO_PLUGIN_PROFILE_EVENT_TYPE_CPU_OP;
+  ev.startTimeUtcNs = 1000;
+  ev.endTimeUtcNs = 2000;
+  ev.eventId = 1;
+  b->addEvent(h, &ev);
+  b->setLastEventName(h, "rejected event");
+
+  ev.unpaddedStructSize = KINETO_PLUGIN_PROFILE_EVENT_UNPADDED_STRUCT_SIZE;
+  ev.eventId = 0x100000002LL; /* past 32 bits: the host must not cut it */
+  b->addEvent(h, &ev);
+  b->setLastEventName(h, "good event");
+  b->addLastEventMetadata(h, "note", "not json");
+  b->addLastEventMetadata(h, "count", "3");
+  b->addLastEventMetadata(h, "count", "4");
+  KinetoPlugin_ProfileEventFlow f;
+  memset(&f, 0, sizeof f);
+  f.unpaddedStructSize = KINETO_PLUGIN_PROFILE_EVENT_FLOW_UNPADDED_STRUCT_SIZE;
+  f.flowType = (KinetoPlugin_ProfileEventFlowType)9;
+  f.flowId = 5;
+  b->setLastEventFlow(h, &f);
+#else
+  (void)p;
+#endif
+  return 0;
+}
+
+int KinetoPlugin_register(const KinetoPlugin_Registry* pRegistry) {
+  KinetoPlugin_ProfilerInterface iface;
+  memset(&iface, 0, sizeof iface);
+  iface.unpaddedStructSize = KINETO_PLUGIN_PROFILER_INTERFACE_UNPADDED_STRUCT_SIZE;
+  iface.profilerCreate = brokenCreate;
+  iface.profilerDestroy = brokenDestroy;
+  iface.profilerQuery = brokenQuery;
+  iface.profilerStart = brokenStart;
+  iface.profilerStop = brokenStop;
+  iface.profilerProcessEvents = brokenProcessEvents;
+#ifdef SMALL_INTERFACE
+  iface.unpaddedStructSize = 80;
+#endif
+#ifdef NO_START
+  iface.profilerStart = NULL;
+#endif
+  int rc = pRegistry->registerProfiler(pRegistry->pRegistryHandle, &iface);
+#ifdef REGISTER_FAILS
+  (void)rc;
+  return 3;
+#else
+  (void)rc; /* a careless plugin: ignores the host's answer */
+  return 0;
+#endif
+}
+#endif
