@@ -376,9 +376,11 @@ func (s *Session) measure(recs []events.Record, slots []*slot) []deviceInterval 
 	return out
 }
 
-// AttachDeviceActivities adds device activities to the events the way torch.profiler does:
-// each becomes a device event of its own (pid = device, tid = stream) and a kernel of the
-// non-async host op whose id is its correlation id. evs is not modified.
+// AttachDeviceActivities adds child profilers' activities to the events the way
+// torch.profiler's parser does: device work becomes a device event of its own (thread =
+// stream) and a kernel of the non-async host op whose id is its correlation id; a runtime or
+// driver call becomes a host event on that op's thread, so it nests under the op. evs is not
+// modified.
 func AttachDeviceActivities(evs []events.FunctionEvent, acts []kineto.DeviceActivity, baseNs int64) []events.FunctionEvent {
 	out := make([]events.FunctionEvent, len(evs), len(evs)+len(acts))
 	copy(out, evs)
@@ -391,14 +393,30 @@ func AttachDeviceActivities(evs []events.FunctionEvent, acts []kineto.DeviceActi
 		}
 	}
 	for _, a := range acts {
+		op, linked := byID[a.Correlation]
+		if a.Correlation == 0 {
+			linked = false
+		}
+		if a.IsHost() {
+			thread := a.Thread
+			if linked {
+				thread = out[op].Thread
+			}
+			fe := events.NewFunctionEvent(a.Correlation, a.Name, thread,
+				float64(a.StartNs-baseNs)/1000.0, float64(a.EndNs-baseNs)/1000.0)
+			fe.InputShapes = "[]"
+			out = append(out, fe)
+			continue
+		}
 		fe := events.NewFunctionEvent(a.Correlation, a.Name, a.Stream,
 			float64(a.StartNs-baseNs)/1000.0, float64(a.EndNs-baseNs)/1000.0)
+		fe.InputShapes = "[]"
 		fe.DeviceType = devices.PrivateUse1
 		fe.DeviceIndex = a.Device
 		fe.IsUserAnnotation = a.Type == kineto.GPUUserAnnotation
-		if i, ok := byID[a.Correlation]; ok && !fe.IsUserAnnotation {
-			k := append([]events.Kernel(nil), out[i].Kernels...)
-			out[i].Kernels = append(k, events.Kernel{Name: a.Name, Device: a.Device, DurationUs: fe.ElapsedUs()})
+		if linked && !fe.IsUserAnnotation {
+			k := append([]events.Kernel(nil), out[op].Kernels...)
+			out[op].Kernels = append(k, events.Kernel{Name: a.Name, Device: a.Device, DurationUs: fe.ElapsedUs()})
 		}
 		out = append(out, fe)
 	}

@@ -238,6 +238,8 @@ func TestSamplePluginTrace(t *testing.T) {
 		{Pid: 7, Tid: 123, Name: "runtime thread", SortIndex: 123}, {Pid: 7, Tid: 124, Name: "124", SortIndex: 124}}, tr.Threads)
 
 	assert.Equal(t, []DeviceActivity{
+		{Type: CUDARuntime, Name: "cudaLaunchKernel", Device: 7, StartNs: base, EndNs: base + 5000, Correlation: 42, Thread: 123},
+		{Type: CUDADriver, Name: "cuLaunchKernel", Device: 7, StartNs: base + 10000, EndNs: base + 15000, Thread: 124},
 		{Type: ConcurrentKernel, Name: "test_kernel", Device: 7, Stream: 1, StartNs: base + 20000, EndNs: base + 50000, Correlation: 42},
 		{Type: GPUMemcpy, Name: "cudaMemcpyHtoD", Device: 7, Stream: 2, StartNs: base + 60000, EndNs: base + 70000},
 	}, acts)

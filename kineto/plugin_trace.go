@@ -251,6 +251,17 @@ func isDeviceWork(t ActivityType) bool {
 	return false
 }
 
+// isLaunchCall reports whether t is a runtime or driver call: the host side of a launch, which
+// the table shows as a host event.
+func isLaunchCall(t ActivityType) bool {
+	switch t {
+	case CUDARuntime, CUDADriver, MTIARuntime, XPURuntime, XPUDriver, PrivateUse1Runtime,
+		PrivateUse1Driver, Runtime, Driver, GlowRuntime, HPUOp:
+		return true
+	}
+	return false
+}
+
 // pluginSpan is the plugin session's span: its name and capture window.
 type pluginSpan struct {
 	name            string
@@ -331,9 +342,13 @@ func (b *traceBuilder) appendTo(t *report.Trace, span pluginSpan) []DeviceActivi
 			t.Events = append(t.Events, report.TraceEvent{Ph: ph, Cat: cat, Name: cat, Pid: ev.Pid, Tid: ev.Tid,
 				TsNs: e.startNs, ID: uint64(e.flowID)})
 		}
-		if isDeviceWork(e.typ) {
+		switch {
+		case isDeviceWork(e.typ):
 			acts = append(acts, DeviceActivity{Type: e.typ, Name: e.name, Device: int(e.device),
 				Stream: int64(e.resource), StartNs: e.startNs, EndNs: e.endNs, Correlation: e.link})
+		case isLaunchCall(e.typ):
+			acts = append(acts, DeviceActivity{Type: e.typ, Name: e.name, Device: int(e.device),
+				StartNs: e.startNs, EndNs: e.endNs, Correlation: e.link, Thread: int64(e.resource)})
 		}
 	}
 	return acts

@@ -44,9 +44,11 @@ func TestBuilderExternalID(t *testing.T) {
 	assert.Equal(t, []report.Arg{{Key: "External id", Value: "77"}, {Key: "x", Value: "1"}}, args["linked kernel"])
 	assert.Nil(t, args["unlinked runtime"])
 	assert.Equal(t, []report.Arg{{Key: "v", Value: "1.5"}}, args["counter"], "counters never carry External id")
-	require.Len(t, acts, 2)
+	require.Len(t, acts, 3)
 	assert.Equal(t, int64(0), acts[0].Correlation)
 	assert.Equal(t, int64(77), acts[1].Correlation)
+	assert.True(t, acts[2].IsHost(), "the runtime call is the host side of a launch")
+	assert.Equal(t, int64(1), acts[2].Thread, "its resource id")
 	assert.NoError(t, b.err())
 }
 

@@ -46,6 +46,10 @@ type ActivityProfilerSession interface {
 // DeviceActivity is device work a session recorded, for the operator table: the table
 // attributes its duration to the op whose correlation id it carries, the way torch.profiler
 // attributes kernels. Times are absolute ns.
+//
+// Runtime and driver calls (IsHost) are the host side of launches: they become host events of
+// their own, on the thread of the op they are linked to (Thread when none), as torch.profiler
+// shows cudaLaunchKernel rows.
 type DeviceActivity struct {
 	Type        ActivityType
 	Name        string
@@ -54,6 +58,23 @@ type DeviceActivity struct {
 	StartNs     int64
 	EndNs       int64
 	Correlation int64
+	// Thread is the thread that made a host-side call (IsHost); unused for device work.
+	Thread int64
+}
+
+// IsHost reports whether the activity ran on the host: a runtime or driver call.
+func (a DeviceActivity) IsHost() bool { return IsHostActivity(a.Type) }
+
+// IsHostActivity reports whether activities of type t run on the host (runtime and driver
+// calls of any device, CPU ops and annotations).
+func IsHostActivity(t ActivityType) bool {
+	switch t {
+	case CPUOp, UserAnnotation, ExternalCorrelation, CUDARuntime, CUDADriver, CPUInstantEvent,
+		PythonFunction, Overhead, MTIARuntime, GlowRuntime, XPURuntime, XPUDriver,
+		PrivateUse1Runtime, PrivateUse1Driver, Runtime, Driver, CUDASync, XPUSync:
+		return true
+	}
+	return false
 }
 
 // DeviceActivitySource is implemented by sessions that record device work the table should

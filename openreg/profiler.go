@@ -1,0 +1,180 @@
+package openreg
+
+import (
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/orprof/orprof/kineto"
+	"github.com/orprof/orprof/report"
+)
+
+func init() {
+	kineto.RegisterPrivateUse1Profiler(func() kineto.ActivityProfiler { return &ActivityProfiler{} })
+}
+
+// ActivityProfiler is OpenReg's Kineto activity profiler, registered as the PrivateUse1
+// profiler: from the runtime's activity tracing it records every kernel, copy and set with its
+// stream, start, end and the correlation id of the op that launched it, and the host side of
+// each launch. It profiles the default runtime (Default) at the time Configure is called.
+type ActivityProfiler struct{}
+
+var profilerActivities = kineto.NewActivitySet(kineto.ConcurrentKernel, kineto.GPUMemcpy, kineto.GPUMemset,
+	kineto.PrivateUse1Runtime)
+
+// Name is "openreg".
+func (*ActivityProfiler) Name() string { return "openreg" }
+
+// AvailableActivities are kernel, gpu_memcpy, gpu_memset and privateuse1_runtime.
+func (*ActivityProfiler) AvailableActivities() kineto.ActivitySet { return profilerActivities }
+
+// Configure returns a session recording the activities of want OpenReg supports, or nil when
+// want has none of them.
+func (*ActivityProfiler) Configure(want kineto.ActivitySet, _ *kineto.Config) (kineto.ActivityProfilerSession, error) {
+	acts := profilerActivities.Intersect(want)
+	if acts.Empty() {
+		return nil, nil
+	}
+	return &activitySession{rt: Default(), acts: acts}, nil
+}
+
+// activitySession is one profile of OpenReg's activity tracing.
+type activitySession struct {
+	rt   *Runtime
+	acts kineto.ActivitySet
+
+	mu       sync.Mutex
+	work     []Activity
+	launches []Activity
+}
+
+func (s *activitySession) Start() error {
+	s.rt.EnableActivityTracing()
+	return nil
+}
+
+// Stop waits for the device work already queued, then takes the records.
+func (s *activitySession) Stop() error {
+	err := s.rt.Synchronize()
+	work, launches := s.rt.DisableActivityTracingWithLaunches()
+	s.mu.Lock()
+	s.work, s.launches = work, launches
+	s.mu.Unlock()
+	return err
+}
+
+// OpenReg stamps each launch with orprof.CorrelationID of its context, so the push/pop
+// notifications carry nothing it needs.
+func (s *activitySession) PushCorrelationID(uint64) {}
+func (s *activitySession) PopCorrelationID()        {}
+
+func (s *activitySession) wanted(a *Activity) bool {
+	switch a.Kind {
+	case ActivityKernel:
+		return s.acts.Has(kineto.ConcurrentKernel)
+	case ActivityMemcpy:
+		return s.acts.Has(kineto.GPUMemcpy)
+	case ActivityMemset:
+		return s.acts.Has(kineto.GPUMemset)
+	case ActivityRuntime:
+		return s.acts.Has(kineto.PrivateUse1Runtime)
+	}
+	return false
+}
+
+// ProcessTrace adds the device rows, the work on them, the launches on the host threads and
+// an ac2g flow from each launch to its work.
+func (s *activitySession) ProcessTrace(t *report.Trace) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pid := int64(os.Getpid())
+	devs := map[int]bool{}
+	streams := map[[2]int64]bool{}
+	for _, p := range t.Processes {
+		if p.Pid >= 0 && p.Pid < 1<<16 {
+			devs[int(p.Pid)] = true
+		}
+	}
+	for _, th := range t.Threads {
+		streams[[2]int64{th.Pid, th.Tid}] = true
+	}
+	launched := map[int64]bool{}
+	if s.acts.Has(kineto.PrivateUse1Runtime) {
+		for i := range s.launches {
+			launched[s.launches[i].ID] = true
+		}
+	}
+	for i := range s.work {
+		a := &s.work[i]
+		if !s.wanted(a) {
+			continue
+		}
+		if !devs[a.Device] {
+			devs[a.Device] = true
+			n := "OPENREG " + strconv.Itoa(a.Device)
+			t.Processes = append(t.Processes, report.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
+		}
+		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
+			streams[k] = true
+			t.Threads = append(t.Threads, report.ThreadRow{Pid: int64(a.Device), Tid: a.Stream,
+				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
+		}
+		args := make([]report.Arg, 0, 6)
+		if a.Correlation > 0 {
+			args = append(args, report.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+		}
+		args = append(args, report.Arg{Key: "device", Value: strconv.Itoa(a.Device)},
+			report.Arg{Key: "stream", Value: strconv.FormatInt(a.Stream, 10)},
+			report.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+		if a.Kind == ActivityKernel {
+			args = append(args, report.Arg{Key: "flops", Value: strconv.FormatInt(a.Flops, 10)})
+		} else {
+			args = append(args, report.Arg{Key: "bytes", Value: strconv.FormatInt(a.BytesWritten, 10)})
+		}
+		name := a.Name
+		if name == "kernel" { // Kineto's rename, so the name cannot be taken for the category
+			name = "Kernel"
+		}
+		t.Events = append(t.Events, report.TraceEvent{Ph: 'X', Cat: a.Kind.String(), Name: name,
+			Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
+		if launched[a.ID] {
+			t.Events = append(t.Events, report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g",
+				Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, ID: uint64(a.ID)})
+		}
+	}
+	if s.acts.Has(kineto.PrivateUse1Runtime) {
+		for i := range s.launches {
+			a := &s.launches[i]
+			args := []report.Arg{}
+			if a.Correlation > 0 {
+				args = append(args, report.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+			}
+			args = append(args, report.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+			t.Events = append(t.Events,
+				report.TraceEvent{Ph: 'X', Cat: "privateuse1_runtime", Name: a.Name, Pid: pid, Tid: a.Thread,
+					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args},
+				report.TraceEvent{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+		}
+	}
+	return nil
+}
+
+// DeviceActivities are the recorded work and launches, for the operator table.
+func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))
+	kinds := [...]kineto.ActivityType{ActivityKernel: kineto.ConcurrentKernel, ActivityMemcpy: kineto.GPUMemcpy,
+		ActivityMemset: kineto.GPUMemset, ActivityRuntime: kineto.PrivateUse1Runtime}
+	for _, list := range [][]Activity{s.work, s.launches} {
+		for i := range list {
+			a := &list[i]
+			if !s.wanted(a) {
+				continue
+			}
+			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
+		}
+	}
+	return out
+}
