@@ -1,0 +1,61 @@
+package report
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// loadGz decompresses a shared test trace into memory, skipping the benchmark when the shared
+// data is absent.
+func loadGz(b *testing.B, name string) []byte {
+	b.Helper()
+	f, err := os.Open(filepath.Join(sharedTestdata, "kineto", name))
+	if err != nil {
+		b.Skipf("shared test data not available: %v", err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := io.ReadAll(gz)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkReadTraceMTIA reads the 87 MB MTIA trace (456k events) from memory, uncompressed;
+// MB/s is the parse throughput.
+func BenchmarkReadTraceMTIA(b *testing.B) {
+	data := loadGz(b, "mtia_rank0.json.gz")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ReadTrace(bytes.NewReader(data), "mtia_rank0.json"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadTraceMTIAGzip reads the same trace from its gzip bytes (decompression included);
+// MB/s is over the uncompressed size.
+func BenchmarkReadTraceMTIAGzip(b *testing.B) {
+	f, err := os.ReadFile(filepath.Join(sharedTestdata, "kineto", "mtia_rank0.json.gz"))
+	if err != nil {
+		b.Skipf("shared test data not available: %v", err)
+	}
+	b.SetBytes(int64(len(loadGz(b, "mtia_rank0.json.gz"))))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ReadTrace(bytes.NewReader(f), "mtia_rank0.json.gz"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
