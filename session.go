@@ -53,17 +53,17 @@ type Options struct {
 
 // Session is a running profile. Only one session runs at a time in a process.
 type Session struct {
-	opts    Options
-	clock   devices.Clock
-	dev     stubs.Stubs // nil for CPU-only
+	opts  Options
+	clock devices.Clock
+	dev   stubs.Stubs // nil for CPU-only
 	// fallback is true when device time comes from stub events around every op (PyTorch's
 	// KINETO_PRIVATEUSE1_FALLBACK) rather than from an activity profiler's kernels.
 	fallback bool
-	devName string
-	devType devices.Type
-	baseNs  int64
-	startNs int64
-	handles atomic.Int64
+	devName  string
+	devType  devices.Type
+	baseNs   int64
+	startNs  int64
+	handles  atomic.Int64
 
 	children []child
 	corr     []kineto.ActivityProfilerSession
@@ -131,11 +131,12 @@ func Start(opts Options) (*Session, error) {
 	if s.fallback {
 		// A reference event per device places device work on the host timeline in the trace.
 		err := s.dev.OnEachDevice(context.Background(), func(ctx context.Context, d int) error {
-			rec, err := s.dev.Record(ctx, stubs.WantDevice|stubs.WantEvent|stubs.WantCPUTime)
+			ref, err := s.calibrate(ctx)
 			if err != nil {
 				return err
 			}
-			s.refs = append(s.refs, deviceRef{device: d, event: rec.Event, cpuNs: rec.CPUNs})
+			ref.device = d
+			s.refs = append(s.refs, ref)
 			return nil
 		})
 		if err != nil {
@@ -146,6 +147,42 @@ func Start(opts Options) (*Session, error) {
 	}
 	s.startChildren()
 	return s, nil
+}
+
+// calibrate records the reference event of ctx's device. The event completes when the stream
+// reaches it, some time after the host clock was read; recording it on an idle device and
+// synchronizing brackets that moment. Of five tries it keeps the tightest bracket and dates
+// the event at the bracket's end, so device intervals are never placed before the work that
+// caused them (at worst they show up to the bracket's width late).
+func (s *Session) calibrate(ctx context.Context) (deviceRef, error) {
+	var best deviceRef
+	bestWidth := int64(-1)
+	for i := 0; i < 5; i++ {
+		rec, err := s.dev.Record(ctx, stubs.WantDevice|stubs.WantEvent|stubs.WantCPUTime)
+		if err != nil {
+			s.release(best.event)
+			return deviceRef{}, err
+		}
+		if err := s.dev.Synchronize(ctx); err != nil {
+			s.release(rec.Event)
+			s.release(best.event)
+			return deviceRef{}, err
+		}
+		after, err := s.dev.Record(ctx, stubs.WantCPUTime)
+		if err != nil {
+			s.release(rec.Event)
+			s.release(best.event)
+			return deviceRef{}, err
+		}
+		if w := after.CPUNs - rec.CPUNs; bestWidth < 0 || w < bestWidth {
+			s.release(best.event)
+			bestWidth = w
+			best = deviceRef{event: rec.Event, cpuNs: after.CPUNs}
+		} else {
+			s.release(rec.Event)
+		}
+	}
+	return best, nil
 }
 
 func (s *Session) startChildren() {
@@ -438,6 +475,19 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 	}
 	t.Metadata = append(t.Metadata, report.Arg{Key: "orprof", Value: `{"device": ` + devMeta + `, "device_time": ` + devTime + `}`})
 	t.Processes = append(t.Processes, report.Process{Pid: pid, Name: "orprof", Label: "CPU", SortIndex: pid})
+	// Kineto's span of the host buffer: readers (ours, PyTorch's) take its start as the
+	// profile's start, so times read back are the ones the session computed.
+	ops := 0
+	for i := range recs {
+		if recs[i].Kind == events.RangeRecord {
+			ops++
+		}
+	}
+	t.Events = append(t.Events,
+		report.TraceEvent{Ph: 'X', Cat: "Trace", Name: "PyTorch Profiler (0)", PidStr: "Spans", TidStr: "PyTorch Profiler",
+			TsNs: s.baseNs, DurNs: endNs - s.baseNs, Args: []report.Arg{{Key: "Op count", Value: strconv.Itoa(ops)}}},
+		report.TraceEvent{Ph: 'i', Name: "Iteration Start: PyTorch Profiler", PidStr: "Traces", TidStr: "Trace PyTorch Profiler",
+			TsNs: s.baseNs, Scope: 'g'})
 	threads := map[int64]bool{}
 	for i := range recs {
 		r := &recs[i]
@@ -448,7 +498,7 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 		case events.MemoryRecord:
 			t.Events = append(t.Events, report.TraceEvent{Ph: 'i', Cat: "cpu_instant_event", Name: "[memory]",
 				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't', Args: []report.Arg{
-					{Key: "Device Type", Value: strconv.Itoa(int(r.MemoryDevice))},
+					{Key: "Device Type", Value: strconv.Itoa(r.MemoryDevice.C10())},
 					{Key: "Bytes", Value: strconv.FormatInt(r.Bytes, 10)}}})
 			continue
 		case events.MarkRecord:

@@ -124,7 +124,7 @@ func TestDeviceTimeFallback(t *testing.T) {
 	s, err := Start(Options{Device: "fakedev"})
 	require.NoError(t, err)
 	ctx := context.Background()
-	outer := RecordFunction(ctx, "outer") // tick 2 (tick 1 = reference)
+	outer := RecordFunction(ctx, "outer") // ticks 1..10 calibrate the reference
 	inner := Begin(ctx, Op{Name: "aten::mm"})
 	inner.End()
 	outer.End()
@@ -141,7 +141,7 @@ func TestDeviceTimeFallback(t *testing.T) {
 }
 
 func TestBackendFailureKeepsMessage(t *testing.T) {
-	dev := &fakeDevice{usPerTick: 1, failAfter: 3}
+	dev := &fakeDevice{usPerTick: 1, failAfter: 12} // the 10 calibration records pass, the op fails
 	stubs.Register("faildev", dev)
 	defer stubs.Unregister("faildev")
 	s, err := Start(Options{Device: "faildev"})

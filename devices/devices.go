@@ -114,3 +114,21 @@ func (d Device) String() string {
 	}
 	return fmt.Sprintf("%s:%d", d.Type, d.Index)
 }
+
+// C10 is the type's c10::DeviceType number, as traces write it ("Device Type" of memory
+// events): CPU 0, CUDA 1, XPU 12, HPU 15, MTIA 19, PrivateUse1 20.
+func (t Type) C10() int {
+	switch t {
+	case CUDA:
+		return 1
+	case XPU:
+		return 12
+	case HPU:
+		return 15
+	case MTIA:
+		return 19
+	case PrivateUse1:
+		return 20
+	}
+	return 0
+}

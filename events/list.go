@@ -46,6 +46,15 @@ func NewList(evs []FunctionEvent, opts ListOptions) *List {
 	return l
 }
 
+// NewListOwned is NewList for a slice the caller hands over: it is sorted and used in place,
+// saving a copy of a large list. The caller must not use evs afterwards.
+func NewListOwned(evs []FunctionEvent, opts ListOptions) *List {
+	SortEvents(evs)
+	l := &List{opts: opts}
+	l.build(evs)
+	return l
+}
+
 // Options returns the options the list was made with.
 func (l *List) Options() ListOptions { return l.opts }
 

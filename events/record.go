@@ -69,8 +69,8 @@ func FormatShapes(shapes [][]int64) string {
 // parser does: times relative to baseNs in µs, the ProfilerStep* wildcard, filtered names
 // dropped, async when flagged or when the range ended on another thread, device time truncated
 // to whole µs and appended as one fake kernel (marking the event legacy) when ≥ 1 µs, memory
-// added to every open range of the same thread that contains it and top-level "[memory]" events
-// for the rest. The result is sorted by (start, −end). Records are not modified.
+// added to every host event that contains it (any thread, as PyTorch's Kineto-path parser
+// does) and top-level "[memory]" events for the rest. The result is sorted by (start, −end). Records are not modified.
 func FromRecords(recs []Record, baseNs int64, device devices.Type) []FunctionEvent {
 	out := make([]FunctionEvent, 0, len(recs))
 	var mems []int
@@ -110,47 +110,69 @@ func FromRecords(recs []Record, baseNs int64, device devices.Type) []FunctionEve
 	return out
 }
 
-// attributeMemory adds each memory record to every non-async CPU event of its thread whose
-// interval [start, end] contains it; records inside none become top-level "[memory]" events.
+// attributeMemory adds each memory record to every host event, on any thread, whose closed
+// interval [start, end] contains it, as PyTorch's Kineto-path parser does; records inside none
+// become top-level "[memory]" events at their own time on their own thread, numbered after the
+// largest id.
 func attributeMemory(evs []FunctionEvent, recs []Record, mems []int, baseNs int64) []FunctionEvent {
-	byThread := map[int64][]int{}
+	idx := make([]int, 0, len(evs))
+	var maxID int64
 	for i := range evs {
-		if !evs[i].IsAsync {
-			byThread[evs[i].Thread] = append(byThread[evs[i].Thread], i)
+		if evs[i].DeviceType == devices.CPU {
+			idx = append(idx, i)
 		}
+		maxID = max(maxID, evs[i].ID)
 	}
-	for _, idx := range byThread {
-		sort.SliceStable(idx, func(a, b int) bool { return evs[idx[a]].StartUs < evs[idx[b]].StartUs })
+	sort.SliceStable(idx, func(a, b int) bool { return evs[idx[a]].StartUs < evs[idx[b]].StartUs })
+	// Sweep the records in time order, keeping the events open at that time: each record costs
+	// the number of events open around it, not the number of events.
+	order := make([]int, len(mems))
+	ts := make([]float64, len(mems))
+	for k, mi := range mems {
+		order[k] = k
+		ts[k] = float64(recs[mi].StartNs-baseNs) / 1000.0
 	}
-	for _, mi := range mems {
-		m := &recs[mi]
-		ts := float64(m.StartNs-baseNs) / 1000.0
-		idx := byThread[m.Thread]
-		// events starting after ts cannot contain it
-		n := sort.Search(len(idx), func(k int) bool { return evs[idx[k]].StartUs > ts })
-		hit := false
-		for _, k := range idx[:n] {
-			e := &evs[k]
-			if e.EndUs >= ts {
-				hit = true
-				if m.MemoryDevice == devices.CPU {
-					e.CPUMemoryUsage += m.Bytes
-				} else {
-					e.DeviceMemoryUsage += m.Bytes
-				}
+	sort.SliceStable(order, func(a, b int) bool { return ts[order[a]] < ts[order[b]] })
+	covered := make([]bool, len(mems))
+	var open []int
+	next := 0
+	for _, k := range order {
+		m := &recs[mems[k]]
+		t := ts[k]
+		for next < len(idx) && evs[idx[next]].StartUs <= t {
+			open = append(open, idx[next])
+			next++
+		}
+		kept := open[:0]
+		for _, j := range open {
+			if evs[j].EndUs >= t {
+				kept = append(kept, j)
 			}
 		}
-		if !hit {
-			fe := NewFunctionEvent(0, "[memory]", 0, 0, 0)
-			fe.TraceName = ""
-			fe.IsLegacy = true
+		open = kept
+		for _, j := range open {
+			covered[k] = true
 			if m.MemoryDevice == devices.CPU {
-				fe.CPUMemoryUsage = m.Bytes
+				evs[j].CPUMemoryUsage += m.Bytes
 			} else {
-				fe.DeviceMemoryUsage = m.Bytes
+				evs[j].DeviceMemoryUsage += m.Bytes
 			}
-			evs = append(evs, fe)
 		}
+	}
+	for k, mi := range mems {
+		if covered[k] {
+			continue
+		}
+		m := &recs[mi]
+		maxID++
+		fe := FunctionEvent{ID: maxID, Name: "[memory]", Thread: m.Thread, NodeID: -1, StartUs: ts[k], EndUs: ts[k],
+			FwdThread: m.Thread, InputShapes: "[]", SequenceNr: -1}
+		if m.MemoryDevice == devices.CPU {
+			fe.CPUMemoryUsage = m.Bytes
+		} else {
+			fe.DeviceMemoryUsage = m.Bytes
+		}
+		evs = append(evs, fe)
 	}
 	return evs
 }

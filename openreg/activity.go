@@ -3,6 +3,7 @@ package openreg
 import (
 	"context"
 	"sort"
+	"sync"
 )
 
 // KernelWork is what a kernel computes, as a hardware counter would count it. Kernels report it
@@ -70,12 +71,15 @@ func (a Activity) DurationNs() int64 { return a.EndNs - a.StartNs }
 // EnableActivityTracing starts recording an Activity for every kernel, copy and set that
 // completes from now on, and drops anything recorded before (orActivityEnableTracing). It never
 // blocks on device work.
+//
+// It is one consumer of the tracing; subscriptions (Subscribe) are others, and neither sees the
+// other's start or stop.
 func (rt *Runtime) EnableActivityTracing() {
 	rt.actMu.Lock()
 	rt.actOn = true
 	rt.acts, rt.launches = nil, nil
-	rt.actMu.Unlock()
 	rt.tracing.Store(true)
+	rt.actMu.Unlock()
 }
 
 // DisableActivityTracing stops recording and returns the activities recorded since
@@ -91,24 +95,98 @@ func (rt *Runtime) DisableActivityTracing() []Activity {
 // of every launch (ActivityRuntime records: the runtime call on the launching thread, with the
 // same ID as the work it enqueued), ordered the same way.
 func (rt *Runtime) DisableActivityTracingWithLaunches() (work, launches []Activity) {
-	rt.tracing.Store(false)
 	rt.actMu.Lock()
 	work, launches = rt.acts, rt.launches
 	rt.acts, rt.launches = nil, nil
 	rt.actOn = false
+	rt.tracing.Store(len(subscribers(rt)) > 0)
 	rt.actMu.Unlock()
-	for _, out := range [][]Activity{work, launches} {
-		sort.SliceStable(out, func(i, j int) bool {
-			if out[i].StartNs != out[j].StartNs {
-				return out[i].StartNs < out[j].StartNs
-			}
-			return out[i].ID < out[j].ID
-		})
-	}
+	sortActivities(work)
+	sortActivities(launches)
 	return work, launches
 }
 
-// ActivityTracing reports whether activity tracing is on.
+// sortActivities orders by start time, then launch id.
+func sortActivities(out []Activity) {
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].StartNs != out[j].StartNs {
+			return out[i].StartNs < out[j].StartNs
+		}
+		return out[i].ID < out[j].ID
+	})
+}
+
+// ActivitySubscription is one consumer's view of the runtime's activity tracing: from
+// Subscribe to Close it collects every activity into a buffer of its own. Any number of
+// subscriptions and the EnableActivityTracing/DisableActivityTracing pair may be active at once
+// without disturbing each other, so OpenReg's activity profiler and its metric source can both
+// trace one profile.
+type ActivitySubscription struct {
+	rt *Runtime
+	// Guarded by rt.actMu.
+	work, launches []Activity
+	closed         bool
+}
+
+// subs maps a *Runtime to its open subscriptions ([]*ActivitySubscription); an entry is
+// read and written only with that runtime's actMu held, and removed when its last subscription
+// closes.
+var subs sync.Map
+
+// subscribers is rt's open subscriptions; rt.actMu is held.
+func subscribers(rt *Runtime) []*ActivitySubscription {
+	if v, ok := subs.Load(rt); ok {
+		return v.([]*ActivitySubscription)
+	}
+	return nil
+}
+
+// Subscribe starts a subscription: every kernel, copy, set and launch that completes from now on
+// until Close is recorded for it. It never blocks on device work; safe for concurrent use.
+func (rt *Runtime) Subscribe() *ActivitySubscription {
+	sub := &ActivitySubscription{rt: rt}
+	rt.actMu.Lock()
+	list := subscribers(rt)
+	subs.Store(rt, append(list[:len(list):len(list)], sub))
+	rt.tracing.Store(true)
+	rt.actMu.Unlock()
+	return sub
+}
+
+// Close ends the subscription and returns what it recorded, as DisableActivityTracingWithLaunches
+// does: the device work and the host side of every launch, each ordered by start time (then
+// launch id). The caller owns the slices. A second Close returns nil slices. Tracing stays on
+// while another consumer needs it.
+func (sub *ActivitySubscription) Close() (work, launches []Activity) {
+	rt := sub.rt
+	rt.actMu.Lock()
+	if sub.closed {
+		rt.actMu.Unlock()
+		return nil, nil
+	}
+	sub.closed = true
+	work, launches = sub.work, sub.launches
+	sub.work, sub.launches = nil, nil
+	var rest []*ActivitySubscription
+	for _, o := range subscribers(rt) {
+		if o != sub {
+			rest = append(rest, o)
+		}
+	}
+	if len(rest) == 0 {
+		subs.Delete(rt)
+	} else {
+		subs.Store(rt, rest)
+	}
+	rt.tracing.Store(rt.actOn || len(rest) > 0)
+	rt.actMu.Unlock()
+	sortActivities(work)
+	sortActivities(launches)
+	return work, launches
+}
+
+// ActivityTracing reports whether activity tracing is on for any consumer
+// (EnableActivityTracing or an open subscription).
 func (rt *Runtime) ActivityTracing() bool { return rt.tracing.Load() }
 
 // addActivity runs on stream workers.
@@ -119,6 +197,13 @@ func (rt *Runtime) addActivity(a Activity) {
 			rt.launches = append(rt.launches, a)
 		} else {
 			rt.acts = append(rt.acts, a)
+		}
+	}
+	for _, sub := range subscribers(rt) {
+		if a.Kind == ActivityRuntime {
+			sub.launches = append(sub.launches, a)
+		} else {
+			sub.work = append(sub.work, a)
 		}
 	}
 	rt.actMu.Unlock()

@@ -43,20 +43,24 @@ type activitySession struct {
 	rt   *Runtime
 	acts kineto.ActivitySet
 
+	sub *ActivitySubscription
+
 	mu       sync.Mutex
 	work     []Activity
 	launches []Activity
 }
 
+// Start subscribes to the runtime's activity tracing, so other consumers (the scope profiler's
+// metric source, a program's own EnableActivityTracing) are not disturbed.
 func (s *activitySession) Start() error {
-	s.rt.EnableActivityTracing()
+	s.sub = s.rt.Subscribe()
 	return nil
 }
 
 // Stop waits for the device work already queued, then takes the records.
 func (s *activitySession) Stop() error {
 	err := s.rt.Synchronize()
-	work, launches := s.rt.DisableActivityTracingWithLaunches()
+	work, launches := s.sub.Close()
 	s.mu.Lock()
 	s.work, s.launches = work, launches
 	s.mu.Unlock()

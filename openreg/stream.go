@@ -162,6 +162,13 @@ func (s *Stream) worker() {
 			s.head = 0
 		}
 		s.mu.Unlock()
+		if t.kind == taskEvent {
+			// An event is done once stamped: leave the pending count first, so whoever its
+			// completion wakes (Synchronize) sees the stream idle.
+			s.pending.Add(-1)
+			s.run(&t)
+			continue
+		}
 		s.run(&t)
 		s.pending.Add(-1)
 	}

@@ -199,6 +199,7 @@ const (
 	nameMemory
 	nameOOM
 	nameProcessLabels
+	nameScopeMetrics // "metrics: …": a scope profiler's metrics slice, not device work
 )
 
 func newDecoder(r io.Reader, file string, opts ReadOptions) *decoder {
@@ -225,6 +226,9 @@ func (d *decoder) intern(b []byte) uint32 {
 	}
 	if strings.HasPrefix(s, "PyTorch Profiler") {
 		f |= nameProfilerSpan
+	}
+	if strings.HasPrefix(s, "metrics: ") {
+		f |= nameScopeMetrics
 	}
 	switch s {
 	case "[memory]":
@@ -917,6 +921,11 @@ func (d *decoder) keep(ev *evFields) error {
 		return err
 	}
 	if d.nameFlags[ev.name]&nameFiltered != 0 || (kind == rawDevice && ev.fallback) {
+		return nil
+	}
+	if kind == rawDevice && d.nameFlags[ev.name]&nameScopeMetrics != 0 && cat == catDevGeneric {
+		// Kineto's XPU scope profiler writes each kernel's metrics as a "kernel" slice named
+		// "metrics: <kernel>" around the kernel: counting it would count the kernel twice.
 		return nil
 	}
 	d.catSeen[cat] = true

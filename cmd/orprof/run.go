@@ -12,6 +12,7 @@ import (
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/xpu"
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -27,6 +28,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	activities := fs.String("activities", "", "Kineto activity types for child profilers, comma-separated (e.g. cpu_op,kernel,gpu_memcpy,privateuse1_runtime)")
 	configPath := fs.String("config", "", "Kineto config file (KEY = VALUE lines); default $KINETO_CONFIG")
 	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
+	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orprof run [flags]")
 		fs.PrintDefaults()
@@ -81,6 +83,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if code := loadPlugins(*pluginDir, &opts, stderr); code != 0 {
 		return code
 	}
+	sp, code := scopeProfiler(*metrics, &opts, stderr)
+	if code != 0 {
+		return code
+	}
 
 	sess, err := orprof.Start(opts)
 	if err != nil {
@@ -104,6 +110,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err := tf.write(stdout, res.Events, res.Device, opts.ProfileMemory); err != nil {
 		return fail(stderr, "run: %v", err)
 	}
+	if sp != nil {
+		if scopes := sp.LastScopes(); len(scopes) > 0 {
+			fmt.Fprintln(stdout)
+			if err := xpu.WriteMetricsTable(stdout, scopes, nil); err != nil {
+				return fail(stderr, "run: %v", err)
+			}
+		}
+	}
 	if *tracePath != "" {
 		if err := writeTraceFile(*tracePath, res, *legacy); err != nil {
 			return fail(stderr, "run: --trace %s: %v", *tracePath, err)
@@ -111,6 +125,37 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "orprof: trace written to %s\n", *tracePath)
 	}
 	return 0
+}
+
+// scopeProfiler sets up the scope profiler when --metrics or the Kineto config asks for
+// hardware metrics: --metrics sets XPUPTI_PROFILER_METRICS and turns on the
+// xpu_scope_profiler and kernel activities. A bad metric list is an error (exit 2).
+func scopeProfiler(metrics string, opts *orprof.Options, stderr io.Writer) (*xpu.ScopeProfiler, int) {
+	if metrics != "" {
+		if opts.Device == "" {
+			return nil, fail(stderr, "run: --metrics: the CPU has no metric source; use --device openreg")
+		}
+		cfg := opts.Config
+		if cfg == nil {
+			cfg = kineto.NewConfig()
+			cfg.Activities = opts.Activities
+		}
+		opts.Config = xpu.WithMetrics(cfg, strings.Split(metrics, ","))
+		opts.Activities = opts.Activities.Add(kineto.XPUScopeProfiler).Add(kineto.ConcurrentKernel)
+	}
+	if opts.Config == nil || !opts.Activities.Has(kineto.XPUScopeProfiler) || opts.Device == "" {
+		return nil, 0
+	}
+	if err := xpu.CheckConfig(opts.Config, opts.Device); err != nil {
+		flag := "--config"
+		if metrics != "" {
+			flag = "--metrics"
+		}
+		return nil, fail(stderr, "run: %s: %v", flag, err)
+	}
+	sp := xpu.NewScopeProfiler(opts.Device)
+	opts.Profilers = append(opts.Profilers, sp)
+	return sp, 0
 }
 
 // writeTraceFile writes the trace to path.tmp and renames it, as Kineto does.
@@ -168,9 +213,13 @@ func loadPlugins(dir string, opts *orprof.Options, stderr io.Writer) int {
 	} else {
 		_, errs = kineto.LoadPluginsFromEnv()
 	}
-	for _, e := range errs {
-		fmt.Fprintln(stderr, "orprof: warning: plugin refused: "+e.Error())
+	// Refused libraries stay registered as profilers whose Configure fails, so each session
+	// reports them once in its warnings; they are not printed here too.
+	_ = errs
+	if (dir != "" || os.Getenv(kineto.PluginDirEnv) != "") && opts.Activities.Empty() {
+		// Plugins take part only in sessions with activities: loading them asks for Kineto's
+		// default set unless --activities or a config chose.
+		opts.Activities = kineto.DefaultActivities()
 	}
-	_ = opts
 	return 0
 }

@@ -109,8 +109,11 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	l := events.NewList(data.Events, events.ListOptions{UseDevice: data.DeviceName})
-	if err := tf.write(stdout, l, data.DeviceName, hasMemory(data.Events)); err != nil {
+	mem, device := hasMemory(data.Events), data.DeviceName
+	evs := data.Events
+	data = nil // the list takes the events over; nothing else keeps them alive
+	l := events.NewListOwned(evs, events.ListOptions{UseDevice: device})
+	if err := tf.write(stdout, l, device, mem); err != nil {
 		return fail(stderr, "table: %v", err)
 	}
 	return 0
