@@ -1,0 +1,85 @@
+package events
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/devices"
+)
+
+func rng(handle int64, name string, startNs, endNs int64) Record {
+	return Record{Kind: RangeRecord, Name: name, Handle: handle, Thread: 1, EndThread: 1,
+		StartNs: startNs, EndNs: endNs, SequenceNr: -1, DeviceElapsedUs: -1}
+}
+
+func TestFromRecords(t *testing.T) {
+	step := rng(1, "ProfilerStep#7", 1000, 9000)
+	mm := rng(2, "aten::mm", 2000, 3000)
+	mm.Shapes = [][]int64{{2, 3}, {3, 4}}
+	mm.DeviceElapsedUs = 12.9 // truncated to 12
+	tiny := rng(3, "aten::view", 3000, 3500)
+	tiny.DeviceElapsedUs = 0.7 // < 1 µs: no device time, not legacy
+	async := rng(4, "async", 4000, 8000)
+	async.EndThread = 2
+	async.DeviceElapsedUs = 50 // async events never get device time
+	filtered := rng(5, "aten::is_leaf", 4100, 4200)
+	evs := FromRecords([]Record{step, mm, tiny, async, filtered}, 1000, devices.PrivateUse1)
+	require.Len(t, evs, 4)
+	byName := map[string]FunctionEvent{}
+	for _, e := range evs {
+		byName[e.Name] = e
+	}
+	s := byName["ProfilerStep*"]
+	assert.Equal(t, "ProfilerStep#7", s.TraceName)
+	assert.Equal(t, 0.0, s.StartUs)
+	assert.Equal(t, 8.0, s.EndUs)
+	m := byName["aten::mm"]
+	assert.Equal(t, "[[2, 3], [3, 4]]", m.InputShapes)
+	assert.True(t, m.IsLegacy)
+	assert.Equal(t, []Kernel{{Name: "aten::mm", DurationUs: 12}}, m.Kernels)
+	assert.False(t, byName["aten::view"].IsLegacy)
+	assert.Empty(t, byName["aten::view"].Kernels)
+	assert.True(t, byName["async"].IsAsync)
+	assert.Empty(t, byName["async"].Kernels)
+	assert.Equal(t, "[]", byName["async"].InputShapes)
+}
+
+// TestConsecutiveSameNameRangesAreKept is PyTorch issue 65140: the legacy parser dropped a
+// push whose previous record had the same name, as a "duplicate". Both ranges are real.
+func TestConsecutiveSameNameRangesAreKept(t *testing.T) {
+	evs := FromRecords([]Record{rng(1, "step", 0, 1000), rng(2, "step", 1000, 2000)}, 0, devices.CPU)
+	require.Len(t, evs, 2)
+	rows := NewList(evs, ListOptions{}).KeyAverages(AverageOptions{})
+	require.Len(t, rows, 1)
+	assert.EqualValues(t, 2, rows[0].Count)
+}
+
+// TestNanosecondNesting is PyTorch issue 101861: times truncated to µs made a child look as if
+// it ended after its parent, giving negative self times. Sessions keep ns, so a child ending
+// 200 ns before its parent, in the same µs, still nests.
+func TestNanosecondNesting(t *testing.T) {
+	evs := FromRecords([]Record{rng(1, "parent", 1000, 5900), rng(2, "child", 1500, 5700)}, 0, devices.CPU)
+	l := NewList(evs, ListOptions{})
+	require.Equal(t, 0, l.Parent(1))
+	for i := 0; i < l.Len(); i++ {
+		assert.GreaterOrEqual(t, l.SelfCPUTimeTotal(i), 0.0)
+	}
+}
+
+func TestFormatShapes(t *testing.T) {
+	assert.Equal(t, "[]", FormatShapes(nil))
+	assert.Equal(t, "[[], [1]]", FormatShapes([][]int64{{}, {1}}))
+	assert.Equal(t, "[[64, 64], [64, 64]]", FormatShapes([][]int64{{64, 64}, {64, 64}}))
+}
+
+func TestSortEventsIsStable(t *testing.T) {
+	evs := []FunctionEvent{ev(3, "c", 1, 5, 6), ev(1, "a", 1, 0, 10), ev(2, "b", 1, 0, 10), ev(4, "d", 1, 0, 20)}
+	SortEvents(evs)
+	var ids []int64
+	for _, e := range evs {
+		ids = append(ids, e.ID)
+	}
+	assert.Equal(t, []int64{4, 1, 2, 3}, ids)
+}
