@@ -391,17 +391,26 @@ func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 		if hasStack && len(r.Stack) > 0 {
 			src = trimPath(r.Stack[0], srcW)
 		}
-		// PyTorch appends the FLOPs value before the source location although the headers put
-		// the source first; the values land under each other's headers. Kept as PyTorch prints it.
+		flops := ""
 		if withFlops {
-			if r.Flops <= 0 {
-				vals = append(vals, "--")
-			} else {
-				vals = append(vals, fmt.Sprintf("%8.3f", float64(r.Flops)*flopsScale))
+			flops = "--"
+			if r.Flops > 0 {
+				flops = fmt.Sprintf("%8.3f", float64(r.Flops)*flopsScale)
 			}
+		}
+		// PyTorch (1.13 and main) appends the FLOPs value before the source location although
+		// its headers put the source first, so each lands under the other's header. The 1.13
+		// target prints that, to match PyTorch's bytes; the default puts values under their
+		// own headers.
+		swap := o.Target == Target113
+		if withFlops && (swap || !hasStack) {
+			vals = append(vals, flops)
 		}
 		if hasStack {
 			vals = append(vals, src)
+		}
+		if withFlops && hasStack && !swap {
+			vals = append(vals, flops)
 		}
 		m.rows = append(m.rows, *r)
 		m.lines = append(m.lines, tableLine{cells: append([]string(nil), vals...), row: len(m.rows) - 1})
@@ -413,9 +422,15 @@ func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 			if maxFrames >= 0 && len(frames) > maxFrames {
 				frames = frames[:maxFrames]
 			}
+			// PyTorch puts continuation frames in the last column, which is Total FLOPs when
+			// FLOPs are shown; the default target puts them under Source Location.
+			at := len(cols) - 1
+			if withFlops && !swap {
+				at = len(cols) - 2
+			}
 			for _, f := range frames {
 				blank := make([]string, len(cols))
-				blank[len(cols)-1] = trimPath(f, srcW)
+				blank[at] = trimPath(f, srcW)
 				m.lines = append(m.lines, tableLine{cells: blank, row: -1})
 			}
 			m.lines = append(m.lines, tableLine{cells: make([]string, len(cols)), row: -1})

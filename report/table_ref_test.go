@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -94,4 +95,17 @@ func TestTableReference(t *testing.T) {
 			require.Equal(t, readGolden(t, c.golden), buf.String())
 		})
 	}
+}
+
+// TestStackFlopsColumnsFixed: PyTorch's column swap (reference §7.4) is reproduced only for the
+// 1.13 target; the default target prints each value under its own header.
+func TestStackFlopsColumnsFixed(t *testing.T) {
+	mm := withShapes(row("aten::mm", 141.363, 165.278, 1), "[[8, 8], [8, 8]]")
+	mm.Flops, mm.Stack = 1024, []string{"ex7.py(5): <module>", "ex7.py(1): main"}
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, []events.Avg{mm}, TableOptions{MaxSrcColumnWidth: 30, WithFlops: true}))
+	golden(t, "stack_flops_main.txt", buf.Bytes())
+	lines := strings.Split(buf.String(), "\n")
+	require.True(t, strings.HasSuffix(lines[3], "ex7.py(5): <module>             1.024  "), lines[3])
+	require.Equal(t, strings.Index(lines[3], "ex7.py(5)"), strings.Index(lines[4], "ex7.py(1)"), "the next frame sits under Source Location")
 }
