@@ -2,6 +2,8 @@ package orprof
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -288,4 +290,43 @@ func Mark(ctx context.Context, name string) {
 	sl.rec = events.Record{Kind: events.MarkRecord, Name: name, Thread: t.id, EndThread: t.id, StartNs: now, EndNs: now, DeviceElapsedUs: -1}
 	sl.ended = true
 	t.mu.Unlock()
+}
+
+// ErrNoRanges is returned by RangePush and RangePop when no session with a device that has
+// its own range tools (a stubs.Ranger, NVTX's role) is running.
+var ErrNoRanges = errors.New("orprof: no running session has a device with ranges")
+
+// RangePush opens a range in the device backend's own tracing tools (NVTX-style: not an orprof
+// event), as PyTorch's emit_nvtx mode does through rangePush. Backends usually require the pop
+// on the same OS thread: lock the goroutine's thread (runtime.LockOSThread) around the pair.
+func RangePush(name string) error {
+	s := active.Load()
+	if s == nil || s.dev == nil {
+		return ErrNoRanges
+	}
+	r, ok := s.dev.(stubs.Ranger)
+	if !ok {
+		return fmt.Errorf("%w: %s has none", ErrNoRanges, s.devName)
+	}
+	if err := r.RangePush(name); err != nil {
+		return &stubs.CallError{Device: s.devName, Hook: "rangePush", Err: err}
+	}
+	return nil
+}
+
+// RangePop closes the innermost range RangePush opened. Popping with nothing pushed is the
+// backend's error, returned with its message.
+func RangePop() error {
+	s := active.Load()
+	if s == nil || s.dev == nil {
+		return ErrNoRanges
+	}
+	r, ok := s.dev.(stubs.Ranger)
+	if !ok {
+		return fmt.Errorf("%w: %s has none", ErrNoRanges, s.devName)
+	}
+	if err := r.RangePop(); err != nil {
+		return &stubs.CallError{Device: s.devName, Hook: "rangePop", Err: err}
+	}
+	return nil
 }
