@@ -320,6 +320,9 @@ func (s *Session) Stop() (*Result, error) {
 			res.DeviceActivities = append(res.DeviceActivities, src.DeviceActivities()...)
 		}
 	}
+	if n := dropUnpairedFlows(trace); n > 0 {
+		s.warn = append(s.warn, fmt.Sprintf("dropped %d flow events without a partner (a child profiler wrote one end of a flow only)", n))
+	}
 	if len(res.DeviceActivities) > 0 {
 		evs = AttachDeviceActivities(evs, res.DeviceActivities, s.baseNs)
 		if res.Device == "" {
@@ -339,6 +342,43 @@ func (s *Session) Stop() (*Result, error) {
 	}
 	s.mu.Unlock()
 	return res, err
+}
+
+// dropUnpairedFlows removes flow starts without an end and ends without a start (same category
+// and id), which viewers draw as dangling arrows or reject. It returns how many it removed.
+func dropUnpairedFlows(t *report.Trace) int {
+	type key struct {
+		cat string
+		id  uint64
+	}
+	var starts, ends map[key]int
+	for i := range t.Events {
+		e := &t.Events[i]
+		switch e.Ph {
+		case 's':
+			if starts == nil {
+				starts = map[key]int{}
+			}
+			starts[key{e.Cat, e.ID}]++
+		case 'f':
+			if ends == nil {
+				ends = map[key]int{}
+			}
+			ends[key{e.Cat, e.ID}]++
+		}
+	}
+	kept := t.Events[:0]
+	dropped := 0
+	for _, e := range t.Events {
+		k := key{e.Cat, e.ID}
+		if (e.Ph == 's' && ends[k] == 0) || (e.Ph == 'f' && starts[k] == 0) {
+			dropped++
+			continue
+		}
+		kept = append(kept, e)
+	}
+	t.Events = kept
+	return dropped
 }
 
 // collect copies the finished records out of every thread buffer, in thread then record order.

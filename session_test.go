@@ -265,3 +265,14 @@ func TestTracePassesCheck(t *testing.T) {
 	}
 	assert.Equal(t, 6, n, "every op with device time has a device row interval")
 }
+
+func TestDropUnpairedFlows(t *testing.T) {
+	tr := &report.Trace{Events: []report.TraceEvent{
+		{Ph: 's', Cat: "ac2g", ID: 1}, {Ph: 'f', Cat: "ac2g", ID: 1},
+		{Ph: 'f', Cat: "ac2g", ID: 2},
+		{Ph: 's', Cat: "fwdbwd", ID: 1},
+		{Ph: 'X', Name: "op"},
+	}}
+	assert.Equal(t, 2, dropUnpairedFlows(tr))
+	assert.Len(t, tr.Events, 3)
+}

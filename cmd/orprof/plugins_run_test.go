@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/report"
+)
+
+// TestRunWithPlugin: a Kineto plugin compiled from kineto/testdata shows up in `orprof run`'s
+// trace — its events with names, categories, pid/tid, args, flows, counters, and its device and
+// resource rows — and a broken library next to it is reported without breaking the profile.
+func TestRunWithPlugin(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not found")
+	}
+	// Loaded plugins stay registered for the life of the process: run in a child process so
+	// the other tests' sessions do not see them.
+	if os.Getenv("ORPROF_TEST_PLUGIN_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRunWithPlugin$", "-test.v")
+		cmd.Env = append(os.Environ(), "ORPROF_TEST_PLUGIN_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Contains(t, string(out), "--- PASS: TestRunWithPlugin")
+		return
+	}
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "kineto", "testdata", "sample_plugin.c")
+	out, err := exec.Command("gcc", "-O2", "-std=c11", "-shared", "-fPIC", "-D_GNU_SOURCE",
+		"-I", filepath.Join("..", "..", "kineto"), "-o", filepath.Join(dir, "sample.so"), src).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "garbage.so"), []byte("not a library"), 0o644))
+
+	trace := filepath.Join(t.TempDir(), "trace.json")
+	var stdout, stderr bytes.Buffer
+	code := dispatch([]string{"run", "--device", "cpu", "--plugin-dir", dir, "--trace", trace,
+		"--activities", "cpu_op,user_annotation,cuda_runtime,cuda_driver,kernel,gpu_memcpy,gpu_pm_counter"}, nil, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stderr.String(), "garbage.so", "the refused library is reported")
+
+	data, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	require.NoError(t, report.CheckTrace(data))
+	var doc struct {
+		TraceEvents []struct {
+			Ph   string          `json:"ph"`
+			Cat  string          `json:"cat"`
+			Name string          `json:"name"`
+			Pid  json.RawMessage `json:"pid"`
+			Tid  json.RawMessage `json:"tid"`
+			Args map[string]any  `json:"args"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	seen := map[string]bool{}
+	for _, e := range doc.TraceEvents {
+		switch {
+		case e.Ph == "X" && e.Name == "test_kernel":
+			seen["kernel"] = true
+			assert.Equal(t, "kernel", e.Cat)
+			assert.Equal(t, "7", string(e.Pid))
+			assert.Equal(t, "1", string(e.Tid))
+			assert.Equal(t, "compute", e.Args["kind"])
+			assert.Equal(t, []any{1.0, 2.0, 3.0}, e.Args["grid"])
+		case e.Ph == "X" && e.Name == "cudaLaunchKernel":
+			seen["runtime"] = true
+			assert.Equal(t, "cuda_runtime", e.Cat)
+		case e.Ph == "X" && e.Name == "cudaMemcpyHtoD":
+			seen["memcpy"] = true
+		case e.Ph == "C" && e.Name == "gpu_pm":
+			seen["counter"] = true
+			assert.Contains(t, e.Args, "sm_active")
+		case e.Ph == "s" || e.Ph == "f":
+			if e.Cat == "ac2g" && string(e.Pid) == "7" {
+				seen["flow"] = true
+			}
+		case e.Ph == "M" && e.Name == "process_name" && e.Args["name"] == "Sample GPU 7":
+			seen["device row"] = true
+		case e.Ph == "M" && e.Name == "thread_name" && e.Args["name"] == "runtime thread":
+			seen["resource row"] = true
+		}
+	}
+	for _, k := range []string{"kernel", "runtime", "memcpy", "counter", "flow", "device row", "resource row"} {
+		assert.True(t, seen[k], k)
+	}
+
+	var list bytes.Buffer
+	require.Equal(t, 2, dispatch([]string{"plugins", "--dir", filepath.Join(dir, "missing")}, nil, &list, &stderr))
+	list.Reset()
+	require.Equal(t, 0, dispatch([]string{"plugins", "--dir", dir}, nil, &list, &stderr), stderr.String())
+	assert.Contains(t, list.String(), "sample.so")
+	assert.Contains(t, list.String(), "garbage.so")
+}
