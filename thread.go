@@ -296,20 +296,29 @@ func Mark(ctx context.Context, name string) {
 // its own range tools (a stubs.Ranger, NVTX's role) is running.
 var ErrNoRanges = errors.New("orprof: no running session has a device with ranges")
 
+// sessionRanger returns the running session's device ranges.
+func sessionRanger() (stubs.Ranger, string, error) {
+	s := active.Load()
+	if s == nil || s.dev == nil {
+		return nil, "", ErrNoRanges
+	}
+	r, ok := s.dev.(stubs.Ranger)
+	if !ok {
+		return nil, "", fmt.Errorf("%w: %s has none", ErrNoRanges, s.devName)
+	}
+	return r, s.devName, nil
+}
+
 // RangePush opens a range in the device backend's own tracing tools (NVTX-style: not an orprof
 // event), as PyTorch's emit_nvtx mode does through rangePush. Backends usually require the pop
 // on the same OS thread: lock the goroutine's thread (runtime.LockOSThread) around the pair.
 func RangePush(name string) error {
-	s := active.Load()
-	if s == nil || s.dev == nil {
-		return ErrNoRanges
-	}
-	r, ok := s.dev.(stubs.Ranger)
-	if !ok {
-		return fmt.Errorf("%w: %s has none", ErrNoRanges, s.devName)
+	r, dev, err := sessionRanger()
+	if err != nil {
+		return err
 	}
 	if err := r.RangePush(name); err != nil {
-		return &stubs.CallError{Device: s.devName, Hook: "rangePush", Err: err}
+		return &stubs.CallError{Device: dev, Hook: "rangePush", Err: err}
 	}
 	return nil
 }
@@ -317,16 +326,12 @@ func RangePush(name string) error {
 // RangePop closes the innermost range RangePush opened. Popping with nothing pushed is the
 // backend's error, returned with its message.
 func RangePop() error {
-	s := active.Load()
-	if s == nil || s.dev == nil {
-		return ErrNoRanges
-	}
-	r, ok := s.dev.(stubs.Ranger)
-	if !ok {
-		return fmt.Errorf("%w: %s has none", ErrNoRanges, s.devName)
+	r, dev, err := sessionRanger()
+	if err != nil {
+		return err
 	}
 	if err := r.RangePop(); err != nil {
-		return &stubs.CallError{Device: s.devName, Hook: "rangePop", Err: err}
+		return &stubs.CallError{Device: dev, Hook: "rangePop", Err: err}
 	}
 	return nil
 }

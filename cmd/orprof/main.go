@@ -59,19 +59,20 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, allowing flags after positional arguments. code is 0 to go on, -1
-// when help was asked for, 2 for a bad flag (already reported by the flag set).
-func parseFlags(fs *flag.FlagSet, args []string) (positional []string, code int) {
+// parseFlags parses args, allowing flags after positional arguments. When stop is true the
+// command must return exit at once: 0 after -h, 2 for a bad flag (already reported by the flag
+// set in one line).
+func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int, stop bool) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
-				return nil, -1
+				return nil, 0, true
 			}
-			return nil, 2
+			return nil, 2, true
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return positional, 0
+			return positional, 0, false
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]

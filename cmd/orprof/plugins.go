@@ -25,12 +25,10 @@ func runPlugins(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("plugins", stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, pluginsUsage) }
 	dir := fs.String("dir", "", "plugin directory (default $"+kineto.PluginDirEnv+")")
-	pos, code := parseFlags(fs, args)
+	pos, exit, stop := parseFlags(fs, args)
 	switch {
-	case code == -1:
-		return 0
-	case code != 0:
-		return code
+	case stop:
+		return exit
 	case len(pos) > 0:
 		return fail(stderr, "plugins: unexpected argument %q (see orprof plugins -h)", pos[0])
 	}

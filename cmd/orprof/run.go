@@ -33,12 +33,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: orprof run [flags]")
 		fs.PrintDefaults()
 	}
-	pos, code := parseFlags(fs, args)
-	if code != 0 {
-		if code < 0 {
-			return 0
-		}
-		return 2
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
 	}
 	if len(pos) > 0 {
 		return fail(stderr, "run: unexpected argument %q", pos[0])

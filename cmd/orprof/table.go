@@ -79,12 +79,9 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: orprof table [flags] TRACE   (TRACE: a .json or .json.gz trace, or - for stdin)")
 		fs.PrintDefaults()
 	}
-	pos, code := parseFlags(fs, args)
-	if code != 0 {
-		if code < 0 {
-			return 0
-		}
-		return 2
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
 	}
 	if len(pos) != 1 {
 		return fail(stderr, "table: need exactly one TRACE argument, got %d", len(pos))
