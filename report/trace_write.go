@@ -136,6 +136,15 @@ func WriteTrace(w io.Writer, t *Trace) error {
 		meta("thread_sort_index", th.Pid, th.Tid, "sort_index", strconv.AppendInt(nil, th.SortIndex, 10))
 	}
 	for i := range t.Events {
+		if t.Events[i].PidStr == "Spans" {
+			// Kineto sorts the spans row after every process (0x20000000).
+			b = append(b, "\n  {\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": \"Spans\", \"tid\": 0, \"ts\": "...)
+			b = appendUs(b, rel(t.StartNs))
+			b = append(b, ", \"args\": {\"sort_index\": 536870912}},"...)
+			break
+		}
+	}
+	for i := range t.Events {
 		e := &t.Events[i]
 		b = append(b, "\n  {\"ph\": \""...)
 		b = append(b, e.Ph)
