@@ -18,19 +18,20 @@ type ListOptions struct {
 // children collapsed into their parent, and backward ops given the stack of their forward op.
 // The derived times of every event (self CPU, device totals, self memory) are computed once.
 type List struct {
-	opts   ListOptions
-	evs    []FunctionEvent
-	nodes  []node
+	opts  ListOptions
+	evs   []FunctionEvent // Kernels are those after the same-name collapse
+	nodes []node
+	// kids holds every child list back to back: node i's children are
+	// kids[nodes[i].kidsOff : nodes[i].kidsOff+nodes[i].nKids], in start order.
+	kids   []int32
 	hasAny bool
 }
 
 // node is the tree and the derived figures of one event.
 type node struct {
-	parent   int32 // −1 for none
-	children []int32
-	stack    []string // after backward stack propagation
-	kernels  []Kernel // after same-name collapse
-
+	parent                  int32    // −1 for none
+	kidsOff, nKids          int32    // the children, a range of List.kids
+	stack                   []string // after backward stack propagation
 	cpuTotal, selfCPU       float64
 	deviceTotal, selfDevice float64
 	selfCPUMem, selfDevMem  int64
@@ -65,7 +66,6 @@ func (l *List) Len() int { return len(l.evs) }
 // tree building.
 func (l *List) Event(i int) FunctionEvent {
 	e := l.evs[i]
-	e.Kernels = l.nodes[i].kernels
 	e.Stack = l.nodes[i].stack
 	return e
 }
@@ -82,9 +82,15 @@ func (l *List) Events() []FunctionEvent {
 // Parent returns the index of event i's CPU parent, or −1.
 func (l *List) Parent(i int) int { return int(l.nodes[i].parent) }
 
+// children returns event i's direct CPU children (a view into l.kids).
+func (l *List) children(i int) []int32 {
+	nd := &l.nodes[i]
+	return l.kids[nd.kidsOff : nd.kidsOff+nd.nKids]
+}
+
 // Children returns the indexes of event i's direct CPU children, in start order.
 func (l *List) Children(i int) []int {
-	c := l.nodes[i].children
+	c := l.children(i)
 	out := make([]int, len(c))
 	for k, v := range c {
 		out[k] = int(v)
@@ -112,26 +118,39 @@ func (l *List) TotalSelfCPUTime() float64 {
 	return s
 }
 
+// build links the tree of evs (sorted, owned by the list) and computes the derived figures.
+// Everything is done in place: the same-name collapse compacts evs and the nodes without
+// copying them, and the child lists share one array, so a large list costs no more than its
+// events, one node each and one child index each.
 func (l *List) build(evs []FunctionEvent) {
 	n := len(evs)
 	nodes := make([]node, n)
-	for i := range nodes {
-		nodes[i].parent = -1
-		nodes[i].kernels = evs[i].Kernels
-	}
-	// 1. parents and children per (thread, node id), events in (start, −end) order.
+	// 1. parents per (thread, node id), events in (start, −end) order.
 	type group struct {
 		thread int64
 		nodeID int
 	}
-	stacks := map[group][]int32{}
+	type openStack struct{ st []int32 }
+	stacks := map[group]*openStack{}
+	var lastG group
+	var last *openStack
+	nKids := 0
 	for i := 0; i < n; i++ {
+		nodes[i].parent = -1
 		e := &evs[i]
 		if e.IsAsync || e.DeviceType != devices.CPU {
 			continue
 		}
 		g := group{e.Thread, e.NodeID}
-		st := stacks[g]
+		if last == nil || g != lastG {
+			last = stacks[g]
+			if last == nil {
+				last = &openStack{}
+				stacks[g] = last
+			}
+			lastG = g
+		}
+		st := last.st
 		for len(st) > 0 {
 			top := &evs[st[len(st)-1]]
 			if e.StartUs >= top.EndUs || e.EndUs > top.EndUs {
@@ -142,32 +161,49 @@ func (l *List) build(evs []FunctionEvent) {
 		}
 		if len(st) > 0 {
 			p := st[len(st)-1]
-			nodes[p].children = append(nodes[p].children, int32(i))
+			nodes[p].nKids++
 			nodes[i].parent = p
+			nKids++
 		}
-		stacks[g] = append(st, int32(i))
+		last.st = append(st, int32(i))
 	}
-	// 2. collapse a same-name only child into its parent, to a fixpoint.
-	for {
-		deleted := make([]bool, n)
-		any := false
-		for i := 0; i < n; i++ {
-			p := nodes[i].parent
-			if p < 0 || evs[p].Name != evs[i].Name || len(nodes[p].children) != 1 {
-				continue
-			}
-			nodes[p].children = nodes[i].children
-			nodes[p].kernels = nodes[i].kernels
-			for _, c := range nodes[i].children {
-				nodes[c].parent = p
-			}
-			deleted[i] = true
-			any = true
+	// The child lists, back to back: children come after their parent and in start order, so
+	// filling them in index order keeps each list sorted.
+	kids := make([]int32, nKids)
+	off := int32(0)
+	for i := range nodes {
+		nodes[i].kidsOff = off
+		off += nodes[i].nKids
+		nodes[i].nKids = 0
+	}
+	for i := range nodes {
+		if p := nodes[i].parent; p >= 0 {
+			kids[nodes[p].kidsOff+nodes[p].nKids] = int32(i)
+			nodes[p].nKids++
 		}
-		if !any {
-			break
+	}
+	// 2. collapse a same-name only child into its parent, to a fixpoint. One pass in index
+	// order reaches it: parents come before their children, so by the time an event is looked
+	// at its parent is final, and a parent's child list only changes while it has one child —
+	// an event that is not collapsed when looked at never becomes collapsible later.
+	var deleted []bool
+	for i := 0; i < n; i++ {
+		p := nodes[i].parent
+		if p < 0 || nodes[p].nKids != 1 || evs[p].Name != evs[i].Name {
+			continue
 		}
-		evs, nodes = compact(evs, nodes, deleted)
+		if deleted == nil {
+			deleted = make([]bool, n)
+		}
+		nodes[p].kidsOff, nodes[p].nKids = nodes[i].kidsOff, nodes[i].nKids
+		evs[p].Kernels = evs[i].Kernels
+		for _, c := range kids[nodes[i].kidsOff : nodes[i].kidsOff+nodes[i].nKids] {
+			nodes[c].parent = p
+		}
+		deleted[i] = true
+	}
+	if deleted != nil {
+		evs, nodes = compact(evs, nodes, kids, deleted)
 		n = len(evs)
 	}
 	// 3. backward ops take the stack of their forward op.
@@ -186,7 +222,7 @@ func (l *List) build(evs []FunctionEvent) {
 		if e.DeviceType == devices.CPU {
 			var childCPU, childDev float64
 			var childCPUMem, childDevMem int64
-			for _, c := range nd.children {
+			for _, c := range kids[nd.kidsOff : nd.kidsOff+nd.nKids] {
 				childCPU += nodes[c].cpuTotal
 				childDev += nodes[c].deviceTotal
 				childCPUMem += evs[c].CPUMemoryUsage
@@ -194,7 +230,7 @@ func (l *List) build(evs []FunctionEvent) {
 			}
 			nd.selfCPU = nd.cpuTotal - childCPU
 			var k float64
-			for _, kk := range nd.kernels {
+			for _, kk := range e.Kernels {
 				k += kk.DurationUs
 			}
 			if e.IsLegacy {
@@ -210,11 +246,13 @@ func (l *List) build(evs []FunctionEvent) {
 			nd.selfDevice = nd.deviceTotal
 		}
 	}
-	l.evs, l.nodes = evs, nodes
+	l.evs, l.nodes, l.kids = evs, nodes, kids
 }
 
-// compact drops deleted events and renumbers the tree links.
-func compact(evs []FunctionEvent, nodes []node, deleted []bool) ([]FunctionEvent, []node) {
+// compact drops deleted events in place and renumbers the tree links (parents, and every
+// entry of kids; entries of lists no node uses any more may become −1). The freed tail of evs
+// is cleared so that it keeps nothing alive.
+func compact(evs []FunctionEvent, nodes []node, kids []int32, deleted []bool) ([]FunctionEvent, []node) {
 	remap := make([]int32, len(evs))
 	j := int32(0)
 	for i := range evs {
@@ -223,49 +261,49 @@ func compact(evs []FunctionEvent, nodes []node, deleted []bool) ([]FunctionEvent
 			continue
 		}
 		remap[i] = j
+		if int(j) != i {
+			evs[j] = evs[i]
+			nodes[j] = nodes[i]
+		}
+		if p := nodes[j].parent; p >= 0 {
+			nodes[j].parent = remap[p] // p < i: already renumbered
+		}
 		j++
 	}
-	ne := make([]FunctionEvent, 0, j)
-	nn := make([]node, 0, j)
-	for i := range evs {
-		if deleted[i] {
-			continue
+	for k, c := range kids {
+		if c >= 0 {
+			kids[k] = remap[c]
 		}
-		nd := nodes[i]
-		if nd.parent >= 0 {
-			nd.parent = remap[nd.parent]
-		}
-		ch := make([]int32, len(nd.children))
-		for k, c := range nd.children {
-			ch[k] = remap[c]
-		}
-		nd.children = ch
-		ne = append(ne, evs[i])
-		nn = append(nn, nd)
 	}
-	return ne, nn
+	clear(evs[j:])
+	clear(nodes[j:])
+	return evs[:j], nodes[:j]
 }
 
 func setBackwardStacks(evs []FunctionEvent, nodes []node) {
-	hasBackward := false
+	// Without backward ops nothing changes; without any stack every stack stays nil.
+	hasBackward, hasStack := false, false
 	for i := range evs {
-		if evs[i].Scope == ScopeBackwardFunction {
-			hasBackward = true
-			break
-		}
+		hasBackward = hasBackward || evs[i].Scope == ScopeBackwardFunction
+		hasStack = hasStack || evs[i].Stack != nil
 	}
-	if !hasBackward {
+	if !hasBackward || !hasStack {
 		return
 	}
-	bwParent := func(i int32) int32 {
-		for i >= 0 {
-			if evs[i].Scope == ScopeBackwardFunction {
-				return i
-			}
-			i = nodes[i].parent
+	// bw[i] is the nearest ancestor-or-self of i with the backward scope, −1 for none. Parents
+	// come before their children in the list, so one pass fills it.
+	bw := make([]int32, len(evs))
+	for i := range evs {
+		switch {
+		case evs[i].Scope == ScopeBackwardFunction:
+			bw[i] = int32(i)
+		case nodes[i].parent >= 0:
+			bw[i] = bw[nodes[i].parent]
+		default:
+			bw[i] = -1
 		}
-		return -1
 	}
+	bwParent := func(i int32) int32 { return bw[i] }
 	type key struct{ seq, thread int64 }
 	fwd := map[key][]string{}
 	for i := range evs {

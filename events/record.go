@@ -1,6 +1,7 @@
 package events
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -178,12 +179,85 @@ func attributeMemory(evs []FunctionEvent, recs []Record, mems []int, baseNs int6
 }
 
 // SortEvents sorts events by start time, the longer first on equal starts, keeping the input
-// order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort).
+// order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort). Lists that are
+// already in order (traces usually are) cost one pass; others are sorted as a compact array of
+// keys, whose permutation is then applied in place, so the large event structs move once.
 func SortEvents(evs []FunctionEvent) {
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].StartUs != evs[j].StartUs {
-			return evs[i].StartUs < evs[j].StartUs
+	less := func(a, b *FunctionEvent) bool {
+		if a.StartUs != b.StartUs {
+			return a.StartUs < b.StartUs
 		}
-		return evs[i].EndUs > evs[j].EndUs
-	})
+		return a.EndUs > b.EndUs
+	}
+	sorted := true
+	for i := 1; i < len(evs); i++ {
+		if less(&evs[i], &evs[i-1]) {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	type key struct {
+		start, end float64
+		i          int32
+	}
+	keys := make([]key, len(evs))
+	nan := false
+	for i := range evs {
+		e := &evs[i]
+		keys[i] = key{e.StartUs, e.EndUs, int32(i)}
+		nan = nan || e.StartUs != e.StartUs || e.EndUs != e.EndUs
+	}
+	if nan {
+		// NaN breaks the ordering: keep exactly the stable sort's answer.
+		slices.SortStableFunc(keys, func(a, b key) int {
+			switch {
+			case a.start != b.start && a.start < b.start, a.start == b.start && a.end > b.end:
+				return -1
+			case a.start != b.start && b.start < a.start, a.start == b.start && b.end > a.end:
+				return 1
+			}
+			return 0
+		})
+	} else {
+		// Finite keys with the index as the last tie-break: any sort gives the stable order.
+		slices.SortFunc(keys, func(a, b key) int {
+			switch {
+			case a.start < b.start:
+				return -1
+			case a.start > b.start:
+				return 1
+			case a.end > b.end:
+				return -1
+			case a.end < b.end:
+				return 1
+			}
+			return int(a.i - b.i)
+		})
+	}
+	perm := make([]int32, len(evs))
+	for i := range keys {
+		perm[i] = keys[i].i
+	}
+	keys = nil
+	// Apply the permutation in place: position i takes the event at perm[i], cycle by cycle.
+	for i := range perm {
+		if perm[i] < 0 || int(perm[i]) == i {
+			continue
+		}
+		tmp := evs[i]
+		j := i
+		for {
+			k := int(perm[j])
+			perm[j] = -1
+			if k == i {
+				evs[j] = tmp
+				break
+			}
+			evs[j] = evs[k]
+			j = k
+		}
+	}
 }

@@ -95,6 +95,13 @@ type ReadOptions struct {
 // flat FunctionEvent list PyTorch's parser would have built from the same profile. name is used
 // in error messages. ReadTrace does not close r, and does not use it after returning.
 //
+// A large input's array of trace events is parsed on up to GOMAXPROCS goroutines (at most 8):
+// the calling goroutine reads the input and cuts it into segments at what look like event
+// boundaries, the others parse them, and results are used only where the cut is proven to be
+// a boundary; elsewhere the calling goroutine parses in sequence. The result, and every error
+// with its offset, is the same as a sequential read's. Memory stays bounded by a few segments
+// of input beyond the records kept.
+//
 // Every error is a *TraceError naming name and, where it has one, the byte offset. Invalid or
 // truncated JSON, a read error, and — in an event the reader uses — a missing or mistyped
 // name/ts/dur, a negative dur, or a non-finite or out-of-range time are errors. Problems in
@@ -175,6 +182,11 @@ func ReadTrace(r io.Reader, name string) (*TraceData, error) {
 
 // ReadTraceOptions is ReadTrace with options.
 func ReadTraceOptions(r io.Reader, name string, opts ReadOptions) (*TraceData, error) {
+	return readTrace(r, name, opts, defaultParConfig())
+}
+
+// readTrace is ReadTraceOptions with the parallel-parsing configuration made explicit.
+func readTrace(r io.Reader, name string, opts ReadOptions, par parConfig) (*TraceData, error) {
 	var magic [2]byte
 	n, err := readPrefix(r, magic[:])
 	if err != nil {
@@ -191,7 +203,7 @@ func ReadTraceOptions(r io.Reader, name string, opts ReadOptions) (*TraceData, e
 		defer ra.Close()
 		src = ra
 	}
-	d := newDecoder(src, name, opts)
+	d := newDecoder(src, name, opts, par)
 	if err := d.run(); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/orprof/orprof/events"
 )
 
 // loadGz decompresses a shared test trace into memory, skipping the benchmark when the shared
@@ -55,6 +57,39 @@ func BenchmarkReadTraceMTIAGzip(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := ReadTrace(bytes.NewReader(f), "mtia_rank0.json.gz"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTableMTIA is all of `orprof table` on the MTIA trace: read, tree, KeyAverages and
+// the text table. MB/s is over the uncompressed size.
+func BenchmarkTableMTIA(b *testing.B) {
+	data := loadGz(b, "mtia_rank0.json.gz")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		td, err := ReadTrace(bytes.NewReader(data), "mtia_rank0.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		l := events.NewListOwned(td.Events, events.ListOptions{UseDevice: td.DeviceName})
+		if _, err := AppendTable(nil, l.KeyAverages(events.AverageOptions{}), TableOptions{UseDevice: td.DeviceName}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadTraceMTIASequential is BenchmarkReadTraceMTIA on one goroutine: the scanner's
+// own speed.
+func BenchmarkReadTraceMTIASequential(b *testing.B) {
+	data := loadGz(b, "mtia_rank0.json.gz")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := readTrace(bytes.NewReader(data), "mtia_rank0.json", ReadOptions{}, parConfig{workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

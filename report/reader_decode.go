@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"io"
+	"iter"
 	"math"
 	"strconv"
 	"strings"
@@ -96,27 +97,79 @@ type rawEvent struct {
 	async    bool // an explicit "Async": true argument (orprof traces)
 }
 
-// rawChunk is how many rawEvents one allocation holds: the records are kept in fixed-size
-// chunks so that a large trace never copies them to grow a slice.
+// rawChunk is how many rawEvents one allocation holds: the records are kept in chunks so that
+// a large trace never copies them to grow a slice.
 const rawChunk = 2048
 
-// rawList is an append-only list of rawEvents in chunks.
+// rawList is an append-only list of rawEvents in chunks. Chunks may be shorter than rawChunk
+// (a parallel parse adopts each segment's records as they are).
 type rawList struct {
 	chunks [][]rawEvent
+	starts []int // starts[k] is the index of chunks[k][0]
 	n      int
+	spare  []rawEvent // unused capacity to start the next chunk in
 }
 
 func (l *rawList) add(r rawEvent) {
-	if l.n%rawChunk == 0 {
-		l.chunks = append(l.chunks, make([]rawEvent, 0, rawChunk))
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
+		c := l.spare[:0:cap(l.spare)]
+		l.spare = nil
+		if cap(c) == 0 {
+			c = make([]rawEvent, 0, rawChunk)
+		}
+		l.chunks = append(l.chunks, c)
+		l.starts = append(l.starts, l.n)
+		k++
 	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, r)
+	l.chunks[k] = append(l.chunks[k], r)
 	l.n++
 }
 
+// adopt appends the records of c, keeping c as a chunk (capped at its length, so that no later
+// add writes past it).
+func (l *rawList) adopt(c []rawEvent) {
+	if len(c) == 0 {
+		return
+	}
+	if k := len(l.chunks) - 1; k >= 0 && cap(l.spare) == 0 {
+		// Records added later go on in the unused part of the last chunk, not in a new one.
+		last := l.chunks[k]
+		l.chunks[k], l.spare = last[:len(last):len(last)], last[len(last):]
+	}
+	l.chunks = append(l.chunks, c[:len(c):len(c)])
+	l.starts = append(l.starts, l.n)
+	l.n += len(c)
+}
+
 // at returns record i (0 ≤ i < n).
-func (l *rawList) at(i int) *rawEvent { return &l.chunks[i/rawChunk][i%rawChunk] }
+func (l *rawList) at(i int) *rawEvent {
+	lo, hi := 0, len(l.starts)
+	for hi-lo > 1 { // the last chunk k with starts[k] ≤ i
+		m := int(uint(lo+hi) >> 1)
+		if l.starts[m] <= i {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return &l.chunks[lo][i-l.starts[lo]]
+}
+
+// all yields every record with its index, in order.
+func (l *rawList) all() iter.Seq2[int, *rawEvent] {
+	return func(yield func(int, *rawEvent) bool) {
+		i := 0
+		for _, c := range l.chunks {
+			for j := range c {
+				if !yield(i, &c[j]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
 
 // memBytes and memDevice read a "[memory]" record's fields.
 func (r *rawEvent) memBytes() int64  { return r.extID }
@@ -167,6 +220,10 @@ type decoder struct {
 	raws   rawList
 
 	names     map[string]uint32
+	nameCache [64]struct {
+		name string
+		id   uint32
+	}
 	nameStrs  []string
 	nameFlags []uint8 // per name: nameFiltered, nameProfilerSpan
 
@@ -179,9 +236,18 @@ type decoder struct {
 	deviceName string // top-level "deviceName"
 	orprofDev  string // top-level "orprof": {"device": …}
 	isOrprof   bool   // the trace has orprof's top-level "orprof" object
-	labelHint  uint8  // strongest device hint from process_labels (hint* constants)
-	labelName  string // PrivateUse1 backend name seen in a process label
-	catSeen    [catIgnored + 1]bool
+	scanFacts
+
+	par parConfig // parallel parsing of the event array (reader_parallel.go)
+	ev  evFields
+}
+
+// scanFacts are what the scan of trace events learns beyond the records themselves. A
+// parallel parse collects them per segment and merges them in file order.
+type scanFacts struct {
+	labelHint uint8  // strongest device hint from process_labels (hint* constants)
+	labelName string // PrivateUse1 backend name seen in a process label
+	catSeen   [catIgnored + 1]bool
 
 	spanNs  int64 // start of the "PyTorch Profiler (…)" span; valid when hasSpan
 	hasSpan bool
@@ -189,8 +255,26 @@ type decoder struct {
 	hasHost bool
 	minAny  int64
 	hasAny  bool
+}
 
-	ev evFields
+// merge adds the facts of a later part of the file.
+func (f *scanFacts) merge(o *scanFacts) {
+	f.labelHint = max(f.labelHint, o.labelHint)
+	if f.labelName == "" {
+		f.labelName = o.labelName
+	}
+	for i, c := range o.catSeen {
+		f.catSeen[i] = f.catSeen[i] || c
+	}
+	if o.hasSpan && (!f.hasSpan || o.spanNs < f.spanNs) {
+		f.spanNs, f.hasSpan = o.spanNs, true
+	}
+	if o.hasHost && (!f.hasHost || o.minHost < f.minHost) {
+		f.minHost, f.hasHost = o.minHost, true
+	}
+	if o.hasAny && (!f.hasAny || o.minAny < f.minAny) {
+		f.minAny, f.hasAny = o.minAny, true
+	}
 }
 
 const (
@@ -202,21 +286,44 @@ const (
 	nameScopeMetrics // "metrics: …": a scope profiler's metrics slice, not device work
 )
 
-func newDecoder(r io.Reader, file string, opts ReadOptions) *decoder {
+func newDecoder(r io.Reader, file string, opts ReadOptions, par parConfig) *decoder {
 	return &decoder{
 		s:        newScanner(r, file, opts.Progress),
 		names:    make(map[string]uint32, 1024),
 		shapeIdx: make(map[string]int32, 256),
 		stackIdx: make(map[string]int32, 256),
+		par:      par,
 	}
 }
 
-// intern returns the id of name b, adding it on first sight.
+// intern returns the id of name b, adding it on first sight. A small cache in front of the map
+// catches the names that repeat event after event.
 func (d *decoder) intern(b []byte) uint32 {
-	if id, ok := d.names[string(b)]; ok {
+	if len(b) == 0 {
+		return d.internString("")
+	}
+	e := &d.nameCache[(uint(len(b))*131+uint(b[0])*31+uint(b[len(b)-1]))%uint(len(d.nameCache))]
+	if e.name == string(b) { // an empty entry never matches: b is not empty
+		return e.id
+	}
+	id, ok := d.names[string(b)]
+	if !ok {
+		id = d.internNew(string(b))
+	}
+	e.name, e.id = d.nameStrs[id], id
+	return id
+}
+
+// internString is intern for a string.
+func (d *decoder) internString(s string) uint32 {
+	if id, ok := d.names[s]; ok {
 		return id
 	}
-	s := string(b)
+	return d.internNew(s)
+}
+
+// internNew adds name s, which is not interned yet.
+func (d *decoder) internNew(s string) uint32 {
 	id := uint32(len(d.nameStrs))
 	d.names[s] = id
 	d.nameStrs = append(d.nameStrs, s)
@@ -392,24 +499,34 @@ func (d *decoder) eventArray() error {
 		return err
 	}
 	more, err := s.first(']')
+	if more && err == nil && d.par.workers > 1 && !s.eof && s.feed == nil && len(s.pre) == 0 {
+		// More input than one buffer: parse it on several goroutines.
+		return d.eventArrayParallel()
+	}
 	for more && err == nil {
-		c, ok := s.peek()
-		if !ok {
-			return s.errEOF()
-		}
-		switch c {
-		case '{':
-		case ']', '}', ',', ':':
-			return s.errHere("expected a trace event object, found %s", quoteByte(c))
-		default:
-			return s.errHere("trace event is %s, not an object", s.valueKind())
-		}
-		if err = d.event(); err != nil {
+		if err = d.arrayElement(); err != nil {
 			return err
 		}
 		more, err = s.more(']')
 	}
 	return err
+}
+
+// arrayElement reads one element of the trace-event array, which must be an object.
+func (d *decoder) arrayElement() error {
+	s := d.s
+	c, ok := s.peek()
+	if !ok {
+		return s.errEOF()
+	}
+	switch c {
+	case '{':
+	case ']', '}', ',', ':':
+		return s.errHere("expected a trace event object, found %s", quoteByte(c))
+	default:
+		return s.errHere("trace event is %s, not an object", s.valueKind())
+	}
+	return d.event()
 }
 
 // event reads one trace event object and keeps what it contributes.

@@ -2,9 +2,12 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
@@ -171,20 +174,27 @@ type memIndex struct {
 }
 
 func (d *decoder) buildMemIndex() *memIndex {
-	var order []int32
-	for i := 0; i < d.raws.n; i++ {
-		if d.raws.at(i).kind == rawMemory {
-			order = append(order, int32(i))
+	type memRec struct {
+		ts int64
+		r  *rawEvent
+		i  int32
+	}
+	var recs []memRec
+	for i, r := range d.raws.all() {
+		if r.kind == rawMemory {
+			recs = append(recs, memRec{r.ts, r, int32(i)})
 		}
 	}
-	if len(order) == 0 {
+	if len(recs) == 0 {
 		return nil
 	}
-	sort.SliceStable(order, func(a, b int) bool { return d.raws.at(int(order[a])).ts < d.raws.at(int(order[b])).ts })
-	m := &memIndex{order: order, ts: make([]int64, len(order)),
-		cpuSum: make([]int64, len(order)+1), devSum: make([]int64, len(order)+1)}
-	for k, ri := range order {
-		r := d.raws.at(int(ri))
+	slices.SortStableFunc(recs, func(a, b memRec) int { return cmp.Compare(a.ts, b.ts) })
+	m := &memIndex{order: make([]int32, len(recs)), ts: make([]int64, len(recs)),
+		cpuSum: make([]int64, len(recs)+1), devSum: make([]int64, len(recs)+1)}
+	order := m.order
+	for k, rec := range recs {
+		r := rec.r
+		m.order[k] = rec.i
 		m.ts[k] = r.ts
 		c, dv := d.memoryBytes(r)
 		m.cpuSum[k+1] = m.cpuSum[k] + c
@@ -192,8 +202,7 @@ func (d *decoder) buildMemIndex() *memIndex {
 	}
 	// Mark every record some host event contains: +1 at each interval start, −1 after its end.
 	diff := make([]int32, len(order)+1)
-	for i := 0; i < d.raws.n; i++ {
-		r := d.raws.at(i)
+	for _, r := range d.raws.all() {
 		if r.kind != rawHostOp && r.kind != rawRuntime {
 			continue
 		}
@@ -244,17 +253,29 @@ func (d *decoder) resolve() *TraceData {
 		return t, t + math.Float64frombits(uint64(r.dur))
 	}
 
-	var mem *memIndex
-	nMem, nKeep := 0, 0
-	for i := 0; i < d.raws.n; i++ {
-		switch d.raws.at(i).kind {
-		case rawMemory:
-		case rawOOM:
-			nMem++
-		default:
-			nKeep++
+	// Per chunk of records: how many events and legacy-numbered ops come before it, so that
+	// the chunks can be turned into events independently.
+	type chunkStart struct{ ev, legacy int }
+	starts := make([]chunkStart, len(d.raws.chunks)+1)
+	nMem := 0
+	for k, c := range d.raws.chunks {
+		st := starts[k]
+		for i := range c {
+			switch r := &c[i]; r.kind {
+			case rawMemory:
+			case rawOOM:
+				nMem++
+			default:
+				st.ev++
+				if r.kind == rawHostOp && r.cat == catNone {
+					st.legacy++
+				}
+			}
 		}
+		starts[k+1] = st
 	}
+	nKeep := starts[len(d.raws.chunks)].ev
+	var mem *memIndex
 	if kineto {
 		mem = d.buildMemIndex()
 		if mem != nil {
@@ -266,76 +287,39 @@ func (d *decoder) resolve() *TraceData {
 		}
 	}
 
-	evs := make([]events.FunctionEvent, 0, nKeep+nMem)
-	var legacyID, maxID int64
+	evs := make([]events.FunctionEvent, nKeep, nKeep+nMem)
+	// convert fills the events of chunks [k0, k1) and returns their largest ID and how many
+	// may be linked.
+	convert := func(k0, k1 int) (maxID int64, nLinked int) {
+		for k := k0; k < k1; k++ {
+			c := d.raws.chunks[k]
+			j, legacyID := starts[k].ev, int64(starts[k].legacy)
+			for i := range c {
+				r := &c[i]
+				if r.kind == rawMemory || r.kind == rawOOM {
+					continue
+				}
+				fe := &evs[j]
+				j++
+				d.convert(fe, r, td.Device, mem, times, &legacyID, &nLinked)
+				maxID = max(maxID, fe.ID)
+			}
+		}
+		return maxID, nLinked
+	}
+	var maxID int64
 	nLinked := 0
-	for i := 0; i < d.raws.n; i++ {
-		r := d.raws.at(i)
-		if r.kind == rawMemory || r.kind == rawOOM {
-			continue
-		}
-		name := d.nameStrs[r.name]
-		start, end := times(r)
-		fe := events.FunctionEvent{
-			Name: events.RewriteName(name, true), TraceName: name,
-			Thread: r.tid, NodeID: -1, StartUs: start, EndUs: end, SequenceNr: -1,
-			InputShapes: "[]",
-		}
-		switch r.kind {
-		case rawHostOp:
-			fe.ID = r.extID
-			if r.cat == catNone {
-				legacyID++
-				fe.ID = legacyID
-				fe.IsLegacy = d.format == FormatLegacy
-			}
-			if r.remote {
-				fe.NodeID, fe.IsRemote = int(r.node), true
-			}
-			fe.FwdThread, fe.SequenceNr = r.fwd, r.seq
-			if r.shapes >= 0 {
-				fe.InputShapes = d.shapeStrs[r.shapes]
-			}
-			if r.stack >= 0 {
-				fe.Stack = d.stacks[r.stack]
-			}
-			switch {
-			case r.cat == catUserAnnotation:
-				fe.Scope, fe.IsUserAnnotation = events.ScopeUserScope, true
-			case r.fwd != 0:
-				fe.Scope = events.ScopeBackwardFunction
-			}
-			if r.scope >= 0 {
-				fe.Scope = int(r.scope)
-			}
-			fe.IsAsync = r.async
-			if r.devUs > 0 && !r.async {
-				// orprof's fallback device time: PyTorch's one fake kernel named after the op.
-				fe.Kernels = []events.Kernel{{Name: fe.Name, Device: int(r.devIdx), DurationUs: float64(r.devUs)}}
-				fe.IsLegacy = true
-			}
-		case rawRuntime:
-			fe.ID = r.corr
-			if r.extID > 0 {
-				nLinked++
-			}
-		case rawDevice:
-			fe.ID = r.corr
-			fe.DeviceType = deviceEventType(r.cat, td.Device)
-			fe.DeviceIndex = int(r.pid)
-			fe.IsUserAnnotation = r.cat == catDevUserAnnotation
-			if attachable(fe.DeviceType) && (r.extID > 0 || r.corr > 0) {
-				nLinked++
-			}
-		}
-		if mem != nil && (r.kind == rawHostOp || r.kind == rawRuntime) {
-			if lo, hi := mem.span(r); lo < hi {
-				fe.CPUMemoryUsage = mem.cpuSum[hi] - mem.cpuSum[lo]
-				fe.DeviceMemoryUsage = mem.devSum[hi] - mem.devSum[lo]
-			}
-		}
-		maxID = max(maxID, fe.ID)
-		evs = append(evs, fe)
+	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
+		// Two goroutines: the work is light, but the events are large and fresh memory.
+		var wg sync.WaitGroup
+		var maxID2 int64
+		var nLinked2 int
+		wg.Go(func() { maxID2, nLinked2 = convert(n/2, n) })
+		maxID, nLinked = convert(0, n/2)
+		wg.Wait()
+		maxID, nLinked = max(maxID, maxID2), nLinked+nLinked2
+	} else {
+		maxID, nLinked = convert(0, len(d.raws.chunks))
 	}
 	if nLinked > 0 {
 		d.link(evs)
@@ -343,6 +327,70 @@ func (d *decoder) resolve() *TraceData {
 	d.appendMemoryEvents(&evs, mem, maxID, base)
 	td.Events = evs
 	return td
+}
+
+// convert fills *fe, zero, from the record r (not a memory record); legacyID numbers legacy
+// ops, nLinked counts the events that may be linked to an op.
+func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.Type, mem *memIndex,
+	times func(*rawEvent) (float64, float64), legacyID *int64, nLinked *int) {
+	name := d.nameStrs[r.name]
+	start, end := times(r)
+	fe.Name, fe.TraceName = events.RewriteName(name, true), name
+	fe.Thread, fe.NodeID, fe.StartUs, fe.EndUs, fe.SequenceNr = r.tid, -1, start, end, -1
+	fe.InputShapes = "[]"
+	switch r.kind {
+	case rawHostOp:
+		fe.ID = r.extID
+		if r.cat == catNone {
+			*legacyID++
+			fe.ID = *legacyID
+			fe.IsLegacy = d.format == FormatLegacy
+		}
+		if r.remote {
+			fe.NodeID, fe.IsRemote = int(r.node), true
+		}
+		fe.FwdThread, fe.SequenceNr = r.fwd, r.seq
+		if r.shapes >= 0 {
+			fe.InputShapes = d.shapeStrs[r.shapes]
+		}
+		if r.stack >= 0 {
+			fe.Stack = d.stacks[r.stack]
+		}
+		switch {
+		case r.cat == catUserAnnotation:
+			fe.Scope, fe.IsUserAnnotation = events.ScopeUserScope, true
+		case r.fwd != 0:
+			fe.Scope = events.ScopeBackwardFunction
+		}
+		if r.scope >= 0 {
+			fe.Scope = int(r.scope)
+		}
+		fe.IsAsync = r.async
+		if r.devUs > 0 && !r.async {
+			// orprof's fallback device time: PyTorch's one fake kernel named after the op.
+			fe.Kernels = []events.Kernel{{Name: fe.Name, Device: int(r.devIdx), DurationUs: float64(r.devUs)}}
+			fe.IsLegacy = true
+		}
+	case rawRuntime:
+		fe.ID = r.corr
+		if r.extID > 0 {
+			*nLinked++
+		}
+	case rawDevice:
+		fe.ID = r.corr
+		fe.DeviceType = deviceEventType(r.cat, trace)
+		fe.DeviceIndex = int(r.pid)
+		fe.IsUserAnnotation = r.cat == catDevUserAnnotation
+		if attachable(fe.DeviceType) && (r.extID > 0 || r.corr > 0) {
+			*nLinked++
+		}
+	}
+	if mem != nil && (r.kind == rawHostOp || r.kind == rawRuntime) {
+		if lo, hi := mem.span(r); lo < hi {
+			fe.CPUMemoryUsage = mem.cpuSum[hi] - mem.cpuSum[lo]
+			fe.DeviceMemoryUsage = mem.devSum[hi] - mem.devSum[lo]
+		}
+	}
 }
 
 // link attaches device events to their host operators and moves linked runtime events onto
@@ -353,8 +401,7 @@ func (d *decoder) link(evs []events.FunctionEvent) {
 	var pairs []pair
 	for pass := 0; pass < 2; pass++ {
 		k := int32(-1)
-		for i := 0; i < d.raws.n; i++ {
-			r := d.raws.at(i)
+		for i, r := range d.raws.all() {
 			if r.kind == rawMemory || r.kind == rawOOM {
 				continue
 			}
@@ -460,8 +507,7 @@ func (l *linker) deviceLink(dev *rawEvent) int64 {
 func (l *linker) runtime(corr int64) *rawEvent {
 	if l.rtCorr == nil {
 		l.rtCorr = make(map[int64]int32)
-		for i := 0; i < l.d.raws.n; i++ {
-			r := l.d.raws.at(i)
+		for i, r := range l.d.raws.all() {
 			if r.kind == rawRuntime && r.corr > 0 {
 				if _, dup := l.rtCorr[r.corr]; !dup {
 					l.rtCorr[r.corr] = int32(i)
@@ -512,14 +558,14 @@ func (d *decoder) appendMemoryEvents(evs *[]events.FunctionEvent, mem *memIndex,
 		*evs = append(*evs, fe)
 	}
 	if len(uncovered) > 0 {
-		for i := 0; i < d.raws.n; i++ {
-			if r := d.raws.at(i); r.kind == rawMemory && uncovered[int32(i)] {
+		for i, r := range d.raws.all() {
+			if r.kind == rawMemory && uncovered[int32(i)] {
 				add(r)
 			}
 		}
 	}
-	for i := 0; i < d.raws.n; i++ {
-		if r := d.raws.at(i); r.kind == rawOOM {
+	for _, r := range d.raws.all() {
+		if r.kind == rawOOM {
 			add(r)
 		}
 	}

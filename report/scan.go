@@ -28,9 +28,14 @@ type scanner struct {
 	end   int   // end of the valid bytes in buf
 	off   int64 // input offset of buf[0]
 	keep  int   // −1, or the index in buf from which bytes must survive a refill
-	eof   bool
+	eof   bool  // r is exhausted (or failed); see done for the end of the input
 	rerr  error // a read error other than io.EOF
-	total int64 // bytes read so far
+	total int64 // bytes read from r so far
+
+	// In parallel mode (reader_parallel.go) input that was already read from r is handed back
+	// to the scanner: pre first, then the chunks feed returns until it returns nil, then r.
+	pre  []byte
+	feed func() []byte
 
 	progress func(int64)
 	scratch  []byte // decoded strings that contained escapes
@@ -56,7 +61,7 @@ func (s *scanner) errAt(off int64, format string, args ...any) error {
 // errHere builds a TraceError at the next unread byte; at the end of the input it reports the
 // read error or the truncation instead.
 func (s *scanner) errHere(format string, args ...any) error {
-	if s.pos >= s.end && s.eof {
+	if s.pos >= s.end && s.done() {
 		return s.errEOF()
 	}
 	return s.errAt(s.offset(), format, args...)
@@ -70,11 +75,14 @@ func (s *scanner) errEOF() error {
 	return s.errAt(s.offset(), "unexpected end of input (truncated JSON?)")
 }
 
+// done reports whether no input is left beyond the buffered bytes.
+func (s *scanner) done() bool { return s.eof && len(s.pre) == 0 && s.feed == nil }
+
 // fill reads more input, moving the unread bytes (and the bytes from keep) to the front of the
 // buffer first and growing it when it is full. It reports whether any byte was added. Indices
 // into buf held across a fill must be re-based on pos (pos keeps its distance to them).
 func (s *scanner) fill() bool {
-	if s.eof {
+	if s.done() {
 		return false
 	}
 	start := s.pos
@@ -95,17 +103,38 @@ func (s *scanner) fill() bool {
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}
+	for len(s.pre) == 0 && s.feed != nil {
+		if s.pre = s.feed(); s.pre == nil {
+			s.feed = nil
+		}
+	}
+	if len(s.pre) > 0 {
+		n := copy(s.buf[s.end:], s.pre)
+		s.pre = s.pre[n:]
+		s.end += n
+		return true
+	}
+	if s.eof {
+		return false
+	}
+	n := s.readSome(s.buf[s.end:])
+	s.end += n
+	return n > 0
+}
+
+// readSome reads from r into p (non-empty), retrying reads that return nothing. It counts the
+// bytes, reports progress, and sets eof (and rerr) when r ends or fails; it returns 0 only then.
+func (s *scanner) readSome(p []byte) int {
 	for empty := 0; ; empty++ {
 		if empty == 100 {
 			s.eof, s.rerr = true, io.ErrNoProgress
-			return false
+			return 0
 		}
-		n, err := s.r.Read(s.buf[s.end:])
-		if n < 0 || n > len(s.buf)-s.end {
+		n, err := s.r.Read(p)
+		if n < 0 || n > len(p) {
 			s.eof, s.rerr = true, fmt.Errorf("reader returned invalid count %d", n)
-			return false
+			return 0
 		}
-		s.end += n
 		s.total += int64(n)
 		if n > 0 && s.progress != nil {
 			s.progress(s.total)
@@ -115,10 +144,10 @@ func (s *scanner) fill() bool {
 			if err != io.EOF {
 				s.rerr = err
 			}
-			return n > 0
+			return n
 		}
 		if n > 0 {
-			return true
+			return n
 		}
 	}
 }
@@ -129,8 +158,13 @@ var wsTable = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 // peek skips whitespace and returns the next byte without consuming it; ok is false at the end
 // of the input.
 func (s *scanner) peek() (byte, bool) {
-	if p := s.pos; p < s.end && s.buf[p] > ' ' {
-		return s.buf[p], true
+	if p := s.pos; p+1 < s.end {
+		if c := s.buf[p]; c > ' ' {
+			return c, true
+		} else if c == ' ' && s.buf[p+1] > ' ' { // the one space after ':' and ','
+			s.pos = p + 1
+			return s.buf[p+1], true
+		}
 	}
 	return s.peekSlow()
 }
@@ -176,6 +210,16 @@ func (s *scanner) expect(c byte, what string) error {
 // more is called after an element of an array or a member of an object: it consumes the ','
 // and reports true, or consumes the closing byte and reports false.
 func (s *scanner) more(closing byte) (bool, error) {
+	if p := s.pos; p < s.end {
+		switch s.buf[p] {
+		case ',':
+			s.pos = p + 1
+			return true, nil
+		case closing:
+			s.pos = p + 1
+			return false, nil
+		}
+	}
 	c, ok := s.peek()
 	if !ok {
 		return false, s.errEOF()
@@ -207,6 +251,27 @@ func (s *scanner) first(closing byte) (bool, error) {
 
 // key reads an object member name and the ':' after it.
 func (s *scanner) key() ([]byte, error) {
+	// Fast path: a short name without escapes, followed by ':', all in the buffered bytes.
+	b := s.buf[:s.end]
+	i := s.pos
+	for i < len(b) && wsTable[b[i]] {
+		i++
+	}
+	if i+1 < len(b) {
+		if b[i] == '"' {
+			for j := i + 1; j < len(b) && j < i+33; j++ {
+				if c := b[j]; c == '"' {
+					if j+1 < len(b) && b[j+1] == ':' {
+						s.pos = j + 2
+						return b[i+1 : j], nil
+					}
+					break
+				} else if c == '\\' {
+					break
+				}
+			}
+		}
+	}
 	c, ok := s.peek()
 	if !ok {
 		return nil, s.errEOF()
@@ -237,8 +302,10 @@ func (s *scanner) key() ([]byte, error) {
 
 // str reads a string (the next non-space byte must be '"') and returns its decoded bytes.
 func (s *scanner) str() ([]byte, error) {
-	if _, ok := s.peek(); !ok {
-		return nil, s.errEOF()
+	if s.pos >= s.end || s.buf[s.pos] != '"' {
+		if _, ok := s.peek(); !ok {
+			return nil, s.errEOF()
+		}
 	}
 	start := s.pos // at '"'
 	i := start + 1
@@ -479,7 +546,7 @@ func (s *scanner) num() ([]byte, numKind, error) {
 		for i < s.end && numTable[s.buf[i]] {
 			i++
 		}
-		if i < s.end || s.eof {
+		if i < s.end || s.done() {
 			break
 		}
 		rel := i - start // pos is still at start, so fill keeps the token
@@ -544,8 +611,8 @@ func (s *scanner) nonFinite(start int) ([]byte, numKind, error) {
 			return []byte(lit), numNonFin, nil
 		}
 	}
-	c := s.buf[start]
-	return nil, 0, s.errAt(s.off+int64(start), "invalid value starting with %s", quoteByte(c))
+	// literal may have refilled the buffer, which moves the token: pos is still at its start.
+	return nil, 0, s.errAt(s.offset(), "invalid value starting with %s", quoteByte(s.buf[s.pos]))
 }
 
 // literal consumes lit if the input continues with it.
@@ -607,7 +674,158 @@ func numGrammar(tok []byte) (numKind, bool) {
 }
 
 // skip skips one value of any type.
-func (s *scanner) skip() error { return s.skipDepth(0) }
+func (s *scanner) skip() error {
+	if s.skipFast() {
+		return nil
+	}
+	return s.skipDepth(0)
+}
+
+// skipFast skips one value that lies wholly in the buffered bytes and holds only the common
+// forms — strings without escapes, plain numbers (-?digits[.digits]), true, false, null, and
+// arrays and objects of those nested at most 32 deep — and reports true. On anything else,
+// or at the end of the buffered bytes, it consumes nothing and reports false, and skipDepth
+// reads (and validates, and reports errors in) the value as always. Whatever it accepts,
+// skipDepth accepts the same way.
+func (s *scanner) skipFast() bool {
+	b := s.buf[:s.end]
+	i := s.pos
+	var closers [32]byte
+	depth := 0
+	for {
+		// A value starts at i, after optional whitespace.
+		for i < len(b) && wsTable[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; c {
+		case '"':
+			q := bytes.IndexByte(b[i+1:], '"')
+			if q < 0 || bytes.IndexByte(b[i+1:i+1+q], '\\') >= 0 {
+				return false
+			}
+			i += q + 2
+		case '[', '{':
+			if depth == len(closers) {
+				return false
+			}
+			closers[depth] = c + 2 // ']' and '}'
+			depth++
+			i++
+			for i < len(b) && wsTable[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				return false
+			}
+			if b[i] == c+2 { // empty
+				depth--
+				i++
+				break
+			}
+			if c == '{' {
+				if i = skipKeyFast(b, i); i < 0 {
+					return false
+				}
+			}
+			continue
+		case 't', 'n':
+			lit := "true"
+			if c == 'n' {
+				lit = "null"
+			}
+			if len(b)-i < 4 || string(b[i:i+4]) != lit {
+				return false
+			}
+			i += 4
+		case 'f':
+			if len(b)-i < 5 || string(b[i:i+5]) != "false" {
+				return false
+			}
+			i += 5
+		default:
+			// A plain number, as numFast reads it.
+			j := i
+			if b[j] == '-' {
+				j++
+			}
+			d := j
+			for j < len(b) && b[j]-'0' <= 9 {
+				j++
+			}
+			if j == d || (b[d] == '0' && j-d > 1) {
+				return false
+			}
+			if j < len(b) && b[j] == '.' {
+				j++
+				f := j
+				for j < len(b) && b[j]-'0' <= 9 {
+					j++
+				}
+				if j == f {
+					return false
+				}
+			}
+			if j >= len(b) || numTable[b[j]] {
+				return false
+			}
+			i = j
+		}
+		// After a value: the end of the outermost one, or ',' or the closer of its container.
+		for {
+			if depth == 0 {
+				s.pos = i
+				return true
+			}
+			for i < len(b) && wsTable[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				return false
+			}
+			if b[i] == closers[depth-1] {
+				depth--
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return false
+			}
+			i++
+			if closers[depth-1] == '}' {
+				for i < len(b) && wsTable[b[i]] {
+					i++
+				}
+				if i = skipKeyFast(b, i); i < 0 {
+					return false
+				}
+			}
+			break
+		}
+	}
+}
+
+// skipKeyFast skips an object member name without escapes and the ':' after it, starting at
+// b[i] (no whitespace before the name); it returns the index after the ':', or −1.
+func skipKeyFast(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	q := bytes.IndexByte(b[i+1:], '"')
+	if q < 0 || bytes.IndexByte(b[i+1:i+1+q], '\\') >= 0 {
+		return -1
+	}
+	i += q + 2
+	for i < len(b) && wsTable[b[i]] {
+		i++
+	}
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return i + 1
+}
 
 func (s *scanner) skipDepth(depth int) error {
 	c, ok := s.peek()

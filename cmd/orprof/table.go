@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
@@ -89,6 +92,7 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if msg := tf.check(); msg != "" {
 		return fail(stderr, "table: %s", msg)
 	}
+	defer lazyGC(tableGCFloor)()
 	var opts report.ReadOptions
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
@@ -109,11 +113,83 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	mem, device := hasMemory(data.Events), data.DeviceName
 	evs := data.Events
 	data = nil // the list takes the events over; nothing else keeps them alive
+	if len(evs) >= 1<<16 {
+		// The reader's scratch (its records of every event, input buffers) is garbage now and
+		// the heap holds little else but the events: collect here, once, so that the tree is
+		// built partly in reused memory instead of fresh pages (a few ms for the 87 MB MTIA
+		// trace, about what the page faults it saves cost, and 4 MB less peak RSS).
+		runtime.GC()
+	}
 	l := events.NewListOwned(evs, events.ListOptions{UseDevice: device})
 	if err := tf.write(stdout, l, device, mem); err != nil {
 		return fail(stderr, "table: %v", err)
 	}
 	return 0
+}
+
+// tableGCFloor is the heap size below which `orprof table` does not collect garbage. Reading a
+// trace allocates mostly what it keeps (the events, then the tree) plus short-lived scan
+// records; collecting while the heap is small saves little memory and costs much time (the
+// 87 MB MTIA Kineto trace allocates about 60 MB in all, and a collection in the middle of it
+// doubled the command's time). The peak RSS stays below the floor plus the binary's pages.
+const tableGCFloor = 72 << 20
+
+// lazyGC postpones the first garbage collection until the heap reaches floor bytes, then
+// restores the usual pacing (GOGC, no memory limit) for the rest of the run, so a large trace
+// is collected as it always was once it is past the floor. An explicit GOGC or GOMEMLIMIT in
+// the environment is left alone. The returned function ends the caller's use; the settings
+// are restored when no run needs them (runs may overlap in tests) or after the first
+// collection, whichever comes first.
+func lazyGC(floor int64) (done func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	st := &lazyGCState
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.active == 0 && !st.tuned {
+		st.pct = debug.SetGCPercent(-1)
+		st.limit = debug.SetMemoryLimit(floor)
+		st.tuned = true
+		// The sentinel is garbage at once, so its finalizer runs after the first collection.
+		sentinel := &struct{ p *int }{}
+		runtime.SetFinalizer(sentinel, func(*struct{ p *int }) {
+			st.mu.Lock()
+			st.untune()
+			st.mu.Unlock()
+		})
+	}
+	st.active++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			st.mu.Lock()
+			if st.active--; st.active == 0 {
+				st.untune()
+			}
+			st.mu.Unlock()
+		})
+	}
+}
+
+// gcSettings are the collector settings lazyGC changes.
+type gcSettings struct {
+	mu     sync.Mutex
+	active int   // lazyGC calls not yet done
+	tuned  bool  // the lazy settings are in force
+	pct    int   // the settings to restore
+	limit  int64 //
+}
+
+var lazyGCState gcSettings
+
+// untune restores the collector's settings; the caller holds mu.
+func (st *gcSettings) untune() {
+	if st.tuned {
+		debug.SetGCPercent(st.pct)
+		debug.SetMemoryLimit(st.limit)
+		st.tuned = false
+	}
 }
 
 // hasMemory reports whether any event carries memory figures (the trace recorded memory).
