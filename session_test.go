@@ -276,3 +276,28 @@ func TestDropUnpairedFlows(t *testing.T) {
 	assert.Equal(t, 2, dropUnpairedFlows(tr))
 	assert.Len(t, tr.Events, 3)
 }
+
+// TestSystemTimesAreReal: a CPU-only session times ranges with the TSC where it can; the
+// converted times match the system clock.
+func TestSystemTimesAreReal(t *testing.T) {
+	before := time.Now().UnixNano()
+	s, err := Start(Options{})
+	require.NoError(t, err)
+	ctx := context.Background()
+	outer := RecordFunction(ctx, "outer")
+	time.Sleep(2 * time.Millisecond)
+	inner := RecordFunction(ctx, "inner")
+	time.Sleep(3 * time.Millisecond)
+	inner.End()
+	outer.End()
+	res, err := s.Stop()
+	require.NoError(t, err)
+	after := time.Now().UnixNano()
+	require.Equal(t, 2, res.Events.Len())
+	assert.Equal(t, 0, res.Events.Parent(1))
+	o, i := res.Events.Event(0), res.Events.Event(1)
+	assert.InDelta(t, 5000, o.ElapsedUs(), 2000)
+	assert.InDelta(t, 3000, i.ElapsedUs(), 1500)
+	assert.GreaterOrEqual(t, res.Trace.BaseTimeNs, before)
+	assert.LessOrEqual(t, res.Trace.BaseTimeNs+int64(o.EndUs*1000), after)
+}

@@ -178,7 +178,7 @@ func (s *Session) begin(ctx context.Context, t *Thread, op Op) Range {
 	r.DeviceIndex = dev.Device
 	sl.stream = dev.Stream
 	t.open = append(t.open, handle)
-	r.StartNs = s.clock.Now()
+	r.StartNs = s.now()
 	t.mu.Unlock()
 	for _, c := range s.corr {
 		c.PushCorrelationID(uint64(handle))
@@ -201,7 +201,7 @@ func (r Range) end(on *Thread) {
 	for i := len(s.corr) - 1; i >= 0; i-- {
 		s.corr[i].PopCorrelationID()
 	}
-	now := s.clock.Now()
+	now := s.now()
 	var dev stubs.Recorded
 	if s.fallback {
 		var err error
@@ -262,7 +262,7 @@ func RecordMemory(ctx context.Context, bytes int64, d devices.Type) {
 		return
 	}
 	t := ThreadFrom(ctx)
-	now := s.clock.Now()
+	now := s.now()
 	t.mu.Lock()
 	sl := t.bufFor(s).next()
 	sl.rec = events.Record{Kind: events.MemoryRecord, Thread: t.id, EndThread: t.id, StartNs: now, EndNs: now,
@@ -284,7 +284,7 @@ func Mark(ctx context.Context, name string) {
 		}
 	}
 	t := ThreadFrom(ctx)
-	now := s.clock.Now()
+	now := s.now()
 	t.mu.Lock()
 	sl := t.bufFor(s).next()
 	sl.rec = events.Record{Kind: events.MarkRecord, Name: name, Thread: t.id, EndThread: t.id, StartNs: now, EndNs: now, DeviceElapsedUs: -1}

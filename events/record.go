@@ -111,6 +111,25 @@ func FromRecords(recs []Record, baseNs int64, device devices.Type) []FunctionEve
 	return out
 }
 
+// AttachMemory adds the memory records among recs to evs as FromRecords does (to every host
+// event containing them, the rest as top-level "[memory]" events), for events that were
+// completed after FromRecords (a child profiler's runtime calls). evs is modified in place and
+// returned, possibly grown.
+func AttachMemory(evs []FunctionEvent, recs []Record, baseNs int64) []FunctionEvent {
+	var mems []int
+	for i := range recs {
+		if recs[i].Kind == MemoryRecord {
+			mems = append(mems, i)
+		}
+	}
+	if len(mems) == 0 {
+		return evs
+	}
+	evs = attributeMemory(evs, recs, mems, baseNs)
+	SortEvents(evs)
+	return evs
+}
+
 // attributeMemory adds each memory record to every host event, on any thread, whose closed
 // interval [start, end] contains it, as PyTorch's Kineto-path parser does; records inside none
 // become top-level "[memory]" events at their own time on their own thread, numbered after the

@@ -1,0 +1,5 @@
+package tsc
+
+import "os"
+
+func disabledByEnv() bool { return os.Getenv("ORPROF_NO_TSC") == "1" }
