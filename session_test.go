@@ -296,8 +296,11 @@ func TestSystemTimesAreReal(t *testing.T) {
 	require.Equal(t, 2, res.Events.Len())
 	assert.Equal(t, 0, res.Events.Parent(1))
 	o, i := res.Events.Event(0), res.Events.Event(1)
-	assert.InDelta(t, 5000, o.ElapsedUs(), 2000)
-	assert.InDelta(t, 3000, i.ElapsedUs(), 1500)
+	// Sleeps only ever overshoot; the bounds above them are loose for loaded CI machines.
+	assert.GreaterOrEqual(t, o.ElapsedUs(), 4990.0)
+	assert.Less(t, o.ElapsedUs(), 500_000.0)
+	assert.GreaterOrEqual(t, i.ElapsedUs(), 2990.0)
+	assert.Less(t, i.ElapsedUs(), o.ElapsedUs())
 	assert.GreaterOrEqual(t, res.Trace.BaseTimeNs, before)
 	assert.LessOrEqual(t, res.Trace.BaseTimeNs+int64(o.EndUs*1000), after)
 }
