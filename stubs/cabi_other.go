@@ -1,9 +1,10 @@
-//go:build !(darwin || freebsd || linux || netbsd)
+//go:build !(darwin || freebsd || linux || netbsd) || noplugin
 
 package stubs
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 )
 
@@ -28,13 +29,16 @@ func (e *LoadError) Error() string { return e.Path + ": " + e.Err.Error() }
 // Unwrap returns Err.
 func (e *LoadError) Unwrap() error { return e.Err }
 
-// CStubs is a C backend loaded from a shared library. On this platform C backends cannot be
-// loaded: Open always fails and CStubs behaves like Default stubs.
+// CStubs is a C backend loaded from a shared library. On this platform, or in a build with the
+// noplugin tag (a static binary without purego), C backends cannot be loaded: Open always
+// fails and CStubs behaves like Default stubs.
 type CStubs struct{ defaultStubs }
 
-// Open fails: loading C backends needs dlopen, which this platform lacks.
+// Open fails: loading C backends needs dlopen, which this platform or build lacks. The error
+// matches errors.ErrUnsupported.
 func Open(path string) (*CStubs, error) {
-	return nil, &LoadError{Path: path, Err: errors.New("C backends are not supported on " + runtime.GOOS)}
+	return nil, &LoadError{Path: path, Err: fmt.Errorf("C backends are not supported in this build (%s, or built with -tags noplugin): %w",
+		runtime.GOOS, errors.ErrUnsupported)}
 }
 
 // Load fails like Open.
