@@ -61,18 +61,7 @@ func TestTableDeviceColumns113(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	require.NoError(t, WriteTable(&buf, rows, TableOptions{UseDevice: "cuda", Target: Target113}))
-	want := `--------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  
-          Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg     Self CUDA   Self CUDA %    CUDA total  CUDA time avg    # of Calls  
---------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  
-         outer        12.00%      12.000us       100.00%     100.000us     100.000us       7.250us         8.06%      90.000us      90.000us             1  
-      aten::mm        50.00%      50.000us        50.00%      50.000us      50.000us      50.000us        55.56%      50.000us      50.000us             1  
-    aten::relu        30.00%      30.000us        30.00%      30.000us      30.000us      25.500us        28.33%      25.500us      25.500us             1  
-      aten::mm         8.00%       8.000us         8.00%       8.000us       8.000us       7.250us         8.06%       7.250us       7.250us             1  
---------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  ------------  
-Self CPU time total: 100.000us
-Self CUDA time total: 90.000us
-`
-	require.Equal(t, want, buf.String())
+	require.Equal(t, readGolden(t, "ref_7_2_device.txt"), buf.String())
 }
 
 // loadLegacy reads a PyTorch legacy array trace with encoding/json (test-only).
