@@ -62,8 +62,7 @@ type Session struct {
 	fallback bool
 	devName  string
 	devType  devices.Type
-	baseNs   int64
-	startNs  int64
+	baseNs   int64 // the session's start: the zero of every relative time
 	handles  atomic.Int64
 	// fast is set when ranges are timed with the TSC: records hold raw ticks until Stop
 	// converts them between anchor and a second anchor taken then.
@@ -75,12 +74,11 @@ type Session struct {
 
 	refs []deviceRef
 
-	mu      sync.Mutex
-	bufs    []*threadBuf
-	errs    []error
-	nErrs   int
-	stopped bool
-	warn    []string
+	mu    sync.Mutex
+	bufs  []*threadBuf
+	errs  []error
+	nErrs int
+	warn  []string
 }
 
 type child struct {
@@ -138,11 +136,10 @@ func Start(opts Options) (*Session, error) {
 		// so launches nest exactly inside the ops that made them.
 		s.fast = true
 		s.anchor = tsc.NewAnchor(s.clock.Now)
-		s.startNs = s.anchor.Ns
+		s.baseNs = s.anchor.Ns
 	} else {
-		s.startNs = s.clock.Now()
+		s.baseNs = s.clock.Now()
 	}
-	s.baseNs = s.startNs
 	if s.fallback {
 		// A reference event per device places device work on the host timeline in the trace.
 		err := s.dev.OnEachDevice(context.Background(), func(ctx context.Context, d int) error {
@@ -546,7 +543,7 @@ func AttachDeviceActivities(evs []events.FunctionEvent, acts []kineto.DeviceActi
 // buildTrace writes the host ops, memory instants, markers and device rows into a trace.
 func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs int64) *report.Trace {
 	pid := int64(os.Getpid())
-	t := &report.Trace{BaseTimeNs: s.baseNs, StartNs: s.startNs, EndNs: endNs}
+	t := &report.Trace{BaseTimeNs: s.baseNs, StartNs: s.baseNs, EndNs: endNs}
 	devMeta := `"cpu"`
 	if s.devName != "" {
 		devMeta = strconv.Quote(s.devName)
@@ -573,9 +570,7 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 	threads := map[int64]bool{}
 	for i := range recs {
 		r := &recs[i]
-		if !threads[r.Thread] {
-			threads[r.Thread] = true
-		}
+		threads[r.Thread] = true
 		switch r.Kind {
 		case events.MemoryRecord:
 			t.Events = append(t.Events, report.TraceEvent{Ph: 'i', Cat: "cpu_instant_event", Name: "[memory]",
@@ -631,9 +626,6 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 	if len(ivs) > 0 {
 		label := strings.ToUpper(s.devName)
 		streams := map[[2]int64]bool{}
-		for _, r := range s.refs {
-			_ = r
-		}
 		seenDev := map[int]bool{}
 		for _, iv := range ivs {
 			r := &recs[iv.rec]

@@ -278,7 +278,7 @@ func Mark(ctx context.Context, name string) {
 	if s == nil {
 		return
 	}
-	if m, ok := s.dev.(stubs.Marker); ok && s.dev != nil {
+	if m, ok := s.dev.(stubs.Marker); ok {
 		if err := m.Mark(name); err != nil {
 			s.fail("mark", err)
 		}

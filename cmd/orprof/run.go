@@ -201,18 +201,16 @@ func workloadNames() string {
 // that are refused are reported as warnings and the profile goes on; an unreadable --plugin-dir
 // is an error.
 func loadPlugins(dir string, opts *orprof.Options, stderr io.Writer) int {
-	var errs []kineto.PluginError
+	// Refused libraries stay registered as profilers whose Configure fails, so each session
+	// reports them once in its warnings; they are not printed here too.
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return fail(stderr, "run: --plugin-dir %s: not a readable directory", dir)
 		}
-		_, errs = kineto.RegisterPlugins(dir)
+		kineto.RegisterPlugins(dir)
 	} else {
-		_, errs = kineto.LoadPluginsFromEnv()
+		kineto.LoadPluginsFromEnv()
 	}
-	// Refused libraries stay registered as profilers whose Configure fails, so each session
-	// reports them once in its warnings; they are not printed here too.
-	_ = errs
 	if (dir != "" || os.Getenv(kineto.PluginDirEnv) != "") && opts.Activities.Empty() {
 		// Plugins take part only in sessions with activities: loading them asks for Kineto's
 		// default set unless --activities or a config chose.
