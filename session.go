@@ -61,7 +61,6 @@ type Session struct {
 	// KINETO_PRIVATEUSE1_FALLBACK) rather than from an activity profiler's kernels.
 	fallback bool
 	devName  string
-	devType  devices.Type
 	baseNs   int64 // the session's start: the zero of every relative time
 	handles  atomic.Int64
 	// fast is set when ranges are timed with the TSC: records hold raw ticks until Stop
@@ -116,10 +115,6 @@ func Start(opts Options) (*Session, error) {
 		s.dev = st
 		s.fallback = true
 		s.devName = strings.ToLower(opts.Device)
-		s.devType = devices.PrivateUse1
-		if t, err := devices.Parse(opts.Device); err == nil {
-			s.devType = t
-		}
 	}
 	if s.dev != nil && kernelPath(s.devName, opts.Activities) {
 		// Like PyTorch's KINETO_PRIVATEUSE1 state: the backend's activity profiler records the
@@ -349,25 +344,16 @@ func (s *Session) Stop() (*Result, error) {
 	if n := dropUnpairedFlows(trace); n > 0 {
 		s.warn = append(s.warn, fmt.Sprintf("dropped %d flow events without a partner (a child profiler wrote one end of a flow only)", n))
 	}
-	var evs []events.FunctionEvent
-	if len(res.DeviceActivities) == 0 {
-		evs = events.FromRecords(recs, s.baseNs, s.devType)
-	} else {
-		// Memory goes to every host event that contains it, the runtime calls of the child
-		// profilers too (as a trace reader sees them), so it is attributed after they join.
-		ranges := make([]events.Record, 0, len(recs))
-		for i := range recs {
-			if recs[i].Kind != events.MemoryRecord {
-				ranges = append(ranges, recs[i])
-			}
-		}
-		evs = events.FromRecords(ranges, s.baseNs, s.devType)
+	// Memory goes to every host event that contains it, the runtime calls of the child
+	// profilers too (as a trace reader sees them), so it is attributed after they join.
+	evs := events.FromRecords(recs, s.baseNs)
+	if len(res.DeviceActivities) > 0 {
 		evs = AttachDeviceActivities(evs, res.DeviceActivities, s.baseNs)
-		evs = events.AttachMemory(evs, recs, s.baseNs)
 		if res.Device == "" {
 			res.Device = devices.PrivateUse1BackendName()
 		}
 	}
+	evs = events.AttachMemory(evs, recs, s.baseNs)
 	res.Events = events.NewList(evs, events.ListOptions{UseDevice: res.Device, ProfileMemory: s.opts.ProfileMemory})
 	res.Trace = trace
 	res.Warnings = s.warn

@@ -66,25 +66,17 @@ func FormatShapes(shapes [][]int64) string {
 	return b.String()
 }
 
-// FromRecords turns a session's raw records into FunctionEvents the way PyTorch's fallback
-// parser does: times relative to baseNs in µs, the ProfilerStep* wildcard, filtered names
-// dropped, async when flagged or when the range ended on another thread, device time truncated
-// to whole µs and appended as one fake kernel (marking the event legacy) when ≥ 1 µs, memory
-// added to every host event that contains it (any thread, as PyTorch's Kineto-path parser
-// does) and top-level "[memory]" events for the rest. The result is sorted by (start, −end). Records are not modified.
-func FromRecords(recs []Record, baseNs int64, device devices.Type) []FunctionEvent {
+// FromRecords turns a session's raw range records into FunctionEvents the way PyTorch's
+// fallback parser does: times relative to baseNs in µs, the ProfilerStep* wildcard, filtered
+// names dropped, async when flagged or when the range ended on another thread, device time
+// truncated to whole µs and appended as one fake kernel (marking the event legacy) when ≥ 1 µs.
+// Memory and mark records are left for AttachMemory, which runs once every host event is
+// known. The result is sorted by (start, −end). Records are not modified.
+func FromRecords(recs []Record, baseNs int64) []FunctionEvent {
 	out := make([]FunctionEvent, 0, len(recs))
-	var mems []int
 	for i := range recs {
 		r := &recs[i]
-		switch r.Kind {
-		case MemoryRecord:
-			mems = append(mems, i)
-			continue
-		case MarkRecord:
-			continue
-		}
-		if FilterName(r.Name) {
+		if r.Kind != RangeRecord || FilterName(r.Name) {
 			continue
 		}
 		fe := NewFunctionEvent(r.Handle, r.Name, r.Thread,
@@ -104,17 +96,14 @@ func FromRecords(recs []Record, baseNs int64, device devices.Type) []FunctionEve
 		}
 		out = append(out, fe)
 	}
-	if len(mems) > 0 {
-		out = attributeMemory(out, recs, mems, baseNs)
-	}
 	SortEvents(out)
 	return out
 }
 
-// AttachMemory adds the memory records among recs to evs as FromRecords does (to every host
-// event containing them, the rest as top-level "[memory]" events), for events that were
-// completed after FromRecords (a child profiler's runtime calls). evs is modified in place and
-// returned, possibly grown.
+// AttachMemory adds the memory records among recs to evs: to every host event that contains
+// them (any thread, as PyTorch's Kineto-path parser does), the rest as top-level "[memory]"
+// events. Call it once evs holds every host event, a child profiler's runtime calls included.
+// evs is modified in place and returned, possibly grown, sorted by (start, −end).
 func AttachMemory(evs []FunctionEvent, recs []Record, baseNs int64) []FunctionEvent {
 	var mems []int
 	for i := range recs {

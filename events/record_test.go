@@ -5,8 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/orprof/orprof/devices"
 )
 
 func rng(handle int64, name string, startNs, endNs int64) Record {
@@ -25,7 +23,7 @@ func TestFromRecords(t *testing.T) {
 	async.EndThread = 2
 	async.DeviceElapsedUs = 50 // async events never get device time
 	filtered := rng(5, "aten::is_leaf", 4100, 4200)
-	evs := FromRecords([]Record{step, mm, tiny, async, filtered}, 1000, devices.PrivateUse1)
+	evs := FromRecords([]Record{step, mm, tiny, async, filtered}, 1000)
 	require.Len(t, evs, 4)
 	byName := map[string]FunctionEvent{}
 	for _, e := range evs {
@@ -49,7 +47,7 @@ func TestFromRecords(t *testing.T) {
 // TestConsecutiveSameNameRangesAreKept is PyTorch issue 65140: the legacy parser dropped a
 // push whose previous record had the same name, as a "duplicate". Both ranges are real.
 func TestConsecutiveSameNameRangesAreKept(t *testing.T) {
-	evs := FromRecords([]Record{rng(1, "step", 0, 1000), rng(2, "step", 1000, 2000)}, 0, devices.CPU)
+	evs := FromRecords([]Record{rng(1, "step", 0, 1000), rng(2, "step", 1000, 2000)}, 0)
 	require.Len(t, evs, 2)
 	rows := NewList(evs, ListOptions{}).KeyAverages(AverageOptions{})
 	require.Len(t, rows, 1)
@@ -60,7 +58,7 @@ func TestConsecutiveSameNameRangesAreKept(t *testing.T) {
 // it ended after its parent, giving negative self times. Sessions keep ns, so a child ending
 // 200 ns before its parent, in the same µs, still nests.
 func TestNanosecondNesting(t *testing.T) {
-	evs := FromRecords([]Record{rng(1, "parent", 1000, 5900), rng(2, "child", 1500, 5700)}, 0, devices.CPU)
+	evs := FromRecords([]Record{rng(1, "parent", 1000, 5900), rng(2, "child", 1500, 5700)}, 0)
 	l := NewList(evs, ListOptions{})
 	require.Equal(t, 0, l.Parent(1))
 	for i := 0; i < l.Len(); i++ {
