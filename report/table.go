@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -81,28 +81,27 @@ func SortAverages(rows []events.Avg, sortBy, useDevice string) ([]events.Avg, er
 	if sortBy == "" {
 		return rows, nil
 	}
-	out := make([]events.Avg, len(rows))
-	copy(out, rows)
+	var cmp func(a, b *events.Avg) int
 	if sortBy == "key" {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Key > out[j].Key })
-		return out, nil
+		cmp = func(a, b *events.Avg) int { return strings.Compare(b.Key, a.Key) }
+	} else {
+		f, ok := events.SortKey(sortBy, useDevice)
+		if !ok {
+			return nil, fmt.Errorf("unknown sort key %q: FunctionEventAvg has no such attribute (try cpu_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, count)", sortBy)
+		}
+		cmp = func(a, b *events.Avg) int {
+			switch x, y := f(a), f(b); {
+			case x > y:
+				return -1
+			case y > x:
+				return 1
+			}
+			return 0
+		}
 	}
-	f, ok := events.SortKey(sortBy, useDevice)
-	if !ok {
-		return nil, fmt.Errorf("unknown sort key %q: FunctionEventAvg has no such attribute (try cpu_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, count)", sortBy)
-	}
-	vals := make([]float64, len(out))
-	perm := make([]int, len(out))
-	for i := range out {
-		vals[i] = f(&out[i])
-		perm[i] = i
-	}
-	sort.SliceStable(perm, func(a, b int) bool { return vals[perm[a]] > vals[perm[b]] })
-	sorted := make([]events.Avg, len(out))
-	for i, p := range perm {
-		sorted[i] = out[p]
-	}
-	return sorted, nil
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b events.Avg) int { return cmp(&a, &b) })
+	return out, nil
 }
 
 // FormatTime renders µs as PyTorch's _format_time: "12.000us", "1.171ms", "2.500s".
