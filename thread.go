@@ -261,12 +261,16 @@ func RecordMemory(ctx context.Context, bytes int64, d devices.Type) {
 	if s == nil || !s.opts.ProfileMemory {
 		return
 	}
-	t := ThreadFrom(ctx)
+	s.instant(ThreadFrom(ctx), events.Record{Kind: events.MemoryRecord, Bytes: bytes, MemoryDevice: d})
+}
+
+// instant records r on t as a finished record stamped now (memory and marks).
+func (s *Session) instant(t *Thread, r events.Record) {
 	now := s.now()
+	r.Thread, r.EndThread, r.StartNs, r.EndNs, r.DeviceElapsedUs = t.id, t.id, now, now, -1
 	t.mu.Lock()
 	sl := t.bufFor(s).next()
-	sl.rec = events.Record{Kind: events.MemoryRecord, Thread: t.id, EndThread: t.id, StartNs: now, EndNs: now,
-		Bytes: bytes, MemoryDevice: d, DeviceElapsedUs: -1}
+	sl.rec = r
 	sl.ended = true
 	t.mu.Unlock()
 }
@@ -283,13 +287,7 @@ func Mark(ctx context.Context, name string) {
 			s.fail("mark", err)
 		}
 	}
-	t := ThreadFrom(ctx)
-	now := s.now()
-	t.mu.Lock()
-	sl := t.bufFor(s).next()
-	sl.rec = events.Record{Kind: events.MarkRecord, Name: name, Thread: t.id, EndThread: t.id, StartNs: now, EndNs: now, DeviceElapsedUs: -1}
-	sl.ended = true
-	t.mu.Unlock()
+	s.instant(ThreadFrom(ctx), events.Record{Kind: events.MarkRecord, Name: name})
 }
 
 // ErrNoRanges is returned by RangePush and RangePop when no session with a device that has
