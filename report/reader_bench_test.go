@@ -17,7 +17,7 @@ func loadGz(b *testing.B, name string) []byte {
 	b.Helper()
 	f, err := os.Open(filepath.Join(sharedTestdata, "kineto", name))
 	if err != nil {
-		b.Skipf("shared test data not available: %v", err)
+		b.Fatalf("testdata missing: %v", err)
 	}
 	defer f.Close()
 	gz, err := gzip.NewReader(f)
@@ -50,7 +50,7 @@ func BenchmarkReadTraceMTIA(b *testing.B) {
 func BenchmarkReadTraceMTIAGzip(b *testing.B) {
 	f, err := os.ReadFile(filepath.Join(sharedTestdata, "kineto", "mtia_rank0.json.gz"))
 	if err != nil {
-		b.Skipf("shared test data not available: %v", err)
+		b.Fatalf("testdata missing: %v", err)
 	}
 	b.SetBytes(int64(len(loadGz(b, "mtia_rank0.json.gz"))))
 	b.ReportAllocs()

@@ -19,8 +19,8 @@ import (
 	"github.com/orprof/orprof/events"
 )
 
-// sharedTestdata is the team's shared test data, relative to this package's directory.
-const sharedTestdata = "../../shared/testdata"
+// sharedTestdata is the repository's top-level testdata, relative to this package's directory.
+const sharedTestdata = "../testdata"
 
 // readerTestdata holds the reader's own hand-written traces.
 const readerTestdata = "testdata/reader"
@@ -29,7 +29,7 @@ func requireShared(t testing.TB, sub string) string {
 	t.Helper()
 	dir := filepath.Join(sharedTestdata, sub)
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared test data %s not available: %v", dir, err)
+		t.Fatalf("testdata %s missing: %v", dir, err)
 	}
 	return dir
 }

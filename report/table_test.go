@@ -69,7 +69,7 @@ func loadLegacy(t *testing.T, path string) []events.FunctionEvent {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("shared testdata not available: %v", err)
+		t.Fatalf("testdata missing: %v", err)
 	}
 	var raw []struct {
 		Name string  `json:"name"`
@@ -109,10 +109,10 @@ func sections(text string) map[string]string {
 
 // TestTablesPyTorch113 rebuilds every table PyTorch 1.13 printed from the trace it wrote.
 func TestTablesPyTorch113(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "testdata", "pytorch-1.13")
+	root := filepath.Join("..", "testdata", "pytorch-1.13")
 	dirs, err := os.ReadDir(root)
 	if err != nil {
-		t.Skipf("shared testdata not available: %v", err)
+		t.Fatalf("testdata missing: %v", err)
 	}
 	for _, d := range dirs {
 		evs := loadLegacy(t, filepath.Join(root, d.Name(), "trace.json"))

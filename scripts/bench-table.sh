@@ -12,8 +12,7 @@ set -euo pipefail
 
 runs=${1:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
-gz=${TRACE_GZ:-$root/../shared/testdata/kineto/mtia_rank0.json.gz}
-[[ -f $gz ]] || gz=/work/shared/testdata/kineto/mtia_rank0.json.gz
+gz=${TRACE_GZ:-$root/testdata/kineto/mtia_rank0.json.gz}
 for need in go python3 zcat /usr/bin/time; do
 	if ! command -v "$need" >/dev/null; then
 		echo "bench-table: $need not found; nothing measured" >&2

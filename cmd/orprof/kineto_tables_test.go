@@ -14,9 +14,9 @@ import (
 // TestKinetoTraceTables: every real Kineto trace in the shared test data gives a table, with
 // device columns where the trace has device work; the footers pin each table's totals.
 func TestKinetoTraceTables(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "testdata", "kineto")
+	dir := filepath.Join("..", "..", "testdata", "kineto")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared test data not available: %v", err)
+		t.Fatalf("testdata missing: %v", err)
 	}
 	want := map[string]string{
 		"cpu_only.json.gz":                  "Self CPU time total: 2.346s\n",
