@@ -440,7 +440,7 @@ func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 
 // AppendTable is WriteTable into a byte slice.
 func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
-	m, err := buildTable(rows, o)
+	m, err := buildTable(printableRows(rows), o)
 	if err != nil || len(m.cols) == 0 {
 		return b, err
 	}

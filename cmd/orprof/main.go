@@ -60,14 +60,27 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args, allowing flags after positional arguments. When stop is true the
-// command must return exit at once: 0 after -h, 2 for a bad flag (already reported by the flag
-// set in one line).
+// command must return exit at once: 0 after -h (the usage printed), 2 for a bad flag (reported
+// in one line naming the flag, with a pointer to the command's -h).
 func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int, stop bool) {
+	// The flag package prints the error and the whole usage on a bad flag: keep the usage for
+	// -h only, and print the error as one line here.
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
+				if usage != nil {
+					usage()
+				} else {
+					fs.SetOutput(out)
+					fs.PrintDefaults()
+				}
 				return nil, 0, true
 			}
+			fmt.Fprintln(out, flagErrorLine(fs.Name(), err))
 			return nil, 2, true
 		}
 		rest := fs.Args()
