@@ -5,6 +5,7 @@
 //	orprof table [--sort-by KEY] [--row-limit N] ... TRACE
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
+//	orprof version
 package main
 
 import (
@@ -13,6 +14,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 const usage = `usage: orprof <command> [flags]
@@ -22,6 +25,7 @@ commands:
   table        print the operator summary table of a trace file
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
+  version      print the module version and VCS revision of this binary
 
 Run 'orprof <command> -h' for a command's flags.
 `
@@ -44,11 +48,13 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runConformance(args[1:], stdout, stderr)
 	case "plugins":
 		return runPlugins(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		return runVersion(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "orprof: unknown command %q\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "orprof: unknown command %s; run 'orprof -h' for the commands\n", quoteArg(args[0]))
 	return 2
 }
 
@@ -72,10 +78,10 @@ func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int,
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
+				fs.SetOutput(out)
 				if usage != nil {
 					usage()
 				} else {
-					fs.SetOutput(out)
 					fs.PrintDefaults()
 				}
 				return nil, 0, true
@@ -92,9 +98,28 @@ func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int,
 	}
 }
 
-// fail prints one error line and returns exit code 2.
+// fail prints one error line and returns exit code 2. Prefixes the wrapped errors repeat
+// ("orprof: run: orprof: …", "record: record: …") are printed once.
 func fail(stderr io.Writer, format string, a ...any) int {
-	msg := fmt.Sprintf(format, a...)
-	fmt.Fprintln(stderr, "orprof: "+strings.TrimSpace(strings.ReplaceAll(msg, "\n", " ")))
+	msg := strings.TrimSpace(strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " "))
+	fmt.Fprintln(stderr, "orprof: "+dedupPrefixes(strings.TrimPrefix(msg, "orprof: ")))
 	return 2
 }
+
+// dedupPrefixes drops "orprof: " inside msg (the line starts with it) and a "word: " segment
+// that repeats the one before it.
+func dedupPrefixes(msg string) string {
+	msg = strings.ReplaceAll(msg, ": orprof: ", ": ")
+	parts := strings.Split(msg, ": ")
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if p == out[len(out)-1] && !strings.ContainsAny(p, " \t") {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
+}
+
+// quoteArg quotes a command-line argument for an error line, at most quote.Max bytes of it.
+func quoteArg(s string) string { return quote.String(s) }

@@ -30,7 +30,7 @@ func runPlugins(args []string, stdout, stderr io.Writer) int {
 	case stop:
 		return exit
 	case len(pos) > 0:
-		return fail(stderr, "plugins: unexpected argument %q (see orprof plugins -h)", pos[0])
+		return fail(stderr, "plugins: unexpected argument %s; run 'orprof plugins -h'", quoteArg(pos[0]))
 	}
 	if *dir == "" {
 		*dir = os.Getenv(kineto.PluginDirEnv)

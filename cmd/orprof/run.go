@@ -39,7 +39,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exit
 	}
 	if len(pos) > 0 {
-		return fail(stderr, "run: unexpected argument %q", pos[0])
+		return fail(stderr, "run: unexpected argument %s", quoteArg(pos[0]))
 	}
 	if msg := tf.check(); msg != "" {
 		return fail(stderr, "run: %s", msg)

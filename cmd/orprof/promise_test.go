@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/internal/quote"
+)
+
+// TestBadFlagsOneLine: every bad flag gives one line on stderr naming the flag, quoting at
+// most ~100 bytes of it, with "run 'orprof CMD -h'", and exit 2; -h still prints the usage.
+func TestBadFlagsOneLine(t *testing.T) {
+	long := strings.Repeat("a", 60000)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--bogus"}, []string{"unknown flag --bogus", "run 'orprof run -h'"}},
+		{[]string{"table", "--nope", "x.json"}, []string{"unknown flag --nope", "run 'orprof table -h'"}},
+		{[]string{"plugins", "--x"}, []string{"unknown flag --x", "run 'orprof plugins -h'"}},
+		{[]string{"conformance", "--x"}, []string{"unknown flag --x", "run 'orprof conformance -h'"}},
+		{[]string{"version", "--x"}, []string{"unknown flag --x", "run 'orprof version -h'"}},
+		{[]string{"run", "--row-limit", "abc"}, []string{`--row-limit "abc": not a valid value`, "run 'orprof run -h'"}},
+		{[]string{"run", "--row-limit", "99999999999999999999"}, []string{"--row-limit", "out of range"}},
+		{[]string{"run", "--record-shapes=maybe"}, []string{`--record-shapes "maybe": not a boolean`}},
+		{[]string{"run", "--trace"}, []string{"--trace needs a value"}},
+		{[]string{"run", "---x"}, []string{`bad flag syntax "---x"`}},
+		{[]string{"run", "--" + long}, []string{"unknown flag --aaaa", "…"}},
+		{[]string{"run", "--row-limit", long}, []string{`--row-limit "aaaa`, `"…: not a valid value`}},
+		{[]string{"run", long}, []string{"unexpected argument", "…"}},
+		{[]string{long}, []string{"unknown command", "…", "run 'orprof -h'"}},
+	}
+	for _, tt := range tests {
+		name := strings.Join(tt.args, " ")
+		if len(name) > 40 {
+			name = name[:40]
+		}
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := dispatch(tt.args, strings.NewReader(""), &out, &errb)
+			assert.Equal(t, 2, code)
+			msg := errb.String()
+			assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
+			assert.Less(t, len(msg), 300, "quotes at most ~100 bytes of the input")
+			for _, w := range tt.want {
+				assert.Contains(t, msg, w)
+			}
+			assert.Empty(t, out.String())
+		})
+	}
+	var out, errb bytes.Buffer
+	assert.Equal(t, 0, dispatch([]string{"run", "-h"}, nil, &out, &errb))
+	assert.Contains(t, errb.String(), "-row-limit")
+}
+
+// TestRunBadInputOneLine: values the run command refuses before it profiles.
+func TestRunBadInputOneLine(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "k.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("ACTIVITIES_DURATION_SECS = -5\n"), 0o644))
+	longConf := filepath.Join(t.TempDir(), "long.conf")
+	require.NoError(t, os.WriteFile(longConf, []byte("ACTIVITY_TYPES = "+strings.Repeat("x", 60000)+"\n"), 0o644))
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--device", "nosuch"}, []string{`--device "nosuch": no backend registered`, "have cpu, ", "openreg"}},
+		{[]string{"run", "--activities", ","}, []string{`--activities ",": names no activity type`}},
+		{[]string{"run", "--activities", " , ,"}, []string{"names no activity type"}},
+		{[]string{"run", "--config", conf}, []string{"ACTIVITIES_DURATION_SECS: -5: must be ≥ 0", "k.conf:1"}},
+		{[]string{"run", "--config", longConf}, []string{"long.conf:1", "…"}},
+		{[]string{"run", "--format", "csv", "--metrics", "GpuTime"}, []string{"--metrics with --format csv", "--metrics-out"}},
+		{[]string{"run", "--metrics-out", "m.txt"}, []string{"--metrics-out: needs --metrics"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[1:], " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := dispatch(append(tt.args, "--trace", ""), nil, &out, &errb)
+			assert.Equal(t, 2, code)
+			msg := errb.String()
+			assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
+			assert.Less(t, len(msg), 600)
+			assert.NotContains(t, msg, strings.Repeat("x", quote.Max+1), "quotes at most quote.Max bytes of the input")
+			for _, w := range tt.want {
+				assert.Contains(t, msg, w)
+			}
+		})
+	}
+}
+
+// TestFailDedupPrefixes: a prefix the wrapped errors repeat is printed once.
+func TestFailDedupPrefixes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"run: orprof: a profiling session is already running", "orprof: run: a profiling session is already running\n"},
+		{"orprof: run: x", "orprof: run: x\n"},
+		{"record: record: openreg: failed", "orprof: record: openreg: failed\n"},
+		{"run: --trace a: b", "orprof: run: --trace a: b\n"},
+		{"a: b c: b c: d", "orprof: a: b c: b c: d\n"}, // only single words are folded
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		assert.Equal(t, 2, fail(&b, "%s", tt.in))
+		assert.Equal(t, tt.want, b.String())
+	}
+}
+
+// TestReadmeKernelsExampleNoWarning: the README's --activities example (no gpu_memset) prints
+// no warning: a memset launch whose work is not traced gets no half flow.
+func TestReadmeKernelsExampleNoWarning(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.json")
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"run", "--activities", "cpu_op,kernel,gpu_memcpy,privateuse1_runtime", "--trace", trace}, nil, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	assert.Equal(t, "orprof: trace written to "+trace+"\n", errb.String())
+}
+
+// TestTextTableEscapesControls: op names with ANSI escapes and control characters are escaped
+// in the text table; markdown, CSV and JSON keep the exact name in their own encoding.
+func TestTextTableEscapesControls(t *testing.T) {
+	name := "evil\x1b[2J\x1b[31mred\tname\u202e"
+	ev, err := json.Marshal(name)
+	require.NoError(t, err)
+	trace := `[{"name": ` + string(ev) + `, "ph": "X", "ts": 0, "dur": 10, "tid": 1, "pid": "CPU functions", "args": {}}]`
+	run := func(format string) string {
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch([]string{"table", "--format", format, "-"}, strings.NewReader(trace), &out, &errb), errb.String())
+		return out.String()
+	}
+	text := run("text")
+	assert.NotContains(t, text, "\x1b")
+	assert.NotContains(t, text, "\t")
+	assert.Contains(t, text, `evil\x1b[2J\x1b[31mred\tname\u202e`)
+
+	var doc struct {
+		Rows []struct {
+			Key string `json:"key"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(run("json")), &doc))
+	require.Len(t, doc.Rows, 1)
+	assert.Equal(t, name, doc.Rows[0].Key)
+
+	recs, err := csv.NewReader(strings.NewReader(run("csv"))).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, name, recs[1][0])
+}
+
+// TestRunMetricsFormats: --metrics with --format json puts the metrics table inside the JSON
+// document; --metrics-out writes it to a file in the chosen format; the table output stays
+// valid in every format.
+func TestRunMetricsFormats(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "--workload", "mlp", "--metrics", "GpuTime,GpuCoreClocks", "--trace", ""}
+
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, dispatch(append(args, "--format", "json"), nil, &out, &errb), errb.String())
+	var doc struct {
+		Rows    []map[string]any `json:"rows"`
+		Metrics struct {
+			Columns []struct{ Name, Unit string } `json:"columns"`
+			Rows    []struct {
+				Name   string    `json:"name"`
+				Scopes int       `json:"scopes"`
+				Values []float64 `json:"values"`
+			} `json:"rows"`
+			Scopes int `json:"scopes_total"`
+		} `json:"metrics"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
+	require.NotEmpty(t, doc.Rows)
+	require.Len(t, doc.Metrics.Columns, 2)
+	assert.Equal(t, "GpuTime", doc.Metrics.Columns[0].Name)
+	require.NotEmpty(t, doc.Metrics.Rows)
+	n := 0
+	for _, r := range doc.Metrics.Rows {
+		assert.Len(t, r.Values, 2)
+		n += r.Scopes
+	}
+	assert.Equal(t, doc.Metrics.Scopes, n)
+
+	for _, format := range []string{"csv", "json", "text", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			mpath := filepath.Join(dir, "metrics."+format)
+			var out, errb bytes.Buffer
+			require.Equal(t, 0, dispatch(append(args, "--format", format, "--metrics-out", mpath), nil, &out, &errb), errb.String())
+			m, err := os.ReadFile(mpath)
+			require.NoError(t, err)
+			switch format {
+			case "csv":
+				recs, err := csv.NewReader(&out).ReadAll()
+				require.NoError(t, err, "the table alone is one valid CSV")
+				assert.Equal(t, "key", recs[0][0])
+				mrecs, err := csv.NewReader(bytes.NewReader(m)).ReadAll()
+				require.NoError(t, err)
+				assert.Equal(t, []string{"name", "scopes", "GpuTime (ns)", "GpuCoreClocks (cycles)"}, mrecs[0][:4])
+			case "json":
+				var v map[string]any
+				require.NoError(t, json.Unmarshal(out.Bytes(), &v))
+				assert.NotContains(t, v, "metrics")
+				require.NoError(t, json.Unmarshal(m, &v))
+				assert.Contains(t, v, "columns")
+			default:
+				assert.Contains(t, string(m), "Scopes total:")
+				assert.NotContains(t, out.String(), "Scopes total:")
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/orprof/orprof", Version: "v1.2.3"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-11-23T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Regexp(t, `^orprof v1\.2\.3 revision abc123 \(2026-11-23T10:00:00Z\) modified go\S+ \S+/\S+$`, versionLine(info, true))
+	assert.Regexp(t, `^orprof \(unknown\) go`, versionLine(nil, false))
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch(args, nil, &out, &errb))
+		assert.Regexp(t, `^orprof \S+ .*go1\.\d+`, out.String())
+		assert.Equal(t, 1, strings.Count(out.String(), "\n"))
+	}
+}
