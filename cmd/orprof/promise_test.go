@@ -112,14 +112,27 @@ func TestFailDedupPrefixes(t *testing.T) {
 	}
 }
 
-// TestReadmeKernelsExampleNoWarning: the README's --activities example (no gpu_memset) prints
-// no warning: a memset launch whose work is not traced gets no half flow.
-func TestReadmeKernelsExampleNoWarning(t *testing.T) {
-	trace := filepath.Join(t.TempDir(), "trace.json")
-	var out, errb bytes.Buffer
-	code := dispatch([]string{"run", "--activities", "cpu_op,kernel,gpu_memcpy,privateuse1_runtime", "--trace", trace}, nil, &out, &errb)
-	require.Equal(t, 0, code, errb.String())
-	assert.Equal(t, "orprof: trace written to "+trace+"\n", errb.String())
+// TestDocumentedCommandsNoWarning: the README's run commands print no warning, the kernels
+// example (no gpu_memset) included: a memset launch whose work is not traced gets no half flow.
+func TestDocumentedCommandsNoWarning(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"--activities", "cpu_op,kernel,gpu_memcpy,privateuse1_runtime"},
+		{"--workload", "multistream", "--activities", "cpu_op,kernel,gpu_memcpy,privateuse1_runtime"},
+		{"--workload", "multistream"},
+		{"--device", "cpu"},
+		{"--profile-memory", "--record-shapes"},
+		{"--metrics", "GpuTime,GpuCoreClocks,XVE_ACTIVE"},
+		{"--legacy-trace"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			trace := filepath.Join(t.TempDir(), "trace.json")
+			var out, errb bytes.Buffer
+			code := dispatch(append([]string{"run", "--trace", trace}, args...), nil, &out, &errb)
+			require.Equal(t, 0, code, errb.String())
+			assert.Equal(t, "orprof: trace written to "+trace+"\n", errb.String())
+		})
+	}
 }
 
 // TestTextTableEscapesControls: op names with ANSI escapes and control characters are escaped
