@@ -136,7 +136,8 @@ func TestDocumentedCommandsNoWarning(t *testing.T) {
 }
 
 // TestTextTableEscapesControls: op names with ANSI escapes and control characters are escaped
-// in the text table; markdown, CSV and JSON keep the exact name in their own encoding.
+// in the text table; markdown (numeric references, backslash escapes), CSV and JSON keep the
+// exact name in their own encoding.
 func TestTextTableEscapesControls(t *testing.T) {
 	name := "evil\x1b[2J\x1b[31mred\tname\u202e"
 	ev, err := json.Marshal(name)
@@ -151,6 +152,14 @@ func TestTextTableEscapesControls(t *testing.T) {
 	assert.NotContains(t, text, "\x1b")
 	assert.NotContains(t, text, "\t")
 	assert.Contains(t, text, `evil\x1b[2J\x1b[31mred\tname\u202e`)
+
+	md := run("markdown")
+	assert.NotContains(t, md, "\x1b")
+	assert.Contains(t, md, `evil&#x1b;\[2J&#x1b;\[31mred&#x9;name`, "markdown: numeric references, punctuation escaped")
+	pipe := `[{"name": "a|b __init__ as_strided", "ph": "X", "ts": 0, "dur": 10, "tid": 1, "pid": "CPU functions", "args": {}}]`
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"table", "--format", "markdown", "-"}, strings.NewReader(pipe), &out, &errb), errb.String())
+	assert.Contains(t, out.String(), `| a\|b \_\_init\_\_ as_strided |`, "a | in a name does not end the cell")
 
 	var doc struct {
 		Rows []struct {
