@@ -99,10 +99,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int,
 }
 
 // fail prints one error line and returns exit code 2. Prefixes the wrapped errors repeat
-// ("orprof: run: orprof: …", "record: record: …") are printed once.
+// ("orprof: run: orprof: …", "record: record: …") are printed once; control characters are
+// escaped (quote.Printable).
 func fail(stderr io.Writer, format string, a ...any) int {
 	msg := strings.TrimSpace(strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " "))
-	fmt.Fprintln(stderr, "orprof: "+dedupPrefixes(strings.TrimPrefix(msg, "orprof: ")))
+	fmt.Fprintln(stderr, "orprof: "+quote.Printable(dedupPrefixes(strings.TrimPrefix(msg, "orprof: "))))
 	return 2
 }
 

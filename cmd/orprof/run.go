@@ -68,7 +68,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "run: --config: %v", err)
 		}
 		for _, w := range cfg.Warnings {
-			fmt.Fprintln(stderr, "orprof: warning: "+w)
+			fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(w))
 		}
 		opts.Config = cfg
 		opts.Activities = cfg.Activities
@@ -105,10 +105,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		if res == nil {
 			return fail(stderr, "run: %v", stopErr)
 		}
-		fmt.Fprintln(stderr, "orprof: warning: "+strings.ReplaceAll(stopErr.Error(), "\n", "; "))
+		fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(strings.ReplaceAll(stopErr.Error(), "\n", "; ")))
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(stderr, "orprof: warning: "+w)
+		fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(w))
 	}
 	out := stdout
 	if *tracePath == "-" {
