@@ -12,6 +12,7 @@ import (
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -172,7 +173,7 @@ func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
 		err = report.WriteLegacyTrace(out, res.Events, res.Device)
 	} else {
 		res.Trace.TraceName = filepath.Base(path)
-		err = report.WriteTrace(out, res.Trace)
+		err = trace.Write(out, res.Trace)
 	}
 	if gz != nil {
 		if cerr := gz.Close(); err == nil {
