@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 // TestWriteEscapesNames is PyTorch issue 146900 (and the legacy exporter's flaw): names
@@ -36,7 +36,7 @@ func TestWriteEscapesNames(t *testing.T) {
 	assert.Equal(t, name, doc.TraceEvents[0].Name)
 	assert.Equal(t, 0.5, doc.TraceEvents[0].Ts, "µs relative to baseTimeNanoseconds")
 	assert.Equal(t, 2.0, doc.TraceEvents[0].Dur)
-	data, err := report.ReadTrace(bytes.NewReader(buf.Bytes()), "escaped.json")
+	data, err := tracefile.Read(bytes.NewReader(buf.Bytes()), "escaped.json", tracefile.Options{})
 	require.NoError(t, err)
 	require.Len(t, data.Events, 1)
 	assert.Equal(t, name, data.Events[0].Name)

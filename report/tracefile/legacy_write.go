@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bufio"
@@ -37,11 +37,11 @@ func appendPyFloat(b []byte, f float64) []byte {
 	return append(b, '.', '0')
 }
 
-// WriteLegacyTrace writes events as PyTorch's legacy export_chrome_trace does: a JSON array of
+// WriteLegacy writes events as PyTorch's legacy export_chrome_trace does: a JSON array of
 // "X" events with "pid": "CPU functions" and the logical thread as tid, times as Python floats
 // in µs, one "s" flow event per kernel with cat "cpu_to_<device>". Unlike PyTorch it escapes
 // names and writes "[]" when no event has a trace name.
-func WriteLegacyTrace(w io.Writer, l *events.List, device string) error {
+func WriteLegacy(w io.Writer, l *events.List, device string) error {
 	if device == "" {
 		device = "cuda"
 	}

@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -53,12 +53,12 @@ func newScanner(r io.Reader, file string, progress func(int64)) *scanner {
 // offset is the input offset of the next unread byte.
 func (s *scanner) offset() int64 { return s.off + int64(s.pos) }
 
-// errAt builds a TraceError at input offset off.
+// errAt builds a Error at input offset off.
 func (s *scanner) errAt(off int64, format string, args ...any) error {
-	return &TraceError{File: s.file, Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: s.file, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
-// errHere builds a TraceError at the next unread byte; at the end of the input it reports the
+// errHere builds a Error at the next unread byte; at the end of the input it reports the
 // read error or the truncation instead.
 func (s *scanner) errHere(format string, args ...any) error {
 	if s.pos >= s.end && s.done() {
@@ -70,7 +70,7 @@ func (s *scanner) errHere(format string, args ...any) error {
 // errEOF reports that the input ended (or failed) where more JSON was needed.
 func (s *scanner) errEOF() error {
 	if s.rerr != nil {
-		return &TraceError{File: s.file, Offset: s.offset(), Msg: "read failed", Err: s.rerr}
+		return &Error{File: s.file, Offset: s.offset(), Msg: "read failed", Err: s.rerr}
 	}
 	return s.errAt(s.offset(), "unexpected end of input (truncated JSON?)")
 }

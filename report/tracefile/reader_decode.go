@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -216,7 +216,7 @@ type evFields struct {
 // decoder turns the scanned trace into rawEvents plus the facts resolve needs.
 type decoder struct {
 	s      *scanner
-	format TraceFormat
+	format Form
 	raws   rawList
 
 	names     map[string]uint32
@@ -286,7 +286,7 @@ const (
 	nameScopeMetrics // "metrics: …": a scope profiler's metrics slice, not device work
 )
 
-func newDecoder(r io.Reader, file string, opts ReadOptions, par parConfig) *decoder {
+func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
 	return &decoder{
 		s:        newScanner(r, file, opts.Progress),
 		names:    make(map[string]uint32, 1024),
@@ -361,12 +361,12 @@ func (d *decoder) run() error {
 	}
 	switch c {
 	case '[':
-		d.format = FormatLegacy
+		d.format = Legacy
 		if err := d.eventArray(); err != nil {
 			return err
 		}
 	case '{':
-		d.format = FormatKineto
+		d.format = Kineto
 		if err := d.topObject(); err != nil {
 			return err
 		}
@@ -592,7 +592,7 @@ func (d *decoder) unused(ev *evFields) bool {
 	case 'X':
 		return ev.hasCat && (ev.cat == catIgnored || ev.cat == catInstant)
 	case 'i', 'I':
-		return d.format != FormatKineto || ev.hasName && d.nameFlags[ev.name]&(nameMemory|nameOOM) == 0
+		return d.format != Kineto || ev.hasName && d.nameFlags[ev.name]&(nameMemory|nameOOM) == 0
 	case 'M':
 		return ev.hasName && d.nameFlags[ev.name]&nameProcessLabels == 0
 	}
@@ -680,7 +680,7 @@ func (d *decoder) timeValue(ev *evFields, isDur bool) error {
 		setErr(s.errAt(at, "%q is negative (%s)", key, tok))
 		return nil
 	}
-	if d.format == FormatKineto {
+	if d.format == Kineto {
 		ns, ok := parseMicrosToNs(tok, kind)
 		if !ok {
 			setErr(s.errAt(at, "%q is out of range (%s)", key, tok))
@@ -1026,7 +1026,7 @@ func (d *decoder) keep(ev *evFields) error {
 	case catDevGeneric, catDevUserAnnotation, catDevMTIA, catDevHPU:
 		kind = rawDevice
 	case catTrace:
-		if d.format == FormatKineto && ev.hasName && ev.hasTS && ev.tsErr == nil &&
+		if d.format == Kineto && ev.hasName && ev.hasTS && ev.tsErr == nil &&
 			d.nameFlags[ev.name]&nameProfilerSpan != 0 && (!d.hasSpan || ev.tsNs < d.spanNs) {
 			d.spanNs, d.hasSpan = ev.tsNs, true
 		}
@@ -1046,7 +1046,7 @@ func (d *decoder) keep(ev *evFields) error {
 		return nil
 	}
 	d.catSeen[cat] = true
-	if d.format == FormatKineto {
+	if d.format == Kineto {
 		if kind != rawDevice && (!d.hasHost || ev.tsNs < d.minHost) {
 			d.minHost, d.hasHost = ev.tsNs, true
 		}
@@ -1060,7 +1060,7 @@ func (d *decoder) keep(ev *evFields) error {
 
 // keepInstant records "[memory]" and "[OutOfMemory]" instants (Kineto form only).
 func (d *decoder) keepInstant(ev *evFields) error {
-	if d.format != FormatKineto || !ev.hasName || ev.nameErr != nil {
+	if d.format != Kineto || !ev.hasName || ev.nameErr != nil {
 		return nil
 	}
 	f := d.nameFlags[ev.name]
@@ -1094,7 +1094,7 @@ func (d *decoder) checkTimes(ev *evFields, needDur bool) error {
 	case needDur && !ev.hasDur:
 		return d.s.errAt(ev.at, "complete (\"X\") event %q has no \"dur\"", d.nameStrs[ev.name])
 	}
-	if d.format == FormatKineto && ev.tsNs > math.MaxInt64-ev.durNs {
+	if d.format == Kineto && ev.tsNs > math.MaxInt64-ev.durNs {
 		return d.s.errAt(ev.at, "trace event %q ends beyond the representable time range", d.nameStrs[ev.name])
 	}
 	return nil
@@ -1115,7 +1115,7 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 			r.devIdx = int32(ev.devIdx)
 		}
 	}
-	if d.format == FormatLegacy {
+	if d.format == Legacy {
 		r.ts, r.dur = int64(math.Float64bits(ev.tsUs)), int64(math.Float64bits(ev.durUs))
 	}
 	if kind == rawMemory || kind == rawOOM {

@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
 )
 
 func TestAppendPyFloat(t *testing.T) {
@@ -25,23 +26,23 @@ func TestWriteLegacyTrace(t *testing.T) {
 	b.Kernels, b.IsLegacy = []events.Kernel{{Name: `quo"te`, DurationUs: 4}}, true
 	l := events.NewList([]events.FunctionEvent{a, b}, events.ListOptions{})
 	var buf bytes.Buffer
-	require.NoError(t, WriteLegacyTrace(&buf, l, "openreg"))
+	require.NoError(t, WriteLegacy(&buf, l, "openreg"))
 	out := buf.String()
 	assert.True(t, strings.HasPrefix(out, `[{"name": "aten::zeros", "ph": "X", "ts": 81.522, "dur": 45.98599999999999, "tid": 1, "pid": "CPU functions", "args": {}}, `), out)
 	assert.Contains(t, out, `{"name": "quo\"te", "ph": "s", "ts": 90.0, "tid": 1, "pid": "CPU functions", "id": 0, "cat": "cpu_to_openreg", "args": {}}`)
 	var arr []map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &arr), "valid JSON even with a quote in a name")
 	// Read back: the CPU table is the same.
-	data, err := ReadTrace(bytes.NewReader(buf.Bytes()), "legacy.json")
+	data, err := Read(bytes.NewReader(buf.Bytes()), "legacy.json", Options{})
 	require.NoError(t, err)
-	assert.Equal(t, FormatLegacy, data.Format)
+	assert.Equal(t, Legacy, data.Form)
 	back := events.NewList(data.Events, events.ListOptions{})
 	// The legacy form has no device time: the table read back is the CPU-only table.
 	b.Kernels, b.IsLegacy = nil, false
 	cpu := events.NewList([]events.FunctionEvent{a, b}, events.ListOptions{})
 	var t1, t2 bytes.Buffer
-	require.NoError(t, WriteTable(&t1, cpu.KeyAverages(events.AverageOptions{}), TableOptions{}))
-	require.NoError(t, WriteTable(&t2, back.KeyAverages(events.AverageOptions{}), TableOptions{}))
+	require.NoError(t, report.WriteTable(&t1, cpu.KeyAverages(events.AverageOptions{}), report.TableOptions{}))
+	require.NoError(t, report.WriteTable(&t2, back.KeyAverages(events.AverageOptions{}), report.TableOptions{}))
 	assert.Equal(t, t1.String(), t2.String())
 }
 
@@ -52,6 +53,6 @@ func TestWriteLegacyTraceOnlyMemory(t *testing.T) {
 	m.TraceName = ""
 	m.CPUMemoryUsage = 64
 	var buf bytes.Buffer
-	require.NoError(t, WriteLegacyTrace(&buf, events.NewList([]events.FunctionEvent{m}, events.ListOptions{}), ""))
+	require.NoError(t, WriteLegacy(&buf, events.NewList([]events.FunctionEvent{m}, events.ListOptions{}), ""))
 	assert.Equal(t, "[]", buf.String())
 }
