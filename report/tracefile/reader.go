@@ -13,6 +13,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/jsonscan"
 )
 
 // Form is the container form of a Chrome trace file.
@@ -59,33 +60,10 @@ type Data struct {
 	Bytes int64
 }
 
-// Error is a problem with a trace's content or with reading it. Offset is the byte offset
-// in the uncompressed input where the problem was found, or −1 when it has no position.
-type Error struct {
-	File   string
-	Offset int64
-	Msg    string
-	Err    error // the underlying read or decompression error, if any
-}
-
-// Error renders "FILE: byte OFFSET: MSG[: ERR]".
-func (e *Error) Error() string {
-	var b bytes.Buffer
-	b.WriteString(e.File)
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, ": byte %d", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the underlying read error.
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a problem with a trace's content or with reading it. Offset is the byte offset in
+// the uncompressed input where the problem was found, or −1 when it has no position. Its
+// Error method renders "FILE: byte OFFSET: MSG[: ERR]"; Unwrap returns the read error.
+type Error = jsonscan.Error
 
 // Options tune Read and Open. The zero value is the default.
 type Options struct {

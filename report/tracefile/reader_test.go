@@ -17,6 +17,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/jsonscan"
 )
 
 // sharedTestdata is the repository's top-level testdata, relative to this package's directory.
@@ -531,8 +532,8 @@ func TestReaderErrors(t *testing.T) {
 		{"name not string", ev(`"name": 5, "ts": 1, "dur": 1`), `"name" is a number, not a string`, 54},
 		{"legacy negative dur", `[{"name": "a", "ph": "X", "ts": 1, "dur": -0.5, "tid": 1}]`, `"dur" is negative (-0.5)`, 42},
 		{"legacy NaN", `[{"name": "a", "ph": "X", "ts": NaN, "dur": 1, "tid": 1}]`, `"ts" is not a finite number (NaN)`, 32},
-		{"deep nesting", `{"traceEvents": [], "x": ` + strings.Repeat("[", maxScanDepth+5) + strings.Repeat("]", maxScanDepth+5) + `}`,
-			"nested deeper than", 25 + maxScanDepth},
+		{"deep nesting", `{"traceEvents": [], "x": ` + strings.Repeat("[", jsonscan.MaxDepth+5) + strings.Repeat("]", jsonscan.MaxDepth+5) + `}`,
+			"nested deeper than", 25 + jsonscan.MaxDepth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -618,16 +619,16 @@ func TestTraceErrorString(t *testing.T) {
 
 // TestReaderBufferGrowth: a single token larger than the scanner's buffer is read whole.
 func TestReaderBufferGrowth(t *testing.T) {
-	long := strings.Repeat("x", 3*scanBufSize+17)
-	stack := strings.Repeat("frame.py(1): f;", scanBufSize/8)
+	long := strings.Repeat("x", 3*jsonscan.BufSize+17)
+	stack := strings.Repeat("frame.py(1): f;", jsonscan.BufSize/8)
 	in := `{"meta": "` + long + `", "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "` + long +
 		`", "ts": 1, "dur": 1, "args": {"Call stack": "` + stack + `", "Input Dims": [` +
-		strings.Repeat("[1, 2], ", scanBufSize/6) + `[3]]}}]}`
+		strings.Repeat("[1, 2], ", jsonscan.BufSize/6) + `[3]]}}]}`
 	td, err := Read(iotest.HalfReader(strings.NewReader(in)), "big.json", Options{})
 	require.NoError(t, err)
 	require.Len(t, td.Events, 1)
 	assert.Equal(t, long, td.Events[0].Name)
-	assert.Len(t, td.Events[0].Stack, scanBufSize/8)
+	assert.Len(t, td.Events[0].Stack, jsonscan.BufSize/8)
 	assert.True(t, strings.HasSuffix(td.Events[0].InputShapes, "[1, 2], [3]]"))
 }
 
