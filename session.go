@@ -531,15 +531,16 @@ func AttachDeviceActivities(evs []events.FunctionEvent, acts []kineto.DeviceActi
 func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs int64) *trace.Trace {
 	pid := int64(os.Getpid())
 	t := &trace.Trace{BaseTimeNs: s.baseNs, StartNs: s.baseNs, EndNs: endNs}
-	devMeta := `"cpu"`
+	devMeta := "cpu"
 	if s.devName != "" {
-		devMeta = strconv.Quote(s.devName)
+		devMeta = s.devName
 	}
-	devTime := `"kernels"`
+	devTime := trace.DeviceTimeKernels
 	if s.fallback {
-		devTime = `"fallback"`
+		devTime = trace.DeviceTimeFallback
 	}
-	t.Metadata = append(t.Metadata, trace.Arg{Key: "orprof", Value: `{"device": ` + devMeta + `, "device_time": ` + devTime + `}`})
+	t.Metadata = append(t.Metadata, trace.Raw(trace.MetaOrprof, `{"`+trace.MetaDevice+`": `+string(trace.AppendString(nil, devMeta))+
+		`, "`+trace.ArgDeviceTime+`": "`+devTime+`"}`))
 	t.Processes = append(t.Processes, trace.Process{Pid: pid, Name: "orprof", Label: "CPU", SortIndex: pid})
 	// Kineto's span of the host buffer: readers (ours, PyTorch's) take its start as the
 	// profile's start, so times read back are the ones the session computed.
@@ -551,7 +552,7 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 	}
 	t.Events = append(t.Events,
 		trace.Event{Ph: 'X', Cat: "Trace", Name: "PyTorch Profiler (0)", PidStr: "Spans", TidStr: "PyTorch Profiler",
-			TsNs: s.baseNs, DurNs: endNs - s.baseNs, Args: []trace.Arg{{Key: "Op count", Value: strconv.Itoa(ops)}}},
+			TsNs: s.baseNs, DurNs: endNs - s.baseNs, Args: []trace.Arg{trace.Int(trace.ArgOpCount, int64(ops))}},
 		trace.Event{Ph: 'i', Name: "Iteration Start: PyTorch Profiler", PidStr: "Traces", TidStr: "Trace PyTorch Profiler",
 			TsNs: s.baseNs, Scope: 'g'})
 	threads := map[int64]bool{}
@@ -562,8 +563,8 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 		case events.MemoryRecord:
 			t.Events = append(t.Events, trace.Event{Ph: 'i', Cat: "cpu_instant_event", Name: "[memory]",
 				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't', Args: []trace.Arg{
-					{Key: "Device Type", Value: strconv.Itoa(r.MemoryDevice.C10())},
-					{Key: "Bytes", Value: strconv.FormatInt(r.Bytes, 10)}}})
+					trace.Int(trace.ArgMemDeviceType, int64(r.MemoryDevice.C10())),
+					trace.Int(trace.ArgMemBytes, r.Bytes)}})
 			continue
 		case events.MarkRecord:
 			t.Events = append(t.Events, trace.Event{Ph: 'i', Cat: "user_annotation", Name: r.Name,
@@ -577,27 +578,27 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 		if r.Scope == events.ScopeUserScope {
 			cat = "user_annotation"
 		}
-		args := []trace.Arg{{Key: "External id", Value: strconv.FormatInt(r.Handle, 10)},
-			{Key: "Record function id", Value: strconv.FormatInt(r.Handle, 10)}}
+		args := []trace.Arg{trace.Int(trace.ArgExternalID, r.Handle),
+			trace.Int(trace.ArgRecordFunctionID, r.Handle)}
 		if r.Shapes != nil {
-			args = append(args, trace.Arg{Key: "Input Dims", Value: events.FormatShapes(r.Shapes)})
+			args = append(args, trace.Raw(trace.ArgInputDims, events.FormatShapes(r.Shapes)))
 		}
 		if r.SequenceNr >= 0 {
-			args = append(args, trace.Arg{Key: "Fwd thread id", Value: strconv.FormatInt(r.FwdThread, 10)},
-				trace.Arg{Key: "Sequence number", Value: strconv.FormatInt(r.SequenceNr, 10)})
+			args = append(args, trace.Int(trace.ArgFwdThreadID, r.FwdThread),
+				trace.Int(trace.ArgSequenceNumber, r.SequenceNr))
 		}
 		if r.Scope != 0 {
-			args = append(args, trace.Arg{Key: "Scope", Value: strconv.Itoa(r.Scope)})
+			args = append(args, trace.Int(trace.ArgScope, int64(r.Scope)))
 		}
 		if r.Async || r.Thread != r.EndThread {
-			args = append(args, trace.Arg{Key: "Async", Value: "true"}, trace.Arg{Key: "End thread id", Value: strconv.FormatInt(r.EndThread, 10)})
+			args = append(args, trace.Bool(trace.ArgAsync, true), trace.Int(trace.ArgEndThreadID, r.EndThread))
 		}
 		if len(r.Stack) > 0 {
-			args = append(args, trace.Arg{Key: "Call stack", Value: strconv.Quote(strings.Join(r.Stack, ";"))})
+			args = append(args, trace.Str(trace.ArgCallStack, strings.Join(r.Stack, ";")))
 		}
 		if us := int64(r.DeviceElapsedUs); us > 0 && !(r.Async || r.Thread != r.EndThread) {
-			args = append(args, trace.Arg{Key: "Device time us", Value: strconv.FormatInt(us, 10)},
-				trace.Arg{Key: "Device", Value: strconv.Itoa(r.DeviceIndex)})
+			args = append(args, trace.Int(trace.ArgDeviceTimeUs, us),
+				trace.Int(trace.ArgOpDevice, int64(r.DeviceIndex)))
 		}
 		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: cat, Name: r.Name, Pid: pid, Tid: r.Thread,
 			TsNs: r.StartNs, DurNs: r.EndNs - r.StartNs, Args: args})
@@ -635,10 +636,10 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 			t.Events = append(t.Events,
 				trace.Event{Ph: 'X', Cat: "gpu_user_annotation", Name: r.Name, Pid: int64(iv.device), Tid: iv.stream,
 					TsNs: iv.startNs, DurNs: iv.endNs - iv.startNs, Args: []trace.Arg{
-						{Key: "External id", Value: strconv.FormatInt(r.Handle, 10)},
-						{Key: "device", Value: strconv.Itoa(iv.device)},
-						{Key: "stream", Value: strconv.FormatInt(iv.stream, 10)},
-						{Key: "device_time", Value: `"fallback"`}}},
+						trace.Int(trace.ArgExternalID, r.Handle),
+						trace.Int(trace.ArgDevice, int64(iv.device)),
+						trace.Int(trace.ArgStream, iv.stream),
+						trace.Str(trace.ArgDeviceTime, trace.DeviceTimeFallback)}},
 				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: r.Thread, TsNs: r.StartNs, ID: id},
 				trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: int64(iv.device), Tid: iv.stream, TsNs: fts, ID: id})
 		}

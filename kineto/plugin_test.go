@@ -202,15 +202,15 @@ func TestSamplePluginTrace(t *testing.T) {
 	rt := findEvent(t, tr, 'X', "cudaLaunchKernel")
 	base := rt.TsNs
 	assert.Equal(t, trace.Event{Ph: 'X', Cat: "cuda_runtime", Name: "cudaLaunchKernel", Pid: 7, Tid: 123, TsNs: base, DurNs: 5000,
-		Args: []trace.Arg{{Key: "External id", Value: "42"}, {Key: "cbid", Value: "211"}}}, rt)
+		Args: []trace.Arg{trace.Int(trace.ArgExternalID, 42), trace.Raw("cbid", "211")}}, rt)
 	assert.Equal(t, trace.Event{Ph: 'X', Cat: "cuda_driver", Name: "cuLaunchKernel", Pid: 7, Tid: 124, TsNs: base + 10000, DurNs: 5000},
 		findEvent(t, tr, 'X', "cuLaunchKernel"), "a driver call gets no External id of its own")
 	assert.Equal(t, trace.Event{Ph: 'X', Cat: "kernel", Name: "test_kernel", Pid: 7, Tid: 1, TsNs: base + 20000, DurNs: 30000,
-		Args: []trace.Arg{{Key: "External id", Value: "42"}, {Key: "kind", Value: `"compute"`},
-			{Key: "registers per thread", Value: "32"}, {Key: "grid", Value: "[1, 2, 3]"}}},
+		Args: []trace.Arg{trace.Int(trace.ArgExternalID, 42), trace.Raw("kind", `"compute"`),
+			trace.Raw("registers per thread", "32"), trace.Raw("grid", "[1, 2, 3]")}},
 		findEvent(t, tr, 'X', "test_kernel"))
 	assert.Equal(t, trace.Event{Ph: 'X', Cat: "gpu_memcpy", Name: "cudaMemcpyHtoD", Pid: 7, Tid: 2, TsNs: base + 60000, DurNs: 10000,
-		Args: []trace.Arg{{Key: "bytes", Value: "4096"}}}, findEvent(t, tr, 'X', "cudaMemcpyHtoD"))
+		Args: []trace.Arg{trace.Raw(trace.ArgBytes, "4096")}}, findEvent(t, tr, 'X', "cudaMemcpyHtoD"))
 	assert.Equal(t, trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: 7, Tid: 123, TsNs: base, ID: 77}, findEvent(t, tr, 's', "ac2g"))
 	assert.Equal(t, trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: 7, Tid: 1, TsNs: base + 20000, ID: 77}, findEvent(t, tr, 'f', "ac2g"))
 
@@ -221,9 +221,9 @@ func TestSamplePluginTrace(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []trace.Event{
-		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 20000, Args: []trace.Arg{{Key: "sm_active", Value: "0.5"}, {Key: "dram_bw", Value: "120"}}},
-		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 35000, Args: []trace.Arg{{Key: "sm_active", Value: "0.75"}, {Key: "dram_bw", Value: "340"}}},
-		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 50000, Args: []trace.Arg{{Key: "sm_active", Value: "0"}, {Key: "dram_bw", Value: "0"}}},
+		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 20000, Args: []trace.Arg{trace.Raw("sm_active", "0.5"), trace.Raw("dram_bw", "120")}},
+		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 35000, Args: []trace.Arg{trace.Raw("sm_active", "0.75"), trace.Raw("dram_bw", "340")}},
+		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 50000, Args: []trace.Arg{trace.Raw("sm_active", "0"), trace.Raw("dram_bw", "0")}},
 	}, counters, "counters: metadata as series, no External id, no dur")
 
 	span := findEvent(t, tr, 'X', "SamplePlugin (-1)")
@@ -404,7 +404,7 @@ func TestBrokenPlugins(t *testing.T) {
 	}
 	assert.NotContains(t, err.Error(), "rejected event", "set-last calls after a rejected event fail quietly")
 	good := findEvent(t, tr, 'X', "good event")
-	assert.Equal(t, []trace.Arg{{Key: "External id", Value: "4294967298"}, {Key: "note", Value: `"not json"`}, {Key: "count", Value: "3"}}, good.Args)
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 4294967298), trace.Raw("note", `"not json"`), trace.Raw("count", "3")}, good.Args)
 	for _, e := range tr.Events {
 		assert.NotContains(t, []byte{'s', 'f'}, e.Ph, "no flow for an unknown flow type")
 		assert.NotEqual(t, "rejected event", e.Name)

@@ -158,7 +158,7 @@ func (b *traceBuilder) addLastEventMetadata(key string, keyOK bool, value string
 		return b.problem("event #%d %q: addLastEventMetadata: NULL or unterminated key or value", e.seq, e.name)
 	}
 	value = strings.TrimSpace(value)
-	if key == externalIDKey {
+	if key == trace.ArgExternalID {
 		id, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
 			return b.problem("event #%d %q: metadata %q = %s is not an integer correlation id", e.seq, e.name, key, value)
@@ -181,7 +181,7 @@ func (b *traceBuilder) addLastEventMetadata(key string, keyOK bool, value string
 		q, _ := json.Marshal(value) // a JSON string; invalid UTF-8 becomes U+FFFD
 		value = string(q)
 	}
-	e.meta = append(e.meta, trace.Arg{Key: key, Value: value})
+	e.meta = append(e.meta, trace.Raw(key, value))
 	return 0
 }
 
@@ -216,9 +216,6 @@ func (b *traceBuilder) addResourceInfo(size uintptr, r *cResourceInfo) int32 {
 		Name: name, SortIndex: int64(r.displayOrder)})
 	return 0
 }
-
-// externalIDKey is the args key linking an event to an op (Kineto's "External id").
-const externalIDKey = "External id"
 
 // sanitizeTid is Kineto's tid rule: the absolute value, with the minimum integer as 0.
 func sanitizeTid(tid int64) int64 {
@@ -276,7 +273,7 @@ func (b *traceBuilder) appendTo(t *trace.Trace, span pluginSpan) []DeviceActivit
 	defer b.mu.Unlock()
 	t.Events = append(t.Events,
 		trace.Event{Ph: 'X', Cat: "Trace", Name: span.name + " (-1)", PidStr: "Spans", TidStr: span.name,
-			TsNs: span.startNs, DurNs: max(0, span.stopNs-span.startNs), Args: []trace.Arg{{Key: "Op count", Value: "0"}}},
+			TsNs: span.startNs, DurNs: max(0, span.stopNs-span.startNs), Args: []trace.Arg{trace.Int(trace.ArgOpCount, 0)}},
 		trace.Event{Ph: 'i', Name: "Iteration Start: " + span.name, PidStr: "Traces", TidStr: "Trace " + span.name,
 			TsNs: span.startNs, Scope: 'g'})
 	pids := map[int64]bool{}
@@ -314,8 +311,8 @@ func (b *traceBuilder) appendTo(t *trace.Trace, span pluginSpan) []DeviceActivit
 			ev.Ph, ev.DurNs = 'C', 0
 			for _, a := range e.meta {
 				var f float64
-				if json.Unmarshal([]byte(a.Value), &f) != nil {
-					b.problem("counter %q: series %q = %s is not a number", e.name, a.Key, a.Value)
+				if json.Unmarshal([]byte(a.JSON()), &f) != nil {
+					b.problem("counter %q: series %q = %s is not a number", e.name, a.Key, a.JSON())
 				}
 			}
 		case CPUInstantEvent:
@@ -326,7 +323,7 @@ func (b *traceBuilder) appendTo(t *trace.Trace, span pluginSpan) []DeviceActivit
 			ext = e.id
 		}
 		if ext != 0 && e.typ != GPUPMCounter {
-			ev.Args = append(ev.Args, trace.Arg{Key: externalIDKey, Value: strconv.FormatInt(ext, 10)})
+			ev.Args = append(ev.Args, trace.Int(trace.ArgExternalID, ext))
 		}
 		ev.Args = append(ev.Args, e.meta...)
 		t.Events = append(t.Events, ev)

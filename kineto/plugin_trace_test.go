@@ -38,12 +38,12 @@ func TestBuilderExternalID(t *testing.T) {
 	for _, e := range tr.Events[2:] {
 		args[e.Name] = e.Args
 	}
-	assert.Equal(t, []trace.Arg{{Key: "External id", Value: "1099511627776"}}, args["cpu op with a 64-bit id"])
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 1099511627776)}, args["cpu op with a 64-bit id"])
 	assert.Nil(t, args["annotation with id 0"], "0 is omitted")
 	assert.Nil(t, args["unlinked kernel"], "device work has no External id of its own")
-	assert.Equal(t, []trace.Arg{{Key: "External id", Value: "77"}, {Key: "x", Value: "1"}}, args["linked kernel"])
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 77), trace.Raw("x", "1")}, args["linked kernel"])
 	assert.Nil(t, args["unlinked runtime"])
-	assert.Equal(t, []trace.Arg{{Key: "v", Value: "1.5"}}, args["counter"], "counters never carry External id")
+	assert.Equal(t, []trace.Arg{trace.Raw("v", "1.5")}, args["counter"], "counters never carry External id")
 	require.Len(t, acts, 3)
 	assert.Equal(t, int64(0), acts[0].Correlation)
 	assert.Equal(t, int64(77), acts[1].Correlation)
@@ -65,11 +65,11 @@ func TestBuilderMetadata(t *testing.T) {
 	tr := &trace.Trace{}
 	b.appendTo(tr, pluginSpan{})
 	got := tr.Events[2].Args
-	assert.Equal(t, []trace.Arg{{Key: "External id", Value: "1"}, {Key: "s", Value: `"quoted"`}, {Key: "n", Value: "42"},
-		{Key: "l", Value: "[1, 2, 3]"}, {Key: "o", Value: `{"a": 1}`}, {Key: "bad", Value: `"not json"`},
-		{Key: "ctl", Value: `"a\u0001b\ufffd"`}}, got)
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 1), trace.Raw("s", `"quoted"`), trace.Raw("n", "42"),
+		trace.Raw("l", "[1, 2, 3]"), trace.Raw("o", `{"a": 1}`), trace.Raw("bad", `"not json"`),
+		trace.Raw("ctl", `"a\u0001b\ufffd"`)}, got)
 	for _, a := range got {
-		assert.True(t, json.Valid([]byte(a.Value)), a.Key)
+		assert.True(t, json.Valid([]byte(a.JSON())), a.Key)
 	}
 	err := b.err()
 	require.Error(t, err)
@@ -127,7 +127,7 @@ func TestBuilderFlowsAndRows(t *testing.T) {
 	assert.Equal(t, []trace.Process{{Pid: 1, Name: "host"}, {Pid: 3, Name: "3", SortIndex: 9}}, tr.Processes)
 	assert.Equal(t, []trace.Thread{{Pid: 1, Tid: 1, Name: "main"}, {Pid: 3, Tid: 4, Name: "-4", SortIndex: 2}}, tr.Threads)
 	assert.Equal(t, []trace.Event{
-		{Ph: 'X', Cat: "Trace", Name: "P (-1)", PidStr: "Spans", TidStr: "P", TsNs: 5, DurNs: 55, Args: []trace.Arg{{Key: "Op count", Value: "0"}}},
+		{Ph: 'X', Cat: "Trace", Name: "P (-1)", PidStr: "Spans", TidStr: "P", TsNs: 5, DurNs: 55, Args: []trace.Arg{trace.Int(trace.ArgOpCount, 0)}},
 		{Ph: 'i', Name: "Iteration Start: P", PidStr: "Traces", TidStr: "Trace P", TsNs: 5, Scope: 'g'},
 		{Ph: 'X', Cat: "cpu_op", Pid: 3, Tid: 4, TsNs: 10, DurNs: 10},
 		{Ph: 's', Cat: "fwdbwd", Name: "fwdbwd", Pid: 3, Tid: 4, TsNs: 10, ID: 9},

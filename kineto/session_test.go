@@ -5,7 +5,6 @@ package kineto_test
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -59,9 +58,8 @@ func TestPluginsInSession(t *testing.T) {
 	}
 	require.NotNil(t, kernel)
 	require.NotNil(t, step)
-	ext := strconv.FormatInt(handle, 10)
-	assert.Equal(t, trace.Arg{Key: "External id", Value: ext}, kernel.Args[0], "the kernel is linked to the op")
-	assert.Equal(t, trace.Arg{Key: "External id", Value: ext}, step.Args[0])
+	assert.Equal(t, trace.Int(trace.ArgExternalID, handle), kernel.Args[0], "the kernel is linked to the op")
+	assert.Equal(t, trace.Int(trace.ArgExternalID, handle), step.Args[0])
 	var found bool
 	for _, a := range res.DeviceActivities {
 		if a.Name == "test_kernel" {

@@ -125,15 +125,15 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 		}
 		args := make([]trace.Arg, 0, 6)
 		if a.Correlation > 0 {
-			args = append(args, trace.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
 		}
-		args = append(args, trace.Arg{Key: "device", Value: strconv.Itoa(a.Device)},
-			trace.Arg{Key: "stream", Value: strconv.FormatInt(a.Stream, 10)},
-			trace.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)),
+			trace.Int(trace.ArgStream, a.Stream),
+			trace.Int(trace.ArgCorrelation, a.ID))
 		if a.Kind == ActivityKernel {
-			args = append(args, trace.Arg{Key: "flops", Value: strconv.FormatInt(a.Flops, 10)})
+			args = append(args, trace.Int(trace.ArgFlops, a.Flops))
 		} else {
-			args = append(args, trace.Arg{Key: "bytes", Value: strconv.FormatInt(a.BytesWritten, 10)})
+			args = append(args, trace.Int(trace.ArgBytes, a.BytesWritten))
 		}
 		name := a.Name
 		if name == "kernel" { // Kineto's rename, so the name cannot be taken for the category
@@ -151,9 +151,9 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 			a := &s.launches[i]
 			args := []trace.Arg{}
 			if a.Correlation > 0 {
-				args = append(args, trace.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+				args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
 			}
-			args = append(args, trace.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+			args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
 			t.Events = append(t.Events,
 				trace.Event{Ph: 'X', Cat: "privateuse1_runtime", Name: a.Name, Pid: pid, Tid: a.Thread,
 					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args},

@@ -60,7 +60,7 @@ func checkTrace(t *testing.T, tr *trace.Trace) {
 func arg(e *trace.Event, key string) (string, bool) {
 	for _, a := range e.Args {
 		if a.Key == key {
-			return a.Value, true
+			return a.JSON(), true
 		}
 	}
 	return "", false
@@ -99,7 +99,7 @@ func counterAt(counters []*trace.Event, pid, tid, ts int64, zero bool) *trace.Ev
 		}
 		allZero := true
 		for _, a := range c.Args {
-			allZero = allZero && a.Value == "0"
+			allZero = allZero && a.JSON() == "0"
 		}
 		if allZero == zero {
 			return c

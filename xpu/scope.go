@@ -3,7 +3,6 @@ package xpu
 import (
 	"math"
 	"sort"
-	"strconv"
 
 	"github.com/orprof/orprof/report/trace"
 )
@@ -256,11 +255,8 @@ func aggregate(infos []MetricInfo, vals [][]float64, durs []float64) []float64 {
 // externalID is an event's "External id" arg, 0 when absent or not an integer.
 func externalID(e *trace.Event) int64 {
 	for _, a := range e.Args {
-		if a.Key == "External id" {
-			n, err := strconv.ParseInt(a.Value, 10, 64)
-			if err != nil {
-				return 0
-			}
+		if a.Key == trace.ArgExternalID {
+			n, _ := a.Int()
 			return n
 		}
 	}

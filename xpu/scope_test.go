@@ -150,15 +150,15 @@ func TestPerKernelEvents(t *testing.T) {
 
 	want := []trace.Event{
 		{Ph: 'X', Cat: "kernel", Name: "metrics: relu", Pid: 0, Tid: 3, TsNs: 999, DurNs: 502, Args: []trace.Arg{
-			{Key: "kernel_id", Value: "7"}, {Key: "queue", Value: `"3"`}, {Key: "Time::ns", Value: "500"},
-			{Key: "Busy::%", Value: "0"}, {Key: "Peak", Value: "2"}, {Key: "Spilled", Value: "true"}}},
+			trace.Int("kernel_id", 7), trace.Str("queue", "3"), trace.Raw("Time::ns", "500"),
+			trace.Raw("Busy::%", "0"), trace.Raw("Peak", "2"), trace.Raw("Spilled", "true")}},
 		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 3, TsNs: 999, Args: []trace.Arg{
-			{Key: "Time", Value: "500"}, {Key: "Busy", Value: "0"}, {Key: "Peak", Value: "2"}, {Key: "Spilled", Value: "1"}}},
+			trace.Raw("Time", "500"), trace.Raw("Busy", "0"), trace.Raw("Peak", "2"), trace.Raw("Spilled", "1")}},
 		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 3, TsNs: 1501, Args: []trace.Arg{
-			{Key: "Time", Value: "0"}, {Key: "Busy", Value: "0"}, {Key: "Peak", Value: "0"}, {Key: "Spilled", Value: "0"}}},
+			trace.Raw("Time", "0"), trace.Raw("Busy", "0"), trace.Raw("Peak", "0"), trace.Raw("Spilled", "0")}},
 		{Ph: 'X', Cat: "kernel", Name: "metrics: gemm", Pid: 0, Tid: 3, TsNs: 4999, DurNs: 1002, Args: []trace.Arg{
-			{Key: "kernel_id", Value: "8"}, {Key: "queue", Value: `"3"`}, {Key: "Time::ns", Value: "1000"},
-			{Key: "Busy::%", Value: "42.5"}, {Key: "Peak", Value: "7"}, {Key: "Spilled", Value: "false"}}},
+			trace.Int("kernel_id", 8), trace.Str("queue", "3"), trace.Raw("Time::ns", "1000"),
+			trace.Raw("Busy::%", "42.5"), trace.Raw("Peak", "7"), trace.Raw("Spilled", "false")}},
 	}
 	require.Len(t, tr.Events, 6)
 	assert.Equal(t, want, tr.Events[:4])
@@ -218,7 +218,7 @@ func TestPads(t *testing.T) {
 func hostTrace() *trace.Trace {
 	x := func(cat, name string, tid, ts, dur, id int64) trace.Event {
 		return trace.Event{Ph: 'X', Cat: cat, Name: name, Pid: 77, Tid: tid, TsNs: ts, DurNs: dur,
-			Args: []trace.Arg{{Key: "External id", Value: strconv.FormatInt(id, 10)}}}
+			Args: []trace.Arg{trace.Int(trace.ArgExternalID, id)}}
 	}
 	return &trace.Trace{Events: []trace.Event{
 		x("user_annotation", "step", 1, 100, 900, 1),
@@ -268,8 +268,8 @@ func TestPerRangeScopes(t *testing.T) {
 	}
 	require.Len(t, slices, 3)
 	assert.Equal(t, trace.Event{Ph: 'X', Cat: "kernel", Name: "metrics: step", Pid: 0, Tid: 0, TsNs: 999, DurNs: 702,
-		Args: []trace.Arg{{Key: "range_id", Value: "1"}, {Key: "kernels", Value: "2"}, {Key: "queue", Value: `"0"`},
-			{Key: "Time::ns", Value: "200"}, {Key: "Busy::%", Value: "70"}, {Key: "Peak", Value: "3"}, {Key: "Spilled", Value: "false"}}},
+		Args: []trace.Arg{trace.Int("range_id", 1), trace.Int("kernels", 2), trace.Str("queue", "0"),
+			trace.Raw("Time::ns", "200"), trace.Raw("Busy::%", "70"), trace.Raw("Peak", "3"), trace.Raw("Spilled", "false")}},
 		slices[0])
 }
 
@@ -283,7 +283,7 @@ func TestMaxScopesPerRange(t *testing.T) {
 	tr := &trace.Trace{}
 	for i := range int64(12) {
 		tr.Events = append(tr.Events, trace.Event{Ph: 'X', Cat: "user_annotation", Name: "r" + strconv.FormatInt(i, 10),
-			Tid: 1, TsNs: i * 100, DurNs: 50, Args: []trace.Arg{{Key: "External id", Value: strconv.FormatInt(i+1, 10)}}})
+			Tid: 1, TsNs: i * 100, DurNs: 50, Args: []trace.Arg{trace.Int(trace.ArgExternalID, i+1)}})
 		ks = append(ks, kernel(i, "k", 0, 10000+i*100, 10050+i*100, i+1, 50, 1, 1, 0))
 	}
 	_, p, err := run(t, &fakeSource{kernels: ks}, fakeConfig+"XPUPTI_PROFILER_ENABLE_PER_KERNEL = 0", tr)

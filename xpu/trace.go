@@ -115,12 +115,12 @@ func appendScopes(t *trace.Trace, scopes []Scope, ks []KernelMetrics, device str
 		pid, tid := int64(s.Device), s.Stream
 		args := make([]trace.Arg, 0, len(s.Values)+3)
 		if s.Range {
-			args = append(args, trace.Arg{Key: "range_id", Value: strconv.FormatInt(s.ID, 10)},
-				trace.Arg{Key: "kernels", Value: strconv.Itoa(s.Kernels)})
+			args = append(args, trace.Int("range_id", s.ID),
+				trace.Int("kernels", int64(s.Kernels)))
 		} else {
-			args = append(args, trace.Arg{Key: "kernel_id", Value: strconv.FormatInt(s.ID, 10)})
+			args = append(args, trace.Int("kernel_id", s.ID))
 		}
-		args = append(args, trace.Arg{Key: "queue", Value: `"` + strconv.FormatInt(s.Stream, 10) + `"`})
+		args = append(args, trace.Str("queue", strconv.FormatInt(s.Stream, 10)))
 		on := make([]trace.Arg, len(s.Values))
 		off := make([]trace.Arg, len(s.Values))
 		for m, v := range s.Values {
@@ -129,9 +129,9 @@ func appendScopes(t *trace.Trace, scopes []Scope, ks []KernelMetrics, device str
 			if info.Unit != "" {
 				key += "::" + info.Unit
 			}
-			args = append(args, trace.Arg{Key: key, Value: formatValue(v, info.Type)})
-			on[m] = trace.Arg{Key: info.Name, Value: FormatDouble(v)}
-			off[m] = trace.Arg{Key: info.Name, Value: "0"}
+			args = append(args, trace.Raw(key, formatValue(v, info.Type)))
+			on[m] = trace.Raw(info.Name, FormatDouble(v))
+			off[m] = trace.Raw(info.Name, "0")
 		}
 		t.Events = append(t.Events,
 			trace.Event{Ph: 'X', Cat: SliceCat, Name: SlicePrefix + s.Name, Pid: pid, Tid: tid,

@@ -19,8 +19,8 @@ func TestWriteEscapesNames(t *testing.T) {
 	name := "my \"quoted\" op\\path\nline\x01"
 	tr := &trace.Trace{BaseTimeNs: 1_000_000, StartNs: 1_000_000, EndNs: 1_100_000, Events: []trace.Event{
 		{Ph: 'X', Cat: "cpu_op", Name: name, Pid: 1, Tid: 1, TsNs: 1_000_500, DurNs: 2_000,
-			Args: []trace.Arg{{Key: "External id", Value: "1"}}},
-		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 0, TsNs: 1_001_000, Args: []trace.Arg{{Key: "GpuTime", Value: "5"}}},
+			Args: []trace.Arg{trace.Int(trace.ArgExternalID, 1)}},
+		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 0, TsNs: 1_001_000, Args: []trace.Arg{trace.Raw("GpuTime", "5")}},
 	}}
 	var buf bytes.Buffer
 	require.NoError(t, trace.Write(&buf, tr))

@@ -11,7 +11,7 @@ type Trace struct {
 	BaseTimeNs int64
 	// StartNs and EndNs bound the capture window; EndNs places "Record Window End".
 	StartNs, EndNs int64
-	// Metadata are extra top-level keys with raw JSON values, written in order.
+	// Metadata are extra top-level members, written in order.
 	Metadata []Arg
 	// DeviceProperties are raw JSON objects, one per device.
 	DeviceProperties []string
@@ -37,12 +37,6 @@ type Thread struct {
 	Pid, Tid  int64
 	Name      string
 	SortIndex int64
-}
-
-// Arg is one args entry; Value is raw JSON text (a quoted string must carry its quotes).
-type Arg struct {
-	Key   string
-	Value string
 }
 
 // Event is one trace event. Ph is 'X' (complete), 'i' (instant), 'C' (counter), 's'/'f'

@@ -101,7 +101,7 @@ func Write(w io.Writer, t *Trace) error {
 		b = append(b, "  "...)
 		b = AppendString(b, m.Key)
 		b = append(b, ": "...)
-		b = append(b, m.Value...)
+		b = m.AppendJSON(b)
 		b = append(b, ",\n"...)
 	}
 	b = append(b, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": "...)
@@ -125,7 +125,7 @@ func Write(w io.Writer, t *Trace) error {
 	}
 	for _, p := range t.Processes {
 		meta("process_name", p.Pid, 0, "name", AppendString(nil, p.Name))
-		meta("process_labels", p.Pid, 0, "labels", AppendString(nil, p.Label))
+		meta("process_labels", p.Pid, 0, ArgLabels, AppendString(nil, p.Label))
 		meta("process_sort_index", p.Pid, 0, "sort_index", strconv.AppendInt(nil, p.SortIndex, 10))
 	}
 	for _, th := range t.Threads {
@@ -192,7 +192,7 @@ func Write(w io.Writer, t *Trace) error {
 				}
 				b = AppendString(b, a.Key)
 				b = append(b, ": "...)
-				b = append(b, a.Value...)
+				b = a.AppendJSON(b)
 			}
 			b = append(b, '}')
 		}

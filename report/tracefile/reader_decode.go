@@ -10,6 +10,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/jsonscan"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // rawKind says what a kept trace event becomes.
@@ -402,9 +403,9 @@ func (d *decoder) topObject() error {
 			err = d.eventArray()
 		case "baseTimeNanoseconds":
 			d.baseTimeNs, err = d.intValue("baseTimeNanoseconds")
-		case "orprof":
+		case trace.MetaOrprof:
 			err = d.orprofMeta()
-		case "deviceName":
+		case trace.MetaDeviceName:
 			if c, _ := s.Peek(); c == '"' {
 				var v []byte
 				if v, err = s.Str(); err == nil {
@@ -446,7 +447,7 @@ func (d *decoder) orprofMeta() error {
 		if k, err = s.Key(); err != nil {
 			return err
 		}
-		if c, _ := s.Peek(); string(k) == "device" && c == '"' {
+		if c, _ := s.Peek(); string(k) == trace.MetaDevice && c == '"' {
 			var v []byte
 			if v, err = s.Str(); err == nil {
 				d.orprofDev = strings.ToLower(strings.TrimSpace(string(v)))
@@ -865,43 +866,43 @@ func (d *decoder) args(ev *evFields) error {
 			return err
 		}
 		switch string(k) {
-		case "External id":
+		case trace.ArgExternalID:
 			ev.extID, err = d.argInt(ev.extID)
-		case "correlation":
+		case trace.ArgCorrelation:
 			ev.corr, err = d.argInt(ev.corr)
-		case "Sequence number":
+		case trace.ArgSequenceNumber:
 			ev.seq, err = d.argInt(ev.seq)
-		case "Fwd thread id":
+		case trace.ArgFwdThreadID:
 			ev.fwd, err = d.argInt(ev.fwd)
-		case "Bytes":
+		case trace.ArgMemBytes:
 			ev.bytes, err = d.argInt(ev.bytes)
-		case "Device Type":
+		case trace.ArgMemDeviceType:
 			ev.memDev, err = d.argInt(ev.memDev)
-		case "Scope":
+		case trace.ArgScope:
 			ev.scope, err = d.argInt(ev.scope)
-		case "Async":
+		case trace.ArgAsync:
 			if c, _ := s.Peek(); c == 't' {
 				ev.async = true
 			}
 			err = s.Skip()
-		case "Device time us":
+		case trace.ArgDeviceTimeUs:
 			ev.devUs, err = d.argInt(ev.devUs)
-		case "Device":
+		case trace.ArgOpDevice:
 			ev.devIdx, err = d.argInt(ev.devIdx)
-		case "device_time":
+		case trace.ArgDeviceTime:
 			if c, _ := s.Peek(); c == '"' {
 				var v []byte
-				if v, err = s.Str(); err == nil && string(v) == "fallback" {
+				if v, err = s.Str(); err == nil && string(v) == trace.DeviceTimeFallback {
 					ev.fallback = true
 				}
 			} else {
 				err = s.Skip()
 			}
-		case "Input Dims":
+		case trace.ArgInputDims:
 			ev.shapes, err = d.inputDims()
-		case "Call stack":
+		case trace.ArgCallStack:
 			ev.stack, err = d.callStack()
-		case "labels":
+		case trace.ArgLabels:
 			if c, _ := s.Peek(); c == '"' {
 				var v []byte
 				if v, err = s.Str(); err == nil {
