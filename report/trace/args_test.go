@@ -12,7 +12,7 @@ func TestArgJSON(t *testing.T) {
 		arg    Arg
 		json   string
 		n      int64
-		isInts bool
+		isInt bool
 	}{
 		{Int(ArgExternalID, -42), "-42", -42, true},
 		{Str(ArgCallStack, "a.py(1): f;b\x07\"c\""), `"a.py(1): f;b\u0007\"c\""`, 0, false},
@@ -27,7 +27,7 @@ func TestArgJSON(t *testing.T) {
 		assert.Equal(t, tt.json, tt.arg.JSON(), tt.arg.Key)
 		assert.Equal(t, "x"+tt.json, string(tt.arg.AppendJSON([]byte("x"))), tt.arg.Key)
 		n, ok := tt.arg.Int()
-		assert.Equal(t, tt.isInts, ok, tt.json)
+		assert.Equal(t, tt.isInt, ok, tt.json)
 		assert.Equal(t, tt.n, n, tt.json)
 	}
 }
