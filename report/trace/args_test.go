@@ -9,9 +9,9 @@ import (
 // TestArgJSON: each constructor's value as the writer encodes it, and Int reading it back.
 func TestArgJSON(t *testing.T) {
 	tests := []struct {
-		arg    Arg
-		json   string
-		n      int64
+		arg   Arg
+		json  string
+		n     int64
 		isInt bool
 	}{
 		{Int(ArgExternalID, -42), "-42", -42, true},
