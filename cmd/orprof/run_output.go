@@ -11,6 +11,8 @@ import (
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -92,9 +94,9 @@ func writeTraceOutput(path string, stdout io.Writer, res *orprof.Result, legacy 
 		}
 		var err error
 		if legacy {
-			err = report.WriteLegacyTrace(w, res.Events, res.Device)
+			err = tracefile.WriteLegacy(w, res.Events, res.Device)
 		} else {
-			err = report.WriteTrace(w, res.Trace)
+			err = trace.Write(w, res.Trace)
 		}
 		if zw != nil {
 			if cerr := zw.Close(); err == nil {
