@@ -1,0 +1,170 @@
+package opencl
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// ClockSample is one host/device clock pair: the host clock read before a marker was enqueued
+// on an otherwise idle calibration queue, the marker's CL_PROFILING_COMMAND_END on the device
+// clock, and the host clock read after the host saw the marker complete. The device instant
+// lies between the two host readings.
+type ClockSample struct {
+	HostBeforeNs, DeviceNs, HostAfterNs int64
+}
+
+// WidthNs is the uncertainty of the pair: HostAfterNs − HostBeforeNs.
+func (s ClockSample) WidthNs() int64 { return s.HostAfterNs - s.HostBeforeNs }
+
+// MidNs is the host instant the pair estimates for DeviceNs.
+func (s ClockSample) MidNs() int64 { return s.HostBeforeNs + s.WidthNs()/2 }
+
+// calibrationQueue returns d's private queue for clock samples, so samples never wait behind
+// the workload's commands.
+func (rt *Runtime) calibrationQueue(d *Device) (*Stream, error) {
+	d.mu.Lock()
+	q := d.calib
+	d.mu.Unlock()
+	if q != nil {
+		return q, nil
+	}
+	s, err := rt.newQueue(d)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.calib != nil {
+		rt.cl.call(rt.cl.releaseQueue, s.queue)
+		return d.calib, nil
+	}
+	d.calib = s
+	return s, nil
+}
+
+// SampleClock takes n clock samples on device d and returns the narrowest (the best bound on
+// where the device instant sits on the host clock). It blocks for n marker round trips.
+func (rt *Runtime) SampleClock(d, n int) (ClockSample, error) {
+	dev, err := rt.Device(d)
+	if err != nil {
+		return ClockSample{}, err
+	}
+	q, err := rt.calibrationQueue(dev)
+	if err != nil {
+		return ClockSample{}, err
+	}
+	l := rt.cl
+	var best ClockSample
+	for i := 0; i < max(n, 1); i++ {
+		h0 := rt.clock.Now()
+		ev, err := q.marker()
+		if err != nil {
+			return ClockSample{}, err
+		}
+		err = l.wait(ev)
+		h1 := rt.clock.Now()
+		var dn int64
+		if err == nil {
+			dn, err = l.profilingNs(ev, clProfilingCommandEnd)
+		}
+		l.call(l.releaseEvent, ev)
+		if err != nil {
+			return ClockSample{}, err
+		}
+		s := ClockSample{HostBeforeNs: h0, DeviceNs: dn, HostAfterNs: h1}
+		if i == 0 || s.WidthNs() < best.WidthNs() {
+			best = s
+		}
+	}
+	return best, nil
+}
+
+// Calibration maps one device's timestamps to the host clock:
+// host = HostRefNs + (device − DeviceRefNs)·Slope. It is fitted to clock samples (FitClock):
+// the slope carries the drift between the two clocks (pocl's CLOCK_MONOTONIC_RAW against the
+// host's NTP-slewed clock).
+type Calibration struct {
+	DeviceRefNs, HostRefNs int64
+	Slope                  float64
+	// Samples is the number of samples fitted.
+	Samples int
+	// ResidualNs is the largest distance between the fitted host time of a sample's device
+	// instant and the sample's midpoint: how far the fit is from the evidence.
+	ResidualNs int64
+	// WidthNs is the largest width of the samples fitted: each sample only says the instant
+	// lies within its width.
+	WidthNs int64
+}
+
+// DriftPPM is the slope's departure from 1 in parts per million.
+func (c Calibration) DriftPPM() float64 { return (c.Slope - 1) * 1e6 }
+
+// HostNs maps a device timestamp to the host clock.
+func (c Calibration) HostNs(device int64) int64 {
+	return c.HostRefNs + int64(math.Round(float64(device-c.DeviceRefNs)*c.Slope))
+}
+
+// String summarises the fit.
+func (c Calibration) String() string {
+	return fmt.Sprintf("offset %d ns, drift %.3f ppm, residual %.3f µs over %d samples (widest %.3f µs)",
+		c.HostRefNs-c.DeviceRefNs, c.DriftPPM(), float64(c.ResidualNs)/1000, c.Samples, float64(c.WidthNs)/1000)
+}
+
+// FitClock fits a Calibration to samples: a least-squares line through the samples' midpoints,
+// each weighted by the inverse square of its width, then shifted later just enough that no
+// sample's device instant maps before its HostBeforeNs (work is never placed before the host
+// call that caused it). One sample, or samples at one device instant, give slope 1.
+func FitClock(samples []ClockSample) Calibration {
+	if len(samples) == 0 {
+		return Calibration{Slope: 1}
+	}
+	ss := append([]ClockSample(nil), samples...)
+	sort.Slice(ss, func(i, j int) bool { return ss[i].DeviceNs < ss[j].DeviceNs })
+	ref := ss[0]
+	var sw, sx, sy float64
+	w := make([]float64, len(ss))
+	for i, s := range ss {
+		wd := float64(max(s.WidthNs(), 1))
+		w[i] = 1 / (wd * wd)
+		sw += w[i]
+		sx += w[i] * float64(s.DeviceNs-ref.DeviceNs)
+		sy += w[i] * float64(s.MidNs()-ref.MidNs())
+	}
+	mx, my := sx/sw, sy/sw
+	var sxx, sxy float64
+	for i, s := range ss {
+		dx := float64(s.DeviceNs-ref.DeviceNs) - mx
+		dy := float64(s.MidNs()-ref.MidNs()) - my
+		sxx += w[i] * dx * dx
+		sxy += w[i] * dx * dy
+	}
+	slope := 1.0
+	if sxx > 0 {
+		slope = sxy / sxx
+	}
+	c := Calibration{DeviceRefNs: ref.DeviceNs, Slope: slope, Samples: len(ss)}
+	c.HostRefNs = ref.MidNs() + int64(math.Round(my-slope*mx))
+	var shift int64
+	for _, s := range ss {
+		shift = max(shift, s.HostBeforeNs-c.HostNs(s.DeviceNs))
+		c.WidthNs = max(c.WidthNs, s.WidthNs())
+	}
+	c.HostRefNs += shift
+	for _, s := range ss {
+		d := c.HostNs(s.DeviceNs) - s.MidNs()
+		c.ResidualNs = max(c.ResidualNs, d, -d)
+	}
+	return c
+}
+
+// Residual is the largest distance between the fitted host time of each sample's device
+// instant and the sample's midpoint, for samples not used in the fit (an out-of-sample check).
+func (c Calibration) Residual(samples []ClockSample) int64 {
+	var r int64
+	for _, s := range samples {
+		d := c.HostNs(s.DeviceNs) - s.MidNs()
+		r = max(r, d, -d)
+	}
+	return r
+}
