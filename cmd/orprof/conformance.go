@@ -114,6 +114,14 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "orprof conformance: --device %s: no backend registered under that name (registered: %s)\n",
 			*device, orNone(stubs.Devices()))
 		return 2
+	} else if st := stubs.Lookup(*device); !st.Enabled() {
+		// A registered backend that cannot run here (no OpenCL platform): its reason, once.
+		reason := "the backend says it is not usable"
+		if err := st.Synchronize(context.Background()); err != nil {
+			reason = err.Error()
+		}
+		fmt.Fprintf(stderr, "orprof conformance: --device %s: %s\n", *device, oneLine(reason))
+		return 2
 	}
 
 	var passed, failed, skipped int

@@ -209,3 +209,21 @@ func (l *lib) wait(ev uintptr) error {
 	}
 	return nil
 }
+
+// pollComplete spins until ev's command has completed (CL_COMPLETE), checking its status with
+// clGetEventInfo: a tighter bound on the completion instant than clWaitForEvents, whose
+// wake-up can take tens of microseconds. A failed command's status is the error.
+func (l *lib) pollComplete(ev uintptr) error {
+	for {
+		var status int32
+		if err := check("clGetEventInfo", l.call(l.getEventInfo, ev, clEventCommandExecutionStatus, 4, uintptr(unsafe.Pointer(&status)), 0)); err != nil {
+			return err
+		}
+		switch {
+		case status == 0: // CL_COMPLETE
+			return nil
+		case status < 0:
+			return &Error{Call: "clGetEventInfo (command status)", Code: status}
+		}
+	}
+}

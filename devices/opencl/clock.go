@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"unsafe"
 )
 
-// ClockSample is one host/device clock pair: the host clock read before a marker was enqueued
-// on an otherwise idle calibration queue, the marker's CL_PROFILING_COMMAND_END on the device
-// clock, and the host clock read after the host saw the marker complete. The device instant
-// lies between the two host readings.
+// ClockSample is one host/device clock pair: the host clock read just before and just after
+// the clEnqueueMarkerWithWaitList call that enqueued a marker on an idle calibration queue, and
+// the marker's CL_PROFILING_COMMAND_QUEUED — the device clock read during that call. The device
+// instant lies between the two host readings, a bracket of about one enqueue call.
 type ClockSample struct {
 	HostBeforeNs, DeviceNs, HostAfterNs int64
 }
@@ -57,16 +58,20 @@ func (rt *Runtime) SampleClock(d, n int) (ClockSample, error) {
 	l := rt.cl
 	var best ClockSample
 	for i := 0; i < max(n, 1); i++ {
+		var ev uintptr
 		h0 := rt.clock.Now()
-		ev, err := q.marker()
-		if err != nil {
+		code := l.call(l.enqueueMarker, q.queue, 0, 0, uintptr(unsafe.Pointer(&ev)))
+		h1 := rt.clock.Now()
+		if err := check("clEnqueueMarkerWithWaitList", code); err != nil {
 			return ClockSample{}, err
 		}
-		err = l.wait(ev)
-		h1 := rt.clock.Now()
+		err := check("clFlush", l.call(l.flush, q.queue))
+		if err == nil {
+			err = l.pollComplete(ev) // some runtimes give profiling info only once complete
+		}
 		var dn int64
 		if err == nil {
-			dn, err = l.profilingNs(ev, clProfilingCommandEnd)
+			dn, err = l.profilingNs(ev, clProfilingCommandQueued)
 		}
 		l.call(l.releaseEvent, ev)
 		if err != nil {
@@ -111,10 +116,16 @@ func (c Calibration) String() string {
 		c.HostRefNs-c.DeviceRefNs, c.DriftPPM(), float64(c.ResidualNs)/1000, c.Samples, float64(c.WidthNs)/1000)
 }
 
+// minDriftSpanNs is the shortest span of samples from which FitClock estimates drift: over
+// less, the samples' widths (microseconds) swamp any drift (parts per million), and slope 1
+// is the better estimate.
+const minDriftSpanNs = int64(1e9)
+
 // FitClock fits a Calibration to samples: a least-squares line through the samples' midpoints,
 // each weighted by the inverse square of its width, then shifted later just enough that no
 // sample's device instant maps before its HostBeforeNs (work is never placed before the host
-// call that caused it). One sample, or samples at one device instant, give slope 1.
+// call that caused it). Samples spanning less than a second of device time give slope 1
+// (an offset only).
 func FitClock(samples []ClockSample) Calibration {
 	if len(samples) == 0 {
 		return Calibration{Slope: 1}
@@ -140,7 +151,7 @@ func FitClock(samples []ClockSample) Calibration {
 		sxy += w[i] * dx * dy
 	}
 	slope := 1.0
-	if sxx > 0 {
+	if span := ss[len(ss)-1].DeviceNs - ref.DeviceNs; sxx > 0 && span >= minDriftSpanNs {
 		slope = sxy / sxx
 	}
 	c := Calibration{DeviceRefNs: ref.DeviceNs, Slope: slope, Samples: len(ss)}

@@ -120,6 +120,13 @@ func TrainMLP(ctx context.Context, rt *Runtime, c MLPConfig) (MLPResult, error) 
 		}
 	}
 	defer release()
+	dev, err := rt.Device(d)
+	if err != nil {
+		return res, err
+	}
+	if _, err := rt.programFor(dev); err != nil { // compile the kernels before any op runs
+		return res, err
+	}
 	if m.x, err = Uniform(ctx, rt, d, -1, 1, seedInput, c.Batch, c.In); err != nil {
 		return res, err
 	}
