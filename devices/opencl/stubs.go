@@ -40,8 +40,8 @@ func Default() (*Runtime, error) {
 // they implement neither stubs.Marker nor stubs.Ranger (orprof's own trace still shows marks).
 // All methods are safe for concurrent use; only Elapsed and Synchronize wait for device work.
 type Stubs struct {
-	rt  *Runtime // nil: Default()
-	err error
+	rt   *Runtime                 // nil: open, else Default()
+	open func() (*Runtime, error) // nil: Default()
 }
 
 var (
@@ -61,6 +61,9 @@ func init() {
 func (s *Stubs) Runtime() (*Runtime, error) {
 	if s.rt != nil {
 		return s.rt, nil
+	}
+	if s.open != nil {
+		return s.open()
 	}
 	return Default()
 }
