@@ -147,12 +147,21 @@ func (e *Error) Error() string { return e.Call + ": " + ErrorName(e.Code) }
 
 // MissingError says OpenCL is not usable on this machine: no ICD loader, no platform, or no
 // device of the selected type. Its message names what is missing and how to install it.
-type MissingError struct{ What string }
+type MissingError struct {
+	What string
+	// Hint replaces InstallHint when set.
+	Hint string
+}
 
 // InstallHint is how to get an OpenCL platform that runs on any CPU.
 const InstallHint = "install pocl-opencl-icd ocl-icd-libopencl1 (Debian/Ubuntu: apt-get install -y pocl-opencl-icd ocl-icd-libopencl1) or a GPU vendor's OpenCL driver"
 
-func (e *MissingError) Error() string { return "opencl: " + e.What + "; " + InstallHint }
+func (e *MissingError) Error() string {
+	if e.Hint != "" {
+		return "opencl: " + e.What + "; " + e.Hint
+	}
+	return "opencl: " + e.What + "; " + InstallHint
+}
 
 // check turns a cl_int result into an error naming call.
 func check(call string, code uintptr) error {

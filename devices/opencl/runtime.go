@@ -179,14 +179,19 @@ func Open(opts Options) (*Runtime, error) {
 	}
 	if len(rt.devs) == 0 {
 		rt.Close()
-		what := "no OpenCL device"
+		what, hint := "no OpenCL device", ""
 		if opts.DeviceTypes != "" {
 			what += " of type " + opts.DeviceTypes
+			hint = DeviceTypeEnv
 		}
 		if opts.Platform != "" {
 			what += " on a platform matching " + strconv.Quote(opts.Platform)
+			hint = strings.TrimPrefix(hint+" or "+PlatformEnv, " or ")
 		}
-		return nil, &MissingError{What: what + " (platforms: " + strings.Join(names, "; ") + ")"}
+		if hint != "" {
+			hint = "change " + hint + " (or the matching Options), or " + InstallHint
+		}
+		return nil, &MissingError{What: what + " (platforms: " + strings.Join(names, "; ") + ")", Hint: hint}
 	}
 	return rt, nil
 }
