@@ -94,9 +94,13 @@ type Calibration struct {
 	Slope                  float64
 	// Samples is the number of samples fitted.
 	Samples int
-	// ResidualNs is the largest distance between the fitted host time of a sample's device
-	// instant and the sample's midpoint: how far the fit is from the evidence.
+	// ResidualNs is the largest distance by which the fitted host time of a sample's device
+	// instant falls outside that sample's bracket [HostBeforeNs, HostAfterNs]: 0 when the fit
+	// agrees with every sample.
 	ResidualNs int64
+	// SpreadNs is the largest distance between the fitted host time of a sample's device
+	// instant and the sample's midpoint; at most half the widest bracket when ResidualNs is 0.
+	SpreadNs int64
 	// WidthNs is the largest width of the samples fitted: each sample only says the instant
 	// lies within its width.
 	WidthNs int64
@@ -112,8 +116,9 @@ func (c Calibration) HostNs(device int64) int64 {
 
 // String summarises the fit.
 func (c Calibration) String() string {
-	return fmt.Sprintf("offset %d ns, drift %.3f ppm, residual %.3f µs over %d samples (widest %.3f µs)",
-		c.HostRefNs-c.DeviceRefNs, c.DriftPPM(), float64(c.ResidualNs)/1000, c.Samples, float64(c.WidthNs)/1000)
+	return fmt.Sprintf("offset %d ns, drift %.3f ppm, residual %.3f µs, spread %.3f µs over %d samples (widest %.3f µs)",
+		c.HostRefNs-c.DeviceRefNs, c.DriftPPM(), float64(c.ResidualNs)/1000, float64(c.SpreadNs)/1000, c.Samples,
+		float64(c.WidthNs)/1000)
 }
 
 // minDriftSpanNs is the shortest span of samples from which FitClock estimates drift: over
@@ -162,20 +167,19 @@ func FitClock(samples []ClockSample) Calibration {
 		c.WidthNs = max(c.WidthNs, s.WidthNs())
 	}
 	c.HostRefNs += shift
-	for _, s := range ss {
-		d := c.HostNs(s.DeviceNs) - s.MidNs()
-		c.ResidualNs = max(c.ResidualNs, d, -d)
-	}
+	c.ResidualNs, c.SpreadNs = c.Residual(ss)
 	return c
 }
 
-// Residual is the largest distance between the fitted host time of each sample's device
-// instant and the sample's midpoint, for samples not used in the fit (an out-of-sample check).
-func (c Calibration) Residual(samples []ClockSample) int64 {
-	var r int64
+// Residual measures the fit against samples (for instance ones not used in the fit): the
+// largest distance by which a sample's fitted instant falls outside its bracket, and the
+// largest distance from a bracket's midpoint.
+func (c Calibration) Residual(samples []ClockSample) (outside, spread int64) {
 	for _, s := range samples {
-		d := c.HostNs(s.DeviceNs) - s.MidNs()
-		r = max(r, d, -d)
+		h := c.HostNs(s.DeviceNs)
+		outside = max(outside, s.HostBeforeNs-h, h-s.HostAfterNs)
+		d := h - s.MidNs()
+		spread = max(spread, d, -d)
 	}
-	return r
+	return outside, spread
 }

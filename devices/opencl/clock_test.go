@@ -55,21 +55,28 @@ func TestFitClock(t *testing.T) {
 	}
 }
 
-// TestFitClockNeverEarly: samples whose midpoints would put the device before the host call are
-// shifted later, and the residual reports the disagreement.
+// TestFitClockNeverEarly: the fit is shifted later so no sample's device instant maps before
+// its host bracket; the residual reports samples the fit cannot agree with, the spread the
+// distance from the midpoints.
 func TestFitClockNeverEarly(t *testing.T) {
-	s := []ClockSample{
-		{HostBeforeNs: 1000, DeviceNs: 0, HostAfterNs: 1100},   // mid 1050
-		{HostBeforeNs: 1190, DeviceNs: 100, HostAfterNs: 1200}, // mid 1195: offset 1095 fits it, not the first
+	cases := []struct {
+		name         string
+		samples      []ClockSample
+		wantResidual bool
+	}{
+		{"consistent", []ClockSample{{1000, 0, 1100}, {1190, 100, 1200}}, false},
+		{"contradictory", []ClockSample{{1000, 0, 1010}, {1200, 100, 1210}}, true},
 	}
-	cal := FitClock(s)
-	for _, x := range s {
-		if cal.HostNs(x.DeviceNs) < x.HostBeforeNs {
-			t.Errorf("device %d maps to %d, before %d", x.DeviceNs, cal.HostNs(x.DeviceNs), x.HostBeforeNs)
+	for _, c := range cases {
+		cal := FitClock(c.samples)
+		for _, x := range c.samples {
+			if cal.HostNs(x.DeviceNs) < x.HostBeforeNs {
+				t.Errorf("%s: device %d maps to %d, before %d", c.name, x.DeviceNs, cal.HostNs(x.DeviceNs), x.HostBeforeNs)
+			}
 		}
-	}
-	if cal.ResidualNs <= 0 || cal.WidthNs != 100 {
-		t.Errorf("residual %d, width %d", cal.ResidualNs, cal.WidthNs)
+		if (cal.ResidualNs > 0) != c.wantResidual || cal.SpreadNs <= 0 {
+			t.Errorf("%s: residual %d, spread %d", c.name, cal.ResidualNs, cal.SpreadNs)
+		}
 	}
 }
 

@@ -1,0 +1,153 @@
+package opencl
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/kineto"
+	_ "github.com/orprof/orprof/openreg" // registers "openreg", the anchor of the overhead figures
+)
+
+// BenchmarkRecordOverhead is the cost of recording one op (Begin + End, no work) with no
+// device, with OpenReg's fallback events and with OpenCL's (a marker enqueued and flushed at
+// each end), side by side in one run.
+func BenchmarkRecordOverhead(b *testing.B) {
+	needOpenCL(b)
+	for _, dev := range []string{"", "openreg", "opencl"} {
+		name := dev
+		if name == "" {
+			name = "none"
+		}
+		b.Run(name, func(b *testing.B) {
+			sess, err := orprof.Start(orprof.Options{Device: dev})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := orprof.WithThread(context.Background(), orprof.NewThread())
+			op := orprof.Op{Name: "aten::add"}
+			b.ResetTimer()
+			for range b.N {
+				orprof.Begin(ctx, op).End()
+			}
+			b.StopTimer()
+			if _, err := sess.Stop(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkDeviceTimeModes profiles the MLP in fallback mode (markers around every op) and in
+// kernel mode (each kernel's own event) and reports the device time per call of the ops with
+// kernels, in µs, so the two modes can be compared op by op.
+func BenchmarkDeviceTimeModes(b *testing.B) {
+	rt := needOpenCL(b)
+	if _, err := TrainMLP(context.Background(), rt, DefaultMLP); err != nil { // warm pocl's kernel cache
+		b.Fatal(err)
+	}
+	ops := map[string]string{"aten::addmm": "addmm", "aten::mm": "mm", "aten::relu": "relu",
+		"aten::_log_softmax": "log_softmax", "aten::threshold_backward": "threshold_bwd", "aten::add_": "add_",
+		"aten::sum": "sum", "ProfilerStep*": "step"}
+	for _, m := range []struct {
+		name string
+		acts kineto.ActivitySet
+	}{{"fallback", 0}, {"kernels", kineto.NewActivitySet(kineto.CPUOp, kineto.ConcurrentKernel, kineto.GPUMemcpy, kineto.GPUMemset)}} {
+		b.Run(m.name, func(b *testing.B) {
+			sum := map[string]float64{}
+			calls := map[string]int64{}
+			for range b.N {
+				sess, err := orprof.Start(orprof.Options{Device: "opencl", Activities: m.acts})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := orprof.WithThread(context.Background(), orprof.MainThread())
+				if _, err := TrainMLP(ctx, rt, DefaultMLP); err != nil {
+					b.Fatal(err)
+				}
+				res, err := sess.Stop()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range res.Events.KeyAverages(events.AverageOptions{}) {
+					if _, ok := ops[r.Key]; ok {
+						sum[r.Key] += r.DeviceTimeTotal
+						calls[r.Key] += r.Count
+					}
+				}
+			}
+			for k, short := range ops {
+				if calls[k] > 0 {
+					b.ReportMetric(sum[k]/float64(calls[k]), short+"-µs/call")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClockResidual10s profiles MLP training for 10 s in kernel mode and reports the
+// clock calibration as the trace records it (residual: how far the fit falls outside any
+// sample's bracket; spread: how far from the brackets' midpoints; drift; widest sample), and the
+// same two figures for held-out samples taken during the run but not fitted. Run it with
+// -benchtime=1x.
+func BenchmarkClockResidual10s(b *testing.B) {
+	rt := needOpenCL(b)
+	for range b.N {
+		sess, err := orprof.Start(orprof.Options{Device: "opencl", Activities: kineto.NewActivitySet(kineto.CPUOp, kineto.ConcurrentKernel)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := orprof.WithThread(context.Background(), orprof.MainThread())
+		var held []ClockSample
+		end := time.Now().Add(10 * time.Second)
+		for time.Now().Before(end) {
+			if _, err := TrainMLP(ctx, rt, MLPConfig{Batch: 64, In: 128, Hidden: 256, Classes: 10, Steps: 1, LR: 0.5}); err != nil {
+				b.Fatal(err)
+			}
+			cs, err := rt.SampleClock(0, calibrationSamples)
+			if err != nil {
+				b.Fatal(err)
+			}
+			held = append(held, cs)
+			time.Sleep(100 * time.Millisecond) // let the workload and the samples interleave
+		}
+		res, err := sess.Stop()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var clock []struct {
+			DeviceRef  int64   `json:"device_ref_ns"`
+			HostRef    int64   `json:"host_ref_ns"`
+			Drift      float64 `json:"drift_ppm"`
+			ResidualUs float64 `json:"residual_us"`
+			SpreadUs   float64 `json:"spread_us"`
+			WidthUs    float64 `json:"sample_width_us"`
+			Samples    int     `json:"samples"`
+			Moved      int     `json:"moved_after_launch"`
+		}
+		for _, m := range res.Trace.Metadata {
+			if m.Key == "opencl_clock" {
+				if err := json.Unmarshal([]byte(m.Value), &clock); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if len(clock) == 0 {
+			b.Fatal("no opencl_clock metadata")
+		}
+		c := clock[0]
+		cal := Calibration{DeviceRefNs: c.DeviceRef, HostRefNs: c.HostRef, Slope: 1 + c.Drift/1e6}
+		outside, spread := cal.Residual(held)
+		b.ReportMetric(c.ResidualUs, "residual-µs")
+		b.ReportMetric(c.SpreadUs, "spread-µs")
+		b.ReportMetric(float64(outside)/1000, "heldout-residual-µs")
+		b.ReportMetric(float64(spread)/1000, "heldout-spread-µs")
+		b.ReportMetric(c.Drift, "drift-ppm")
+		b.ReportMetric(c.WidthUs, "widest-sample-µs")
+		b.ReportMetric(float64(c.Samples), "samples")
+		b.ReportMetric(float64(c.Moved), "moved")
+	}
+}
