@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -163,5 +164,71 @@ func BenchmarkClockResidual10s(b *testing.B) {
 		b.ReportMetric(c.WidthUs, "widest-sample-µs")
 		b.ReportMetric(float64(c.Samples), "samples")
 		b.ReportMetric(float64(c.Moved), "moved")
+	}
+}
+
+// BenchmarkDeviceTimePaired measures both device times of the same execution: a fallback
+// session (markers around every op) while the runtime also keeps every kernel's own event. Per
+// op it reports the fallback device time and the sum of the kernel, copy and fill durations
+// launched inside the op (on its thread), per call in µs, and their difference: what the
+// markers measure beyond the kernels (the device idle while the host prepares the launch, the
+// markers themselves, and whole-µs truncation).
+func BenchmarkDeviceTimePaired(b *testing.B) {
+	rt := needOpenCL(b)
+	if _, err := TrainMLP(context.Background(), rt, DefaultMLP); err != nil { // warm pocl's kernel cache
+		b.Fatal(err)
+	}
+	ops := map[string]string{"aten::addmm": "addmm", "aten::mm": "mm", "aten::relu": "relu",
+		"aten::add_": "add_", "aten::_log_softmax": "log_softmax", "ProfilerStep#1": "step"}
+	fb, kern := map[string]float64{}, map[string]float64{}
+	calls := map[string]int{}
+	for range b.N {
+		sub := rt.subscribe()
+		sess, err := orprof.Start(orprof.Options{Device: "opencl"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := orprof.WithThread(context.Background(), orprof.MainThread())
+		if _, err := TrainMLP(ctx, rt, DefaultMLP); err != nil {
+			b.Fatal(err)
+		}
+		res, err := sess.Stop()
+		if err != nil {
+			b.Fatal(err)
+		}
+		work, launches, err := sub.close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		durNs := map[int64]int64{}
+		for _, w := range work {
+			durNs[w.ID] = w.DeviceEndNs - w.DeviceStartNs
+		}
+		for _, e := range res.Trace.Events {
+			short, ok := ops[e.Name]
+			if !ok || e.Ph != 'X' || (e.Cat != "cpu_op" && e.Cat != "user_annotation") {
+				continue
+			}
+			var devUs float64
+			for _, a := range e.Args {
+				if a.Key == "Device time us" {
+					devUs, _ = strconv.ParseFloat(a.Value, 64)
+				}
+			}
+			var k int64
+			for _, l := range launches {
+				if l.Thread == e.Tid && l.StartNs >= e.TsNs && l.EndNs <= e.TsNs+e.DurNs {
+					k += durNs[l.ID]
+				}
+			}
+			fb[short] += devUs
+			kern[short] += float64(k) / 1000
+			calls[short]++
+		}
+	}
+	for short, n := range calls {
+		b.ReportMetric(fb[short]/float64(n), short+"-fallback-µs")
+		b.ReportMetric(kern[short]/float64(n), short+"-kernels-µs")
+		b.ReportMetric((fb[short]-kern[short])/float64(n), short+"-diff-µs")
 	}
 }
