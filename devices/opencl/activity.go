@@ -16,7 +16,7 @@ type ActivityKind uint8
 const (
 	// ActivityKernel is a kernel (clEnqueueNDRangeKernel), timed by its own event.
 	ActivityKernel ActivityKind = iota
-	// ActivityMemcpy is a copy (clEnqueueWriteBuffer, clEnqueueReadBuffer, clEnqueueCopyBuffer).
+	// ActivityMemcpy is a copy (clEnqueueWriteBuffer, clEnqueueReadBuffer).
 	ActivityMemcpy
 	// ActivityMemset is a fill (clEnqueueFillBuffer).
 	ActivityMemset
@@ -43,8 +43,7 @@ func (k ActivityKind) String() string {
 type Activity struct {
 	Kind ActivityKind
 	// Name is the kernel's function name ("gemm_f32"), "Memcpy HtoD", "Memcpy DtoH",
-	// "Memcpy DtoD", "Memset", or for runtime activities the OpenCL call
-	// ("clEnqueueNDRangeKernel").
+	// "Memset", or for runtime activities the OpenCL call ("clEnqueueNDRangeKernel").
 	Name   string
 	Device int
 	Stream int64

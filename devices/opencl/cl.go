@@ -16,7 +16,7 @@ type lib struct {
 	createContext, releaseContext                                                                uintptr
 	createQueueWithProperties, createQueue, releaseQueue, flush, finish                          uintptr
 	enqueueMarker, waitForEvents, releaseEvent, retainEvent, getEventProfilingInfo, getEventInfo uintptr
-	createBuffer, releaseMem, enqueueWrite, enqueueRead, enqueueCopy, enqueueFill                uintptr
+	createBuffer, releaseMem, enqueueWrite, enqueueRead, enqueueFill                             uintptr
 	createProgram, buildProgram, getBuildInfo, releaseProgram                                    uintptr
 	createKernel, releaseKernel, setKernelArg, enqueueNDRange                                    uintptr
 }
@@ -50,7 +50,6 @@ func (l *lib) symbols() []symbol {
 		{"clReleaseMemObject", &l.releaseMem, false},
 		{"clEnqueueWriteBuffer", &l.enqueueWrite, false},
 		{"clEnqueueReadBuffer", &l.enqueueRead, false},
-		{"clEnqueueCopyBuffer", &l.enqueueCopy, false},
 		{"clEnqueueFillBuffer", &l.enqueueFill, false},
 		{"clCreateProgramWithSource", &l.createProgram, false},
 		{"clBuildProgram", &l.buildProgram, false},
