@@ -56,30 +56,41 @@ func (rt *Runtime) SampleClock(d, n int) (ClockSample, error) {
 		return ClockSample{}, err
 	}
 	l := rt.cl
-	var best ClockSample
-	for i := 0; i < max(n, 1); i++ {
-		var ev uintptr
+	// Enqueue the markers back to back, each bracketed, and read them once all completed: an
+	// enqueue right after the previous marker completed can wait tens of µs on the runtime's
+	// worker (pocl), one behind a pending marker does not.
+	n = max(n, 1)
+	evs := make([]uintptr, n)
+	samples := make([]ClockSample, n)
+	defer func() {
+		for _, ev := range evs {
+			if ev != 0 {
+				l.call(l.releaseEvent, ev)
+			}
+		}
+	}()
+	for i := range evs {
 		h0 := rt.clock.Now()
-		code := l.call(l.enqueueMarker, q.queue, 0, 0, uintptr(unsafe.Pointer(&ev)))
+		code := l.call(l.enqueueMarker, q.queue, 0, 0, uintptr(unsafe.Pointer(&evs[i])))
 		h1 := rt.clock.Now()
 		if err := check("clEnqueueMarkerWithWaitList", code); err != nil {
+			evs[i] = 0
 			return ClockSample{}, err
 		}
-		err := check("clFlush", l.call(l.flush, q.queue))
-		if err == nil {
-			err = l.pollComplete(ev) // some runtimes give profiling info only once complete
-		}
-		var dn int64
-		if err == nil {
-			dn, err = l.profilingNs(ev, clProfilingCommandQueued)
-		}
-		l.call(l.releaseEvent, ev)
+		samples[i] = ClockSample{HostBeforeNs: h0, HostAfterNs: h1}
+	}
+	if err := check("clFinish", l.call(l.finish, q.queue)); err != nil {
+		return ClockSample{}, err
+	}
+	var best ClockSample
+	for i, ev := range evs {
+		dn, err := l.profilingNs(ev, clProfilingCommandQueued)
 		if err != nil {
 			return ClockSample{}, err
 		}
-		s := ClockSample{HostBeforeNs: h0, DeviceNs: dn, HostAfterNs: h1}
-		if i == 0 || s.WidthNs() < best.WidthNs() {
-			best = s
+		samples[i].DeviceNs = dn
+		if i == 0 || samples[i].WidthNs() < best.WidthNs() {
+			best = samples[i]
 		}
 	}
 	return best, nil
