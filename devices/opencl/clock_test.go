@@ -64,7 +64,7 @@ func TestFitClockNeverEarly(t *testing.T) {
 		samples      []ClockSample
 		wantResidual bool
 	}{
-		{"consistent", []ClockSample{{1000, 0, 1100}, {1190, 100, 1200}}, false},
+		{"consistent", []ClockSample{{1000, 0, 1100}, {1140, 100, 1200}}, false},
 		{"contradictory", []ClockSample{{1000, 0, 1010}, {1200, 100, 1210}}, true},
 	}
 	for _, c := range cases {
@@ -74,7 +74,7 @@ func TestFitClockNeverEarly(t *testing.T) {
 				t.Errorf("%s: device %d maps to %d, before %d", c.name, x.DeviceNs, cal.HostNs(x.DeviceNs), x.HostBeforeNs)
 			}
 		}
-		if (cal.ResidualNs > 0) != c.wantResidual || cal.SpreadNs <= 0 {
+		if (cal.ResidualNs > 0) != c.wantResidual || cal.SpreadNs <= 0 || cal.WidestNs < cal.WidthNs {
 			t.Errorf("%s: residual %d, spread %d", c.name, cal.ResidualNs, cal.SpreadNs)
 		}
 	}

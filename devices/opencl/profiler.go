@@ -199,8 +199,8 @@ func (s *activitySession) Calibrations() []Calibration {
 
 // ProcessTrace adds a row per device and stream, the work on them, the launches on the host
 // threads, an ac2g flow from each launch to its work, the devices' properties and the clock
-// calibration ("opencl_clock": the fit's reference points, offset, drift, residual, spread and
-// widest sample, and how many activities were moved after their launch).
+// calibration ("opencl_clock": the fit's reference points, offset, drift, residual, spread,
+// median and widest sample, and how many activities were moved after their launch).
 func (s *activitySession) ProcessTrace(t *report.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -274,9 +274,9 @@ func (s *activitySession) ProcessTrace(t *report.Trace) error {
 		if d > 0 {
 			clock += ", "
 		}
-		clock += fmt.Sprintf(`{"device": %d, "device_ref_ns": %d, "host_ref_ns": %d, "offset_ns": %d, "drift_ppm": %.3f, "residual_us": %.3f, "spread_us": %.3f, "sample_width_us": %.3f, "samples": %d, "moved_after_launch": %d}`,
+		clock += fmt.Sprintf(`{"device": %d, "device_ref_ns": %d, "host_ref_ns": %d, "offset_ns": %d, "drift_ppm": %.3f, "residual_us": %.3f, "spread_us": %.3f, "median_sample_width_us": %.3f, "widest_sample_us": %.3f, "samples": %d, "moved_after_launch": %d}`,
 			d, c.DeviceRefNs, c.HostRefNs, c.HostRefNs-c.DeviceRefNs, c.DriftPPM(), float64(c.ResidualNs)/1000,
-			float64(c.SpreadNs)/1000, float64(c.WidthNs)/1000, c.Samples, s.clamped[d])
+			float64(c.SpreadNs)/1000, float64(c.WidthNs)/1000, float64(c.WidestNs)/1000, c.Samples, s.clamped[d])
 	}
 	t.Metadata = append(t.Metadata, report.Arg{Key: "opencl_clock", Value: clock + "]"})
 	return nil

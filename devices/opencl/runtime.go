@@ -95,9 +95,10 @@ type Device struct {
 	id                uintptr
 	rt                *Runtime
 
-	mu      sync.Mutex
-	streams []*Stream // streams[0] is the default stream
-	calib   *Stream   // private queue for clock samples; not a stream of the device
+	mu       sync.Mutex
+	streams  []*Stream // streams[0] is the default stream
+	calib    *Stream   // private queue for clock samples; not a stream of the device
+	minWidth int64     // narrowest clock sample so far, ns
 }
 
 // Stream is one in-order command queue of a device, created with CL_QUEUE_PROFILING_ENABLE.
