@@ -42,7 +42,7 @@ func TestRunOpenCL(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			trace := filepath.Join(t.TempDir(), "trace.json")
 			var out, errb bytes.Buffer
-			args := append([]string{"run", "--device", "opencl", "--trace", trace, "--row-limit", "-1"}, c.args...)
+			args := append([]string{"run", "--device", "opencl", "--trace", trace, "--row-limit", "-1", "--profile-memory", "--record-shapes"}, c.args...)
 			require.Equal(t, 0, dispatch(args, nil, &out, &errb), errb.String())
 			assert.Contains(t, out.String(), "Self OPENCL time total")
 			assert.Contains(t, out.String(), c.want)
