@@ -162,10 +162,13 @@ func (e *MissingError) Error() string {
 	return "opencl: " + e.What + "; " + InstallHint
 }
 
-// check turns a cl_int result into an error naming call.
-func check(call string, code uintptr) error {
-	if c := int32(code); c != clSuccess {
-		return &Error{Call: call, Code: c}
+// check turns a call's cl_int result register into an error naming call.
+func check(call string, code uintptr) error { return checkCode(call, int32(code)) }
+
+// checkCode turns a cl_int (a result or an errcode_ret) into an error naming call.
+func checkCode(call string, code int32) error {
+	if code != clSuccess {
+		return &Error{Call: call, Code: code}
 	}
 	return nil
 }

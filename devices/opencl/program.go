@@ -144,7 +144,7 @@ func (rt *Runtime) build(pl *Platform) (*program, error) {
 	length := uintptr(len(kernelSource))
 	var code int32
 	h := l.call(l.createProgram, pl.context, 1, uintptr(unsafe.Pointer(&srcPtr)), uintptr(unsafe.Pointer(&length)), uintptr(unsafe.Pointer(&code)))
-	if err := check("clCreateProgramWithSource", uintptr(uint32(code))); err != nil {
+	if err := checkCode("clCreateProgramWithSource", code); err != nil {
 		return nil, err
 	}
 	p := &program{handle: h, kernels: map[string]*kernel{}}
@@ -172,7 +172,7 @@ func (rt *Runtime) build(pl *Platform) (*program, error) {
 	for _, name := range kernelNames {
 		cname := append([]byte(name), 0)
 		k := l.call(l.createKernel, h, uintptr(unsafe.Pointer(&cname[0])), uintptr(unsafe.Pointer(&code)))
-		if err := check("clCreateKernel", uintptr(uint32(code))); err != nil {
+		if err := checkCode("clCreateKernel", code); err != nil {
 			p.release(l)
 			return nil, fmt.Errorf("kernel %s: %w", name, err)
 		}

@@ -65,8 +65,8 @@ func parseDeviceTypes(s string) (uint64, error) {
 			t |= clDeviceTypeAll
 		case "":
 		default:
-			return 0, fmt.Errorf("opencl: %s=%q: unknown device type %q (want cpu, gpu, accelerator, custom, default or all)",
-				DeviceTypeEnv, s, strings.TrimSpace(part))
+			return 0, fmt.Errorf("opencl: %s=%s: unknown device type %s (want cpu, gpu, accelerator, custom, default or all)",
+				DeviceTypeEnv, quote(s), quote(strings.TrimSpace(part)))
 		}
 	}
 	if t == 0 {
@@ -154,7 +154,7 @@ func Open(opts Options) (*Runtime, error) {
 	if code == clPlatformNotFoundKHR || (code == clSuccess && n == 0) {
 		return nil, &MissingError{What: "no OpenCL platform found (" + l.path + " loaded, but no ICD is installed)"}
 	}
-	if err := check("clGetPlatformIDs", uintptr(uint32(code))); err != nil {
+	if err := checkCode("clGetPlatformIDs", code); err != nil {
 		return nil, err
 	}
 	ids := make([]uintptr, n)
@@ -182,11 +182,11 @@ func Open(opts Options) (*Runtime, error) {
 		rt.Close()
 		what, hint := "no OpenCL device", ""
 		if opts.DeviceTypes != "" {
-			what += " of type " + opts.DeviceTypes
+			what += " of type " + quote(opts.DeviceTypes)
 			hint = DeviceTypeEnv
 		}
 		if opts.Platform != "" {
-			what += " on a platform matching " + strconv.Quote(opts.Platform)
+			what += " on a platform matching " + quote(opts.Platform)
 			hint = strings.TrimPrefix(hint+" or "+PlatformEnv, " or ")
 		}
 		if hint != "" {
@@ -195,6 +195,14 @@ func Open(opts Options) (*Runtime, error) {
 		return nil, &MissingError{What: what + " (platforms: " + strings.Join(names, "; ") + ")", Hint: hint}
 	}
 	return rt, nil
+}
+
+// quote quotes a user's value for a message, cut to its first 100 bytes.
+func quote(s string) string {
+	if len(s) > 100 {
+		return strconv.Quote(s[:100]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 func platformSelected(sel string, i int, name string) bool {
@@ -217,7 +225,7 @@ func (rt *Runtime) openPlatform(p *Platform, types uint64) error {
 	if code == clDeviceNotFound || (code == clSuccess && n == 0) {
 		return nil
 	}
-	if err := check("clGetDeviceIDs", uintptr(uint32(code))); err != nil {
+	if err := checkCode("clGetDeviceIDs", code); err != nil {
 		return fmt.Errorf("platform %q: %w", p.Name, err)
 	}
 	ids := make([]uintptr, n)
@@ -227,7 +235,7 @@ func (rt *Runtime) openPlatform(p *Platform, types uint64) error {
 	props := [3]uintptr{clContextPlatform, p.id, 0}
 	var code2 int32
 	p.context = l.call(l.createContext, uintptr(unsafe.Pointer(&props[0])), uintptr(n), uintptr(unsafe.Pointer(&ids[0])), 0, 0, uintptr(unsafe.Pointer(&code2)))
-	if err := check("clCreateContext", uintptr(uint32(code2))); err != nil {
+	if err := checkCode("clCreateContext", code2); err != nil {
 		return fmt.Errorf("platform %q: %w", p.Name, err)
 	}
 	rt.platforms = append(rt.platforms, p)
@@ -267,12 +275,12 @@ func (rt *Runtime) newQueue(d *Device) (*Stream, error) {
 	if l.createQueueWithProperties != 0 {
 		props := [3]uint64{clQueueProperties, clQueueProfilingEnable, 0}
 		q = l.call(l.createQueueWithProperties, d.Platform.context, d.id, uintptr(unsafe.Pointer(&props[0])), uintptr(unsafe.Pointer(&code)))
-		if err := check("clCreateCommandQueueWithProperties", uintptr(uint32(code))); err != nil {
+		if err := checkCode("clCreateCommandQueueWithProperties", code); err != nil {
 			return nil, err
 		}
 	} else {
 		q = l.call(l.createQueue, d.Platform.context, d.id, clQueueProfilingEnable, uintptr(unsafe.Pointer(&code)))
-		if err := check("clCreateCommandQueue", uintptr(uint32(code))); err != nil {
+		if err := checkCode("clCreateCommandQueue", code); err != nil {
 			return nil, err
 		}
 	}

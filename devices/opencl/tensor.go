@@ -87,7 +87,7 @@ func (rt *Runtime) alloc(ctx context.Context, d int, shape []int64) (*Tensor, er
 	l := rt.cl
 	var code int32
 	mem := l.call(l.createBuffer, dev.Platform.context, clMemReadWrite, uintptr(bytes), 0, uintptr(unsafe.Pointer(&code)))
-	if err := check("clCreateBuffer", uintptr(uint32(code))); err != nil {
+	if err := checkCode("clCreateBuffer", code); err != nil {
 		return nil, fmt.Errorf("opencl: allocating %d bytes on device %d: %w", bytes, d, err)
 	}
 	b := &buffer{mem: mem, bytes: bytes}
