@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/devices/opencl"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 func needOpenCL(t *testing.T) {
@@ -40,18 +40,18 @@ func TestRunOpenCL(t *testing.T) {
 		{"kernels", []string{"--activities", "cpu_op,kernel,gpu_memcpy,gpu_memset,privateuse1_runtime"}, "gemm_f32"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			trace := filepath.Join(t.TempDir(), "trace.json")
+			tracePath := filepath.Join(t.TempDir(), "trace.json")
 			var out, errb bytes.Buffer
-			args := append([]string{"run", "--device", "opencl", "--trace", trace, "--row-limit", "-1", "--profile-memory", "--record-shapes"}, c.args...)
+			args := append([]string{"run", "--device", "opencl", "--trace", tracePath, "--row-limit", "-1", "--profile-memory", "--record-shapes"}, c.args...)
 			require.Equal(t, 0, dispatch(args, nil, &out, &errb), errb.String())
 			assert.Contains(t, out.String(), "Self OPENCL time total")
 			assert.Contains(t, out.String(), c.want)
 			var tab, tabErr bytes.Buffer
-			require.Equal(t, 0, dispatch([]string{"table", "--row-limit", "-1", trace}, nil, &tab, &tabErr), tabErr.String())
+			require.Equal(t, 0, dispatch([]string{"table", "--row-limit", "-1", tracePath}, nil, &tab, &tabErr), tabErr.String())
 			assert.Equal(t, out.String(), tab.String())
-			data, err := os.ReadFile(trace)
+			data, err := os.ReadFile(tracePath)
 			require.NoError(t, err)
-			require.NoError(t, report.CheckTrace(data))
+			require.NoError(t, trace.Check(data))
 		})
 	}
 	var out, errb bytes.Buffer

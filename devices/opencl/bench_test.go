@@ -147,7 +147,7 @@ func BenchmarkClockResidual10s(b *testing.B) {
 		}
 		for _, m := range res.Trace.Metadata {
 			if m.Key == "opencl_clock" {
-				if err := json.Unmarshal([]byte(m.Value), &clock); err != nil {
+				if err := json.Unmarshal([]byte(m.JSON()), &clock); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -216,7 +216,7 @@ func BenchmarkDeviceTimePaired(b *testing.B) {
 			var devUs float64
 			for _, a := range e.Args {
 				if a.Key == "Device time us" {
-					devUs, _ = strconv.ParseFloat(a.Value, 64)
+					devUs, _ = strconv.ParseFloat(a.JSON(), 64)
 				}
 			}
 			var k int64

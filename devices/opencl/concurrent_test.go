@@ -60,7 +60,7 @@ func TestConcurrentTraining(t *testing.T) {
 		if e.Cat == "cpu_op" {
 			for _, a := range e.Args {
 				if a.Key == "External id" {
-					opThread[parseInt(a.Value)] = e.Tid
+					opThread[parseInt(a.JSON())] = e.Tid
 				}
 			}
 		}

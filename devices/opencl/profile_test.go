@@ -11,7 +11,8 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 // kernelActivities are the activities of a kernel-mode OpenCL profile.
@@ -36,23 +37,23 @@ func profileMLP(t *testing.T, acts kineto.ActivitySet) (*orprof.Result, []byte) 
 		t.Fatalf("warnings: %v", res.Warnings)
 	}
 	var buf bytes.Buffer
-	if err := report.WriteTrace(&buf, res.Trace); err != nil {
+	if err := trace.Write(&buf, res.Trace); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.CheckTrace(buf.Bytes()); err != nil {
+	if err := trace.Check(buf.Bytes()); err != nil {
 		t.Fatalf("CheckTrace: %v", err)
 	}
 	return res, buf.Bytes()
 }
 
 // checkNesting fails when two complete events of one row overlap without nesting.
-func checkNesting(t *testing.T, tr *report.Trace) {
+func checkNesting(t *testing.T, tr *trace.Trace) {
 	t.Helper()
 	type row struct {
 		pid, tid int64
 		p, ti    string
 	}
-	rows := map[row][]report.TraceEvent{}
+	rows := map[row][]trace.Event{}
 	for _, e := range tr.Events {
 		if e.Ph == 'X' {
 			k := row{e.Pid, e.Tid, e.PidStr, e.TidStr}
@@ -83,12 +84,12 @@ func TestProfileKernelMode(t *testing.T) {
 	res, data := profileMLP(t, kernelActivities)
 	checkNesting(t, res.Trace)
 
-	ops := map[int64]report.TraceEvent{}
-	launches := map[string]report.TraceEvent{}
+	ops := map[int64]trace.Event{}
+	launches := map[string]trace.Event{}
 	for _, e := range res.Trace.Events {
 		args := map[string]string{}
 		for _, a := range e.Args {
-			args[a.Key] = a.Value
+			args[a.Key] = a.JSON()
 		}
 		switch e.Cat {
 		case "cpu_op", "user_annotation":
@@ -109,7 +110,7 @@ func TestProfileKernelMode(t *testing.T) {
 		}
 		args := map[string]string{}
 		for _, a := range e.Args {
-			args[a.Key] = a.Value
+			args[a.Key] = a.JSON()
 		}
 		kernels[e.Name]++
 		if args["External id"] == "" && e.Cat == "gpu_memcpy" {
@@ -147,7 +148,7 @@ func TestProfileKernelMode(t *testing.T) {
 
 	// The live table and the table of the written trace attribute the kernels to the same ops.
 	live := deviceTotals(res.Events.KeyAverages(events.AverageOptions{}))
-	td, err := report.ReadTrace(bytes.NewReader(data), "trace.json")
+	td, err := tracefile.Read(bytes.NewReader(data), "trace.json", tracefile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

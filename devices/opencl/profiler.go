@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 func init() {
@@ -201,7 +201,7 @@ func (s *activitySession) Calibrations() []Calibration {
 // threads, an ac2g flow from each launch to its work, the devices' properties and the clock
 // calibration ("opencl_clock": the fit's reference points, offset, drift, residual, spread,
 // median and widest sample, and how many activities were moved after their launch).
-func (s *activitySession) ProcessTrace(t *report.Trace) error {
+func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
@@ -224,27 +224,26 @@ func (s *activitySession) ProcessTrace(t *report.Trace) error {
 		if !devs[a.Device] {
 			devs[a.Device] = true
 			n := "OPENCL " + strconv.Itoa(a.Device)
-			t.Processes = append(t.Processes, report.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
+			t.Processes = append(t.Processes, trace.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
 		}
 		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
 			streams[k] = true
-			t.Threads = append(t.Threads, report.ThreadRow{Pid: int64(a.Device), Tid: a.Stream,
+			t.Threads = append(t.Threads, trace.Thread{Pid: int64(a.Device), Tid: a.Stream,
 				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
 		}
-		args := make([]report.Arg, 0, 6)
+		args := make([]trace.Arg, 0, 6)
 		if a.Correlation > 0 {
-			args = append(args, report.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
 		}
-		args = append(args, report.Arg{Key: "device", Value: strconv.Itoa(a.Device)},
-			report.Arg{Key: "stream", Value: strconv.FormatInt(a.Stream, 10)},
-			report.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)), trace.Int(trace.ArgStream, a.Stream),
+			trace.Int(trace.ArgCorrelation, a.ID))
 		if a.Kind != ActivityKernel {
-			args = append(args, report.Arg{Key: "bytes", Value: strconv.FormatInt(a.Bytes, 10)})
+			args = append(args, trace.Int(trace.ArgBytes, a.Bytes))
 		}
-		t.Events = append(t.Events, report.TraceEvent{Ph: 'X', Cat: a.Kind.String(), Name: a.Name,
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: a.Name,
 			Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
 		if launched[a.ID] {
-			t.Events = append(t.Events, report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g",
+			t.Events = append(t.Events, trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g",
 				Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
 	}
@@ -254,15 +253,15 @@ func (s *activitySession) ProcessTrace(t *report.Trace) error {
 			if !launched[a.ID] {
 				continue
 			}
-			args := []report.Arg{}
+			args := []trace.Arg{}
 			if a.Correlation > 0 {
-				args = append(args, report.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+				args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
 			}
-			args = append(args, report.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+			args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
 			t.Events = append(t.Events,
-				report.TraceEvent{Ph: 'X', Cat: a.Kind.String(), Name: a.Name, Pid: pid, Tid: a.Thread,
+				trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: a.Name, Pid: pid, Tid: a.Thread,
 					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args},
-				report.TraceEvent{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
 	}
 	for _, d := range s.rt.Devices() {
@@ -278,7 +277,7 @@ func (s *activitySession) ProcessTrace(t *report.Trace) error {
 			d, c.DeviceRefNs, c.HostRefNs, c.HostRefNs-c.DeviceRefNs, c.DriftPPM(), float64(c.ResidualNs)/1000,
 			float64(c.SpreadNs)/1000, float64(c.WidthNs)/1000, float64(c.WidestNs)/1000, c.Samples, s.clamped[d])
 	}
-	t.Metadata = append(t.Metadata, report.Arg{Key: "opencl_clock", Value: clock + "]"})
+	t.Metadata = append(t.Metadata, trace.Raw("opencl_clock", clock+"]"))
 	return nil
 }
 
