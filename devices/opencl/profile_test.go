@@ -41,7 +41,7 @@ func profileMLP(t *testing.T, acts kineto.ActivitySet) (*orprof.Result, []byte) 
 		t.Fatal(err)
 	}
 	if err := trace.Check(buf.Bytes()); err != nil {
-		t.Fatalf("CheckTrace: %v", err)
+		t.Fatalf("trace.Check: %v", err)
 	}
 	return res, buf.Bytes()
 }
