@@ -201,3 +201,56 @@ func TestProfileFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackContainsKernels: in one execution, an op's fallback device time (from the end of
+// its start marker to the end of its end marker on an in-order queue) holds every kernel, copy
+// and fill it launched, so it is never less than their summed durations (less the whole-µs
+// truncation of the fallback time).
+func TestFallbackContainsKernels(t *testing.T) {
+	rt := needOpenCL(t)
+	sub := rt.subscribe()
+	sess, err := orprof.Start(orprof.Options{Device: "opencl"})
+	if err != nil {
+		sub.close()
+		t.Fatal(err)
+	}
+	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
+	_, runErr := TrainMLP(ctx, rt, DefaultMLP)
+	res, err := sess.Stop()
+	work, launches, cerr := sub.close()
+	if runErr != nil || err != nil || cerr != nil {
+		t.Fatalf("train: %v, stop: %v, close: %v", runErr, err, cerr)
+	}
+	dur := map[int64]int64{}
+	for _, w := range work {
+		dur[w.ID] = w.DeviceEndNs - w.DeviceStartNs
+	}
+	checked := 0
+	for _, e := range res.Trace.Events {
+		if e.Ph != 'X' || e.Cat != "cpu_op" {
+			continue
+		}
+		var devUs int64 // absent when under 1 µs
+		for _, a := range e.Args {
+			if a.Key == trace.ArgDeviceTimeUs {
+				devUs, _ = a.Int()
+			}
+		}
+		var kernNs int64
+		for _, l := range launches {
+			if l.Thread == e.Tid && l.StartNs >= e.TsNs && l.EndNs <= e.TsNs+e.DurNs {
+				kernNs += dur[l.ID]
+			}
+		}
+		if kernNs == 0 {
+			continue
+		}
+		if float64(devUs+1) < float64(kernNs)/1000 {
+			t.Fatalf("%s: fallback device time %d µs, but its kernels ran %.3f µs", e.Name, devUs, float64(kernNs)/1000)
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Fatalf("only %d ops with kernels checked", checked)
+	}
+}
