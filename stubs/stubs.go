@@ -176,12 +176,27 @@ func Devices() []string {
 	return out
 }
 
-// CallError wraps a backend failure with the hook that failed, keeping the backend's message.
+// CallError wraps a backend failure with the device and the hook that failed, keeping the
+// backend's message: "DEVICE: HOOK: message". Make one with Wrap, which adds the prefix once.
 type CallError struct {
 	Device string
 	Hook   string
 	Err    error
 }
 
+// Wrap returns err as a *CallError naming device and hook, or err itself when it is nil or
+// already holds a *CallError (errors.As): a failure passing through several layers of orprof
+// keeps the one prefix of the call that failed.
+func Wrap(device, hook string, err error) error {
+	var ce *CallError
+	if err == nil || errors.As(err, &ce) {
+		return err
+	}
+	return &CallError{Device: device, Hook: hook, Err: err}
+}
+
+// Error is "DEVICE: HOOK: message".
 func (e *CallError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Device, e.Hook, e.Err) }
+
+// Unwrap returns the backend's error.
 func (e *CallError) Unwrap() error { return e.Err }
