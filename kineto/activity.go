@@ -103,8 +103,8 @@ func (t *ActivityType) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// AllActivityTypes lists every activity type, in declaration order.
-func AllActivityTypes() []ActivityType {
+// allActivityTypes lists every activity type, in declaration order.
+func allActivityTypes() []ActivityType {
 	out := make([]ActivityType, numActivityTypes)
 	for i := range out {
 		out[i] = ActivityType(i)
