@@ -1,7 +1,7 @@
-// Package stubs is the Go form of PyTorch's ProfilerStubs: the handful of hooks a device backend
-// implements so the profiler can time work on it (Record, Elapsed, Synchronize, OnEachDevice,
-// and optionally Mark/RangePush/RangePop), a registry of backends by device name, the default
-// "not enabled" stubs, and a loader for backends written in C against orprof_stubs.h.
+// Package stubs is the Go form of PyTorch's ProfilerStubs: the hooks a device backend implements
+// so the profiler can time work on it (Record, Elapsed, Synchronize, OnEachDevice, optionally
+// Mark/RangePush/RangePop), with a registry of backends by device name. It also loads backends
+// written in C against orprof_stubs.h (Open) and wraps their failures once (CallError, Wrap).
 package stubs
 
 import (

@@ -1,6 +1,6 @@
-// Package errtext checks error messages for a prefix added twice ("record: record: …"), the mark
-// of an error wrapped by two layers that both name the call; tests of every package that wraps
-// errors run their messages through it.
+// Package errtext finds a prefix added twice in an error message ("record: record: …"), the mark
+// of an error wrapped by two layers that both name the call. Tests of the packages that wrap
+// backend errors run their messages through it.
 package errtext
 
 import (
