@@ -98,28 +98,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int,
 	}
 }
 
-// fail prints one error line and returns exit code 2. Prefixes the wrapped errors repeat
-// ("orprof: run: orprof: …", "record: record: …") are printed once; control characters are
-// escaped (quote.Printable).
+// fail prints one error line and returns exit code 2. The line starts with "orprof: "; an
+// error of the root package that starts with it too ("orprof: run: orprof: …") is printed with
+// the prefix once. Control characters are escaped (quote.Printable).
 func fail(stderr io.Writer, format string, a ...any) int {
 	msg := strings.TrimSpace(strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " "))
-	fmt.Fprintln(stderr, "orprof: "+quote.Printable(dedupPrefixes(strings.TrimPrefix(msg, "orprof: "))))
+	msg = strings.ReplaceAll(strings.TrimPrefix(msg, "orprof: "), ": orprof: ", ": ")
+	fmt.Fprintln(stderr, "orprof: "+quote.Printable(msg))
 	return 2
-}
-
-// dedupPrefixes drops "orprof: " inside msg (the line starts with it) and a "word: " segment
-// that repeats the one before it.
-func dedupPrefixes(msg string) string {
-	msg = strings.ReplaceAll(msg, ": orprof: ", ": ")
-	parts := strings.Split(msg, ": ")
-	out := parts[:1]
-	for _, p := range parts[1:] {
-		if p == out[len(out)-1] && !strings.ContainsAny(p, " \t") {
-			continue
-		}
-		out = append(out, p)
-	}
-	return strings.Join(out, ": ")
 }
 
 // quoteArg quotes a command-line argument for an error line, at most quote.Max bytes of it.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orprof/orprof/internal/errtext"
 	"github.com/orprof/orprof/internal/quote"
 )
 
@@ -51,6 +52,7 @@ func TestBadFlagsOneLine(t *testing.T) {
 			msg := errb.String()
 			assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
 			assert.Less(t, len(msg), 300, "quotes at most ~100 bytes of the input")
+			assert.Empty(t, errtext.Repeated(msg), "a prefix repeated in %q", msg)
 			for _, w := range tt.want {
 				assert.Contains(t, msg, w)
 			}
@@ -88,6 +90,7 @@ func TestRunBadInputOneLine(t *testing.T) {
 			msg := errb.String()
 			assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
 			assert.Less(t, len(msg), 600)
+			assert.Empty(t, errtext.Repeated(msg), "a prefix repeated in %q", msg)
 			assert.NotContains(t, msg, strings.Repeat("x", quote.Max+1), "quotes at most quote.Max bytes of the input")
 			for _, w := range tt.want {
 				assert.Contains(t, msg, w)
@@ -96,19 +99,20 @@ func TestRunBadInputOneLine(t *testing.T) {
 	}
 }
 
-// TestFailDedupPrefixes: a prefix the wrapped errors repeat is printed once.
-func TestFailDedupPrefixes(t *testing.T) {
+// TestFailPrefixOnce: the CLI's "orprof: " is printed once when a wrapped error of the root
+// package starts with it too.
+func TestFailPrefixOnce(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"run: orprof: a profiling session is already running", "orprof: run: a profiling session is already running\n"},
 		{"orprof: run: x", "orprof: run: x\n"},
-		{"record: record: openreg: failed", "orprof: record: openreg: failed\n"},
 		{"run: --trace a: b", "orprof: run: --trace a: b\n"},
-		{"a: b c: b c: d", "orprof: a: b c: b c: d\n"}, // only single words are folded
+		{"table: a\x1b[2Jb", "orprof: table: a\\x1b[2Jb\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
 		assert.Equal(t, 2, fail(&b, "%s", tt.in))
 		assert.Equal(t, tt.want, b.String())
+		assert.Empty(t, errtext.Repeated(b.String()))
 	}
 }
 

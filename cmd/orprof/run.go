@@ -10,7 +10,7 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/stubs"
 	"github.com/orprof/orprof/xpu"
 )
@@ -175,7 +175,7 @@ func checkDevice(name string) string {
 
 func workloadNames() string {
 	var names []string
-	for _, w := range openreg.Workloads() {
+	for _, w := range ops.Workloads() {
 		names = append(names, w.Name)
 	}
 	return strings.Join(names, ", ")
