@@ -253,3 +253,20 @@ func TestVersion(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(out.String(), "\n"))
 	}
 }
+
+// TestBadTraceQuotesCapped: errors about a trace quote at most ~100 bytes of what they name (a
+// 5,000-digit timestamp, a 60 KB name).
+func TestBadTraceQuotesCapped(t *testing.T) {
+	for _, trace := range []string{
+		`[{"name": "a", "ph": "X", "ts": ` + strings.Repeat("9", 5000) + `, "dur": 1}]`,
+		`[{"name": "` + strings.Repeat("n", 60000) + `", "ph": "X", "dur": 1}]`,
+		`[{"name": "a", "ph": "X", "ts": 1, "dur": 1e` + strings.Repeat("9", 5000) + `}]`,
+	} {
+		var out, errb bytes.Buffer
+		assert.Equal(t, 2, dispatch([]string{"table", "-"}, strings.NewReader(trace), &out, &errb))
+		msg := errb.String()
+		assert.Equal(t, 1, strings.Count(msg, "\n"), msg)
+		assert.Less(t, len(msg), 300, msg)
+		assert.Contains(t, msg, "<stdin>: byte ")
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 // Error is a problem with the JSON input (a trace's content) or with reading it. Offset is the byte offset
@@ -92,6 +94,14 @@ func (s *Scanner) Offset() int64 { return s.Off + int64(s.Pos) }
 
 // ErrAt builds an Error at input offset off.
 func (s *Scanner) ErrAt(off int64, format string, args ...any) error {
+	for i, a := range args { // quote at most quote.Max bytes of the input (a 5,000-digit number)
+		switch v := a.(type) {
+		case string:
+			args[i] = quote.Clip(v)
+		case []byte:
+			args[i] = quote.Clip(string(v))
+		}
+	}
 	return &Error{File: s.File, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
