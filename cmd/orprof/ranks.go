@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/ranks"
+)
+
+// rowLimitFlag is --row-limit: an int that remembers it was given.
+type rowLimitFlag tableFlags
+
+func (f *rowLimitFlag) String() string {
+	if f == nil {
+		return "100"
+	}
+	return strconv.Itoa(f.rowLimit)
+}
+
+func (f *rowLimitFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not a number")
+	}
+	f.rowLimit, f.rowLimitSet = n, true
+	return nil
+}
+
+// grouping is the key_averages grouping the flags ask for.
+func (tf *tableFlags) grouping() events.AverageOptions {
+	return events.AverageOptions{GroupByInputShape: tf.byShape, GroupByStackN: tf.byStackN}
+}
+
+// tableOptions are the table options the flags ask for (device and memory come from the
+// summary). csv and json print every row unless --row-limit was given.
+func (tf *tableFlags) tableOptions() report.TableOptions {
+	opts := report.TableOptions{SortBy: tf.sortBy, RowLimit: tf.rowLimit, MaxNameColumnWidth: tf.maxNameWidth}
+	f, _ := report.ParseFormat(tf.format)
+	if !tf.rowLimitSet && (f == report.FormatCSV || f == report.FormatJSON) {
+		opts.RowLimit = report.RowLimitAll
+	}
+	if opts.RowLimit == 0 {
+		opts.RowLimit = report.RowLimitNone
+	}
+	if tf.target113 {
+		opts.Target = report.Target113
+	}
+	return opts
+}
+
+// writeSummary prints s in the chosen format; it returns the number of rows the row limit left
+// out (the JSON says so itself; callers note it for CSV).
+func (tf *tableFlags) writeSummary(w io.Writer, s *report.Summary, byRank bool) (int, error) {
+	f, _ := report.ParseFormat(tf.format)
+	return report.WriteSummary(w, f, s, tf.tableOptions(), report.SummaryOutput{ByRank: byRank})
+}
+
+// noteLeftOut says on stderr how many rows a --row-limit left out of CSV output, which has no
+// place for it.
+func (tf *tableFlags) noteLeftOut(stderr io.Writer, left int) {
+	if left > 0 && tf.format == string(report.FormatCSV) {
+		fmt.Fprintf(stderr, "orprof: note: --row-limit %d left out %d rows of the CSV\n", tf.rowLimit, left)
+	}
+}
+
+// warnRanks warns about rank numbers claimed by several traces.
+func warnRanks(stderr io.Writer, s *report.Summary) {
+	if dup := s.DuplicateRanks(); len(dup) > 0 {
+		fmt.Fprintf(stderr, "orprof: warning: rank %d is claimed by more than one trace (%d ranks repeat); --by-rank shows each trace on its own line\n", dup[0], len(dup))
+	}
+}
+
+// runTableRanks is `orprof table` over several traces or directories: every trace read in
+// parallel, one table over all of them.
+func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
+	paths, err := ranks.Expand(args)
+	if err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return fail(stderr, "table: - (stdin) can only be read alone")
+		}
+	}
+	defer lazyGC(tableGCFloor)()
+	s, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping()})
+	if err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	warnRanks(stderr, s)
+	left, err := tf.writeSummary(stdout, s, byRank)
+	if err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	tf.noteLeftOut(stderr, left)
+	return 0
+}
+
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("merge", stderr)
+	var tf tableFlags
+	tf.register(fs)
+	byRank := fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, or a directory of them; traces are read too)")
+		fs.PrintDefaults()
+	}
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
+	}
+	if len(pos) == 0 {
+		return fail(stderr, "merge: need at least one SUMMARY argument")
+	}
+	if msg := tf.check(); msg != "" {
+		return fail(stderr, "merge: %s", msg)
+	}
+	if tf.byShape || tf.byStackN > 0 {
+		return fail(stderr, "merge: --group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")
+	}
+	paths, err := ranks.Expand(pos)
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	s, err := ranks.LoadAll(paths, ranks.Options{})
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	warnRanks(stderr, s)
+	left, err := tf.writeSummary(stdout, s, *byRank)
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	tf.noteLeftOut(stderr, left)
+	return 0
+}
+
+// isDir reports whether path names a directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
