@@ -34,14 +34,15 @@ func (r *DiffRow) DeltaCPU() float64 { return r.After.SelfCPU - r.Before.SelfCPU
 // DeltaDevice is After − Before of the self device time (µs).
 func (r *DiffRow) DeltaDevice() float64 { return r.After.SelfDevice - r.Before.SelfDevice }
 
-// Regression is the larger of the two deltas: how much slower the op got on the host or on the
-// device, whichever grew more (negative when both shrank).
-func (r *DiffRow) Regression() float64 { return max(r.DeltaCPU(), r.DeltaDevice()) }
+// Regression is how much more self time the op took, host and device together: ΔCPU + Δdevice
+// (negative when it got faster).
+func (r *DiffRow) Regression() float64 { return r.DeltaCPU() + r.DeltaDevice() }
 
 // Diff matches the rows of two summaries by their key_averages key (name, node id, device type,
 // legacy and user-annotation flags, and the grouped fields) and returns one row per op, sorted
-// by the largest regression first (DiffRow.Regression; ties in the order the ops first occur,
-// before's then after's). Ops on one side only are marked.
+// by the largest regression first (DiffRow.Regression: the change of self CPU plus self device
+// time; ties in the order the ops first occur, before's then after's). Ops on one side only are
+// marked.
 func Diff(before, after *Summary) []DiffRow {
 	idx := make(map[string]int, len(before.Rows))
 	var out []DiffRow
@@ -182,7 +183,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 	t := textTable{md: f == FormatMarkdown, cols: []column{{"Name", 4, false}, {"Calls before", 12, false},
 		{"Calls after", 11, false}, {"Self CPU before", 15, false}, {"Self CPU after", 14, false},
 		{"Δ Self CPU", 10, false}, {"Δ%", 6, false}, {"Self " + dev + " before", 12, false},
-		{"Self " + dev + " after", 12, false}, {"Δ Self " + dev, 10, false}, {"Δ% " + dev, 6, false}, {"", 0, true}}}
+		{"Self " + dev + " after", 12, false}, {"Δ Self " + dev, 10, false}, {"Δ% " + dev, 6, false}, {"Note", 4, true}}}
 	for i := range rows {
 		r := &rows[i]
 		name := r.Key

@@ -203,7 +203,7 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 		if lr.N <= 0 {
 			return nil, fmt.Errorf("%s: larger than %d bytes: not a summary", name, maxSummaryBytes)
 		}
-		return nil, fmt.Errorf("%s: not a valid summary: %s", name, jsonErrText(err, dec))
+		return nil, fmt.Errorf("%s: not a valid summary: %s", name, jsonErrText(err, maxSummaryBytes+1-lr.N))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%s: byte %d: data after the summary object", name, dec.InputOffset())
@@ -216,16 +216,16 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 }
 
 // jsonErrText renders a decoding error with the byte offset it happened at.
-func jsonErrText(err error, dec *json.Decoder) string {
+func jsonErrText(err error, read int64) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
 		return fmt.Sprintf("byte %d: %v", se.Offset, se)
 	case errors.As(err, &te):
-		return fmt.Sprintf("byte %d: field %q: %s where %s belongs", te.Offset, Quote(te.Field), te.Value, te.Type)
+		return fmt.Sprintf("byte %d: field %s: %s where %s belongs", te.Offset, Quote(te.Field), te.Value, te.Type)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Sprintf("byte %d: unexpected end of input", dec.InputOffset())
+		return fmt.Sprintf("byte %d: unexpected end of input", read)
 	}
 	return err.Error()
 }
