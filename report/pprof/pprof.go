@@ -12,8 +12,10 @@
 // self device time on the operator's own sample; in kernel mode each kernel is a leaf frame
 // under the operator that launched it, carrying that kernel's time, and calls counts the
 // launches. Device activity linked to no operator (GPU-only traces, graph replay, MTIA work)
-// is a root frame of its own. Device-side user annotations (gpu_user_annotation) are left out:
-// they span kernels already counted.
+// is a root frame of its own. Device-side user annotations (gpu_user_annotation) are frames like
+// kernels, as they are rows of the table and part of their op's device time there; since they
+// span kernels that are counted too, pprof's device_time total exceeds the table's footer total
+// (which leaves them out) by their time.
 //
 // So a frame's flat cpu_time is the table's Self CPU of that operator, and a kernel frame's
 // flat device_time is the table's Self <device> of that kernel, each rounded to whole
@@ -59,13 +61,11 @@ func FromList(l *events.List) *profile.Profile {
 		e := l.Event(i)
 		minStart, maxEnd = math.Min(minStart, e.StartUs), math.Max(maxEnd, e.EndUs)
 		if e.DeviceType != devices.CPU {
-			if !e.IsUserAnnotation {
-				if _, ok := devTotal[e.Name]; !ok {
-					devNames = append(devNames, e.Name)
-				}
-				devTotal[e.Name] += e.EndUs - e.StartUs
-				devCount[e.Name]++
+			if _, ok := devTotal[e.Name]; !ok {
+				devNames = append(devNames, e.Name)
 			}
+			devTotal[e.Name] += e.EndUs - e.StartUs
+			devCount[e.Name]++
 			continue
 		}
 		parent := int32(0)
