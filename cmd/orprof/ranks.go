@@ -59,11 +59,17 @@ func (tf *tableFlags) writeSummary(w io.Writer, s *report.Summary, byRank bool) 
 	return report.WriteSummary(w, f, s, tf.tableOptions(), report.SummaryOutput{ByRank: byRank})
 }
 
-// noteLeftOut says on stderr how many rows a --row-limit left out of CSV output, which has no
-// place for it.
-func (tf *tableFlags) noteLeftOut(stderr io.Writer, left int) {
-	if left > 0 && tf.format == string(report.FormatCSV) {
+// noteCSV says on stderr what CSV output has no place for: how many rows a --row-limit left out
+// and, for several ranks, where their numbers came from.
+func (tf *tableFlags) noteCSV(stderr io.Writer, s *report.Summary, left int) {
+	if tf.format != string(report.FormatCSV) {
+		return
+	}
+	if left > 0 {
 		fmt.Fprintf(stderr, "orprof: note: --row-limit %d left out %d rows of the CSV\n", tf.rowLimit, left)
+	}
+	if len(s.Ranks) > 1 {
+		fmt.Fprintf(stderr, "orprof: note: %d ranks (%s)\n", len(s.Ranks), s.RankSource())
 	}
 }
 
@@ -96,7 +102,7 @@ func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io
 	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
-	tf.noteLeftOut(stderr, left)
+	tf.noteCSV(stderr, s, left)
 	return 0
 }
 
@@ -135,7 +141,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
-	tf.noteLeftOut(stderr, left)
+	tf.noteCSV(stderr, s, left)
 	return 0
 }
 

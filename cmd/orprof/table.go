@@ -126,7 +126,7 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
-	tf.noteLeftOut(stderr, left)
+	tf.noteCSV(stderr, s, left)
 	return 0
 }
 
