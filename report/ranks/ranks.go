@@ -137,8 +137,16 @@ func Expand(args []string) ([]string, error) {
 	return out, nil
 }
 
-// naturalCompare orders strings with runs of digits compared as numbers.
+// naturalCompare orders strings with runs of digits compared as numbers; strings equal so
+// ("r01", "r1") are ordered bytewise.
 func naturalCompare(a, b string) int {
+	if c := naturalCompare1(a, b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func naturalCompare1(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digits(a), digits(b)
 		if da > 0 && db > 0 {

@@ -1,0 +1,114 @@
+package ranks
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
+)
+
+var traces = []string{
+	"../../testdata/kineto-extra/hta_sampled_rank0.json.gz",
+	"../../testdata/kineto-extra/hta_cpu_rank0.json.gz",
+	"../../testdata/kineto/rocm_mi250_train.json.gz",
+	"../../testdata/kineto-extra/hta_no_rank.json.gz",
+}
+
+// TestReadTracesOrder: the summary does not depend on how many traces are read at once (so
+// not on the order the reads finish in), and equals the merge of each trace's summary.
+func TestReadTracesOrder(t *testing.T) {
+	one, err := ReadTraces(traces, Options{Workers: 1})
+	require.NoError(t, err)
+	many, err := ReadTraces(traces, Options{Workers: 4})
+	require.NoError(t, err)
+	assert.Equal(t, one, many)
+	var sums []*report.Summary
+	for i, p := range traces {
+		s, err := Load(p, i, Options{})
+		require.NoError(t, err)
+		sums = append(sums, s)
+	}
+	merged, err := report.MergeSummaries(sums...)
+	require.NoError(t, err)
+	assert.Equal(t, one, merged)
+	assert.Len(t, one.Ranks, 4)
+	for i, r := range one.Ranks {
+		assert.Equal(t, traces[i], r.File)
+	}
+}
+
+// TestReadTracesError: the first failing trace in path order is reported, whatever the workers
+// finish first.
+func TestReadTracesError(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"traceEvents": [`), 0o644))
+	_, err := ReadTraces([]string{traces[0], bad, filepath.Join(dir, "missing.json")}, Options{Workers: 3})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.json")
+}
+
+// TestLoadSummaryOrTrace: Load tells a summary from a trace by its first key, plain or gzip.
+func TestLoadSummaryOrTrace(t *testing.T) {
+	fromTrace, err := Load(traces[2], 0, Options{Grouping: events.AverageOptions{GroupByInputShape: true}})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, report.WriteSummaryJSON(&buf, fromTrace, report.TableOptions{RowLimit: report.RowLimitAll}))
+	p := filepath.Join(t.TempDir(), "s.json")
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+	isSum, err := IsSummaryFile(p)
+	require.NoError(t, err)
+	assert.True(t, isSum)
+	isSum, err = IsSummaryFile(traces[2])
+	require.NoError(t, err)
+	assert.False(t, isSum)
+	fromSummary, err := Load(p, 0, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, fromTrace, fromSummary)
+	assert.True(t, fromSummary.GroupByInputShape)
+}
+
+func TestExpand(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"r10.json", "r2.json.gz", "r1.json", "notes.txt", "r02b.json"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o644))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub.json"), 0o755))
+	got, err := Expand([]string{"a.json", dir, "b.json"})
+	require.NoError(t, err)
+	want := []string{"a.json"}
+	for _, n := range []string{"r1.json", "r2.json.gz", "r02b.json", "r10.json"} {
+		want = append(want, filepath.Join(dir, n))
+	}
+	assert.Equal(t, append(want, "b.json"), got)
+	_, err = Expand([]string{t.TempDir()})
+	assert.ErrorContains(t, err, "a directory with no .json or .json.gz file")
+
+	names := []string{"rank10", "rank9", "rank01", "rank1", "a", "rank"}
+	slices.SortFunc(names, naturalCompare)
+	assert.Equal(t, []string{"a", "rank", "rank01", "rank1", "rank9", "rank10"}, names)
+}
+
+// BenchmarkReadTraces reads four real traces as four ranks, one at a time and all at once.
+func BenchmarkReadTraces(b *testing.B) {
+	for _, w := range []int{1, 0} {
+		name := "workers=1"
+		if w == 0 {
+			name = "workers=GOMAXPROCS"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ReadTraces(traces, Options{Workers: w}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
