@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/pprof"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
@@ -29,12 +29,12 @@ func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
 		return fail(stderr, "pprof: -o FILE is required")
 	}
 	defer lazyGC(tableGCFloor)()
-	var data *report.TraceData
+	var data *tracefile.Data
 	var err error
 	if pos[0] == "-" {
-		data, err = report.ReadTrace(stdin, "<stdin>")
+		data, err = tracefile.Read(stdin, "<stdin>", tracefile.Options{})
 	} else {
-		data, err = report.OpenTrace(pos[0])
+		data, err = tracefile.Open(pos[0], tracefile.Options{})
 	}
 	if err != nil {
 		return fail(stderr, "pprof: %v", err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/pprof"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 type figures struct {
@@ -39,7 +39,7 @@ func TestProfileTotalsEqualTable(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := report.OpenTrace(file)
+			data, err := tracefile.Open(file, tracefile.Options{})
 			require.NoError(t, err)
 			l := events.NewList(data.Events, events.ListOptions{UseDevice: data.DeviceName})
 			var buf bytes.Buffer

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 // FuzzMergeTraces reads two arbitrary inputs as the traces of two ranks. It must never panic;
@@ -31,7 +32,7 @@ func FuzzMergeTraces(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var sums []*report.Summary
 		for i, in := range [][]byte{a, b} {
-			data, err := report.ReadTrace(bytes.NewReader(in), "fuzz.json")
+			data, err := tracefile.Read(bytes.NewReader(in), "fuzz.json", tracefile.Options{})
 			if err != nil {
 				return
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 // Options tune ReadTraces and Load. The zero value is the default.
@@ -31,7 +32,7 @@ type Options struct {
 // Summarize turns one trace into the summary of one rank: its events' tree and key averages.
 // file names the trace in the output, pos is its position among all the traces (its rank when
 // the trace names none). data's events are taken over: the caller must not use them after.
-func Summarize(data *report.TraceData, file string, pos int, g events.AverageOptions) *report.Summary {
+func Summarize(data *tracefile.Data, file string, pos int, g events.AverageOptions) *report.Summary {
 	mem, device := hasMemory(data.Events), data.DeviceName
 	rank := report.RankInfo{Rank: int64(pos), File: file}
 	if r, ok := traceRank(data); ok {
@@ -83,7 +84,7 @@ func ReadTraces(paths []string, o Options) (*report.Summary, error) {
 				if k >= len(paths) || stop {
 					return
 				}
-				data, err := report.OpenTrace(paths[k])
+				data, err := tracefile.Open(paths[k], tracefile.Options{})
 				if err != nil {
 					errs[k] = err
 					next.Lock()
@@ -218,7 +219,7 @@ func Load(path string, pos int, o Options) (*report.Summary, error) {
 	if isSum {
 		return ReadSummaryFile(path)
 	}
-	data, err := report.OpenTrace(path)
+	data, err := tracefile.Open(path, tracefile.Options{})
 	if err != nil {
 		return nil, err
 	}
