@@ -36,11 +36,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	defer lazyGC(tableGCFloor)()
 	var sums [2]*report.Summary
+	var warns [2][]string
 	var errs [2]error
 	done := make(chan int, 2)
 	for i, p := range pos {
 		go func() {
-			sums[i], errs[i] = ranks.Load(p, 0, ranks.Options{})
+			sums[i], warns[i], errs[i] = ranks.Load(p, 0, ranks.Options{})
 			done <- i
 		}()
 	}
@@ -51,6 +52,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "diff: %v", err)
 		}
 	}
+	printWarnings(stderr, append(warns[0], warns[1]...))
 	dev := sums[0].Device
 	if dev == "" {
 		dev = sums[1].Device

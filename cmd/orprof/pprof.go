@@ -39,6 +39,11 @@ func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "pprof: %v", err)
 	}
+	name := pos[0]
+	if name == "-" {
+		name = "<stdin>"
+	}
+	printWarnings(stderr, data.Warnings(name))
 	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
 	if err := writePprofFile(*out, l); err != nil {
 		return fail(stderr, "pprof: -o %s: %v", *out, err)

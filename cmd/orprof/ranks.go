@@ -73,6 +73,21 @@ func (tf *tableFlags) noteCSV(stderr io.Writer, s *report.Summary, left int) {
 	}
 }
 
+// maxWarnings is how many trace warnings a command prints before it only counts the rest.
+const maxWarnings = 5
+
+// printWarnings prints the readers' warnings, one line each; past maxWarnings, one line counts
+// the others.
+func printWarnings(stderr io.Writer, warns []string) {
+	for i, w := range warns {
+		if i == maxWarnings {
+			fmt.Fprintf(stderr, "orprof: warning: and %d more warnings like these (read a trace alone to see its own)\n", len(warns)-maxWarnings)
+			return
+		}
+		fmt.Fprintln(stderr, "orprof: warning: "+w)
+	}
+}
+
 // warnRanks warns about rank numbers claimed by several traces.
 func warnRanks(stderr io.Writer, s *report.Summary) {
 	if dup := s.DuplicateRanks(); len(dup) > 0 {
@@ -93,10 +108,11 @@ func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io
 		}
 	}
 	defer lazyGC(tableGCFloor)()
-	s, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping()})
+	s, warns, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping()})
 	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
+	printWarnings(stderr, warns)
 	warnRanks(stderr, s)
 	left, err := tf.writeSummary(stdout, s, byRank)
 	if err != nil {
@@ -132,10 +148,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
-	s, err := ranks.LoadAll(paths, ranks.Options{})
+	s, warns, err := ranks.LoadAll(paths, ranks.Options{})
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
+	printWarnings(stderr, warns)
 	warnRanks(stderr, s)
 	left, err := tf.writeSummary(stdout, s, *byRank)
 	if err != nil {

@@ -62,7 +62,7 @@ func TestMergeEqualsTableOfAllRanks(t *testing.T) {
 			got, _ := run(t, append(append([]string{"merge"}, v.table...), sums...)...)
 			require.Equal(t, want, got)
 			if v.name != "json" && v.name != "csv" {
-				assert.Contains(t, got, "Ranks: 4 (rank = position in the file order)")
+				assert.Contains(t, got, "Ranks: 4 (rank from distributedInfo.rank in 2, position in the file order in 2)")
 			}
 
 			// A tree of merges: (0 1) and (2 3), then their merge.
@@ -94,7 +94,7 @@ func TestTableDirectory(t *testing.T) {
 	}
 	i1, i2, i10 := strings.Index(got, "rank1.json.gz"), strings.Index(got, "rank2.json.gz"), strings.Index(got, "rank10.json.gz")
 	assert.True(t, i1 < i2 && i2 < i10, "natural order: rank1, rank2, …, rank10")
-	assert.Contains(t, got, "Ranks: 4 (rank = position in the file order)")
+	assert.Contains(t, got, "Ranks: 4 (rank from distributedInfo.rank in 2, position in the file order in 2)")
 
 	var out, errb bytes.Buffer
 	require.Equal(t, 2, dispatch([]string{"table", t.TempDir()}, nil, &out, &errb))
@@ -126,7 +126,9 @@ func TestTableFormatsPrintEveryRow(t *testing.T) {
 	assert.Equal(t, n-7, doc.RowsLeftOut)
 	limited, stderr := run(t, "table", "--format", "csv", "--row-limit", "7", trace)
 	assert.Equal(t, 8, strings.Count(limited, "\n"))
-	assert.Equal(t, "orprof: note: --row-limit 7 left out "+itoa(n-7)+" rows of the CSV\n", stderr)
+	assert.Contains(t, stderr, "orprof: note: --row-limit 7 left out "+itoa(n-7)+" rows of the CSV\n")
+	assert.Contains(t, stderr, "orprof: warning: "+trace+": 501567.000 µs of 501567.000 µs of device time (100.0%, 9450 events) reached no operator: its \"External id\" equals the event's own \"correlation\"",
+		"a trace whose device time reaches no op says so, in one line")
 	text, _ := run(t, "table", trace)
 	assert.Equal(t, 3+100+1+2, strings.Count(text, "\n"), "text keeps PyTorch's default of 100 rows")
 }

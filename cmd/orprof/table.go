@@ -114,6 +114,11 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
+	name := pos[0]
+	if name == "-" {
+		name = "<stdin>"
+	}
+	printWarnings(stderr, data.Warnings(name))
 	if len(data.Events) >= 1<<16 {
 		// The reader's scratch (its records of every event, input buffers) is garbage now and
 		// the heap holds little else but the events: collect here, once, so that the tree is

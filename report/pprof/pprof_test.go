@@ -31,8 +31,8 @@ func TestProfileTotalsEqualTable(t *testing.T) {
 		"../../testdata/kineto/cuda_alexnet.json.gz",
 		"../../testdata/kineto/rocm_mi250_train.json.gz",
 		"../../testdata/kineto/cpu_only.json.gz",
-		"../testdata/reader/orprof_kernels.json",
-		"../testdata/reader/orprof_fallback.json",
+		"../tracefile/testdata/reader/orprof_kernels.json",
+		"../tracefile/testdata/reader/orprof_fallback.json",
 	}
 	if !testing.Short() {
 		files = append(files, "../../testdata/kineto/cuda_train_step.json.gz")

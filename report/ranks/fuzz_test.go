@@ -18,7 +18,7 @@ import (
 // two summaries after a trip through their JSON form (what `orprof merge` does), in every
 // format.
 func FuzzMergeTraces(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "reader", "*.json"))
+	files, _ := filepath.Glob(filepath.Join("..", "tracefile", "testdata", "reader", "*.json"))
 	var seeds [][]byte
 	for _, file := range files {
 		if data, err := os.ReadFile(file); err == nil {

@@ -4,5 +4,5 @@ import "github.com/orprof/orprof/report/tracefile"
 
 // traceRank is the trace's distributedInfo.rank, when it has one.
 func traceRank(data *tracefile.Data) (int64, bool) {
-	return 0, false
+	return data.Rank, data.HasRank
 }

@@ -58,10 +58,12 @@ func hasMemory(evs []events.FunctionEvent) bool {
 // ReadTraces reads the trace files at paths, Options.Workers at a time (each trace's own parse
 // runs on several goroutines too), summarizes each as soon as it is read, so that only the
 // traces being read are in memory, and merges the summaries in path order: the result does not
-// depend on the order the reads finish in. The first error in path order is returned.
-func ReadTraces(paths []string, o Options) (*report.Summary, error) {
+// depend on the order the reads finish in. It returns the traces' warnings (tracefile's
+// Data.Warnings, each naming its file) in path order, and the first error in path order.
+func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 	sums := make([]*report.Summary, len(paths))
 	errs := make([]error, len(paths))
+	warns := make([][]string, len(paths))
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -92,17 +94,31 @@ func ReadTraces(paths []string, o Options) (*report.Summary, error) {
 					next.Unlock()
 					continue
 				}
+				warns[k] = data.Warnings(paths[k])
 				sums[k] = Summarize(data, paths[k], k, o.Grouping)
 			}
 		}()
 	}
 	wg.Wait()
+	return merge(sums, warns, errs)
+}
+
+// merge merges sums in order and flattens their warnings, unless one of errs is set.
+func merge(sums []*report.Summary, warns [][]string, errs []error) (*report.Summary, []string, error) {
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return report.MergeSummaries(sums...)
+	var w []string
+	for _, ws := range warns {
+		w = append(w, ws...)
+	}
+	s, err := report.MergeSummaries(sums...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, w, nil
 }
 
 // Expand replaces each directory in args by the trace and summary files in it (names ending in
@@ -209,27 +225,31 @@ func ReadSummaryFile(path string) (*report.Summary, error) {
 	return report.ReadSummary(f, path)
 }
 
-// Load reads the profile at path — a trace or a summary, plain or gzip — as a summary. A trace
-// is one rank at position pos.
-func Load(path string, pos int, o Options) (*report.Summary, error) {
+// Load reads the profile at path — a trace or a summary, plain or gzip — as a summary, with a
+// trace's warnings (tracefile's Data.Warnings). A trace is one rank at position pos.
+func Load(path string, pos int, o Options) (*report.Summary, []string, error) {
 	isSum, err := IsSummaryFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if isSum {
-		return ReadSummaryFile(path)
+		s, err := ReadSummaryFile(path)
+		return s, nil, err
 	}
 	data, err := tracefile.Open(path, tracefile.Options{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return Summarize(data, path, pos, o.Grouping), nil
+	w := data.Warnings(path)
+	return Summarize(data, path, pos, o.Grouping), w, nil
 }
 
-// LoadAll is Load over paths, Options.Workers at a time, merged in path order.
-func LoadAll(paths []string, o Options) (*report.Summary, error) {
+// LoadAll is Load over paths, Options.Workers at a time, merged in path order, with the
+// warnings in path order.
+func LoadAll(paths []string, o Options) (*report.Summary, []string, error) {
 	sums := make([]*report.Summary, len(paths))
 	errs := make([]error, len(paths))
+	warns := make([][]string, len(paths))
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -241,14 +261,9 @@ func LoadAll(paths []string, o Options) (*report.Summary, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			sums[k], errs[k] = Load(p, k, o)
+			sums[k], warns[k], errs[k] = Load(p, k, o)
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return report.MergeSummaries(sums...)
+	return merge(sums, warns, errs)
 }

@@ -24,24 +24,31 @@ var traces = []string{
 // TestReadTracesOrder: the summary does not depend on how many traces are read at once (so
 // not on the order the reads finish in), and equals the merge of each trace's summary.
 func TestReadTracesOrder(t *testing.T) {
-	one, err := ReadTraces(traces, Options{Workers: 1})
+	one, w1, err := ReadTraces(traces, Options{Workers: 1})
 	require.NoError(t, err)
-	many, err := ReadTraces(traces, Options{Workers: 4})
+	many, w4, err := ReadTraces(traces, Options{Workers: 4})
 	require.NoError(t, err)
 	assert.Equal(t, one, many)
+	assert.Equal(t, w1, w4, "warnings come in path order")
+	require.Len(t, w1, 1)
+	assert.Contains(t, w1[0], traces[0]+`: 607844.000 µs of 607844.000 µs of device time (100.0%, 1204 events) reached no operator`)
 	var sums []*report.Summary
 	for i, p := range traces {
-		s, err := Load(p, i, Options{})
+		s, _, err := Load(p, i, Options{})
 		require.NoError(t, err)
 		sums = append(sums, s)
 	}
 	merged, err := report.MergeSummaries(sums...)
 	require.NoError(t, err)
 	assert.Equal(t, one, merged)
-	assert.Len(t, one.Ranks, 4)
+	require.Len(t, one.Ranks, 4)
 	for i, r := range one.Ranks {
 		assert.Equal(t, traces[i], r.File)
 	}
+	assert.Equal(t, []int64{0, 0, 2, 3}, []int64{one.Ranks[0].Rank, one.Ranks[1].Rank, one.Ranks[2].Rank, one.Ranks[3].Rank},
+		"distributedInfo.rank where the trace has one, else the position")
+	assert.Equal(t, []bool{true, true, false, false}, []bool{one.Ranks[0].FromTrace, one.Ranks[1].FromTrace, one.Ranks[2].FromTrace, one.Ranks[3].FromTrace})
+	assert.Equal(t, []int64{0}, one.DuplicateRanks())
 }
 
 // TestReadTracesError: the first failing trace in path order is reported, whatever the workers
@@ -50,14 +57,14 @@ func TestReadTracesError(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"traceEvents": [`), 0o644))
-	_, err := ReadTraces([]string{traces[0], bad, filepath.Join(dir, "missing.json")}, Options{Workers: 3})
+	_, _, err := ReadTraces([]string{traces[0], bad, filepath.Join(dir, "missing.json")}, Options{Workers: 3})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bad.json")
 }
 
 // TestLoadSummaryOrTrace: Load tells a summary from a trace by its first key, plain or gzip.
 func TestLoadSummaryOrTrace(t *testing.T) {
-	fromTrace, err := Load(traces[2], 0, Options{Grouping: events.AverageOptions{GroupByInputShape: true}})
+	fromTrace, _, err := Load(traces[2], 0, Options{Grouping: events.AverageOptions{GroupByInputShape: true}})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, report.WriteSummaryJSON(&buf, fromTrace, report.TableOptions{RowLimit: report.RowLimitAll}))
@@ -69,7 +76,7 @@ func TestLoadSummaryOrTrace(t *testing.T) {
 	isSum, err = IsSummaryFile(traces[2])
 	require.NoError(t, err)
 	assert.False(t, isSum)
-	fromSummary, err := Load(p, 0, Options{})
+	fromSummary, _, err := Load(p, 0, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, fromTrace, fromSummary)
 	assert.True(t, fromSummary.GroupByInputShape)
@@ -105,7 +112,7 @@ func BenchmarkReadTraces(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := ReadTraces(traces, Options{Workers: w}); err != nil {
+				if _, _, err := ReadTraces(traces, Options{Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
