@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/jsonscan"
 )
 
 // SummaryVersion is the version of the "summary" object WriteSummaryJSON writes.
@@ -223,28 +224,12 @@ func jsonErrText(err error, read int64) string {
 	case errors.As(err, &se):
 		return fmt.Sprintf("byte %d: %v", se.Offset, se)
 	case errors.As(err, &te):
-		return fmt.Sprintf("byte %d: field %s: %s where %s belongs", te.Offset, Quote(te.Field), te.Value, te.Type)
+		return fmt.Sprintf("byte %d: field %s: %s where %s belongs", te.Offset, jsonscan.Clip(te.Field), te.Value, te.Type)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Sprintf("byte %d: unexpected end of input", read)
 	}
 	return err.Error()
 }
-
-// Quote caps s at about 100 bytes for an error message (cut at a rune boundary, "…" added) and
-// quotes it as Go does.
-func Quote(s string) string {
-	const max = 100
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-		return fmt.Sprintf("%q…", s[:cut])
-	}
-	return fmt.Sprintf("%q", s)
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // summary checks doc and turns it into a Summary with rows in first-occurrence order.
 func (doc *summaryJSON) summary() (*Summary, error) {
@@ -275,7 +260,7 @@ func (doc *summaryJSON) summary() (*Summary, error) {
 	for i := range doc.Rows {
 		j := &doc.Rows[i]
 		what := func(format string, a ...any) error {
-			return fmt.Errorf("row %d (%s): %s", i+1, Quote(j.Key), fmt.Sprintf(format, a...))
+			return fmt.Errorf("row %d (%s): %s", i+1, jsonscan.Clip(j.Key), fmt.Sprintf(format, a...))
 		}
 		if j.Order < 0 || j.Order >= len(doc.Rows) || seen[j.Order] {
 			return nil, what("order %d: not a distinct position among %d rows", j.Order, len(doc.Rows))

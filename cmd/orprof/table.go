@@ -201,16 +201,6 @@ func (st *gcSettings) untune() {
 	}
 }
 
-// hasMemory reports whether any event carries memory figures (the trace recorded memory).
-func hasMemory(evs []events.FunctionEvent) bool {
-	for i := range evs {
-		if evs[i].CPUMemoryUsage != 0 || evs[i].DeviceMemoryUsage != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
