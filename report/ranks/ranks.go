@@ -59,11 +59,14 @@ func hasMemory(evs []events.FunctionEvent) bool {
 // runs on several goroutines too), summarizes each as soon as it is read, so that only the
 // traces being read are in memory, and merges the summaries in path order: the result does not
 // depend on the order the reads finish in. It returns the traces' warnings (tracefile's
-// Data.Warnings, each naming its file) in path order, and the first error in path order.
+// Data.ReadWarnings, each naming its file) in path order, then one line for the device time
+// that reached no operator in any trace (the trace's own line when only one has some, else the
+// sums), and the first error in path order.
 func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 	sums := make([]*report.Summary, len(paths))
 	errs := make([]error, len(paths))
 	warns := make([][]string, len(paths))
+	links := make([]tracefile.DeviceLink, len(paths))
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -94,17 +97,19 @@ func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 					next.Unlock()
 					continue
 				}
-				warns[k] = data.Warnings(paths[k])
+				warns[k], links[k] = data.ReadWarnings(paths[k]), data.DeviceLink
 				sums[k] = Summarize(data, paths[k], k, o.Grouping)
 			}
 		}()
 	}
 	wg.Wait()
-	return merge(sums, warns, errs)
+	return merge(sums, warns, links, paths, errs)
 }
 
-// merge merges sums in order and flattens their warnings, unless one of errs is set.
-func merge(sums []*report.Summary, warns [][]string, errs []error) (*report.Summary, []string, error) {
+// merge merges sums in order and flattens their warnings, with one line for the device time
+// that reached no operator in any trace, unless one of errs is set.
+func merge(sums []*report.Summary, warns [][]string, links []tracefile.DeviceLink, paths []string,
+	errs []error) (*report.Summary, []string, error) {
 	for _, err := range errs {
 		if err != nil {
 			return nil, nil, err
@@ -114,11 +119,37 @@ func merge(sums []*report.Summary, warns [][]string, errs []error) (*report.Summ
 	for _, ws := range warns {
 		w = append(w, ws...)
 	}
+	if lw := linkWarning(links, paths); lw != "" {
+		w = append(w, lw)
+	}
 	s, err := report.MergeSummaries(sums...)
 	if err != nil {
 		return nil, nil, err
 	}
 	return s, w, nil
+}
+
+// linkWarning is one line about the device time that reached no operator in any of the traces:
+// the trace's own warning when only one has such time, else the sums over all of them.
+func linkWarning(links []tracefile.DeviceLink, paths []string) string {
+	var sum tracefile.DeviceLink
+	n, last, traces := 0, -1, 0
+	for i, l := range links {
+		if l.TotalUs > 0 || l.Unlinked > 0 {
+			traces++
+		}
+		if l.Unlinked > 0 {
+			n, last = n+1, i
+		}
+		sum = sum.Add(l)
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return paths[last] + ": " + links[last].Warning()
+	}
+	return fmt.Sprintf("%d of %d traces with device time: %s", n, traces, sum.Warning())
 }
 
 // Expand replaces each directory in args by the trace and summary files in it (names ending in
@@ -244,12 +275,32 @@ func Load(path string, pos int, o Options) (*report.Summary, []string, error) {
 	return Summarize(data, path, pos, o.Grouping), w, nil
 }
 
+// load is Load with the device-time figures apart from the other warnings.
+func load(path string, pos int, o Options) (*report.Summary, []string, tracefile.DeviceLink, error) {
+	isSum, err := IsSummaryFile(path)
+	if err != nil {
+		return nil, nil, tracefile.DeviceLink{}, err
+	}
+	if isSum {
+		s, err := ReadSummaryFile(path)
+		return s, nil, tracefile.DeviceLink{}, err
+	}
+	data, err := tracefile.Open(path, tracefile.Options{})
+	if err != nil {
+		return nil, nil, tracefile.DeviceLink{}, err
+	}
+	w, l := data.ReadWarnings(path), data.DeviceLink
+	return Summarize(data, path, pos, o.Grouping), w, l, nil
+}
+
 // LoadAll is Load over paths, Options.Workers at a time, merged in path order, with the
-// warnings in path order.
+// warnings in path order and one line for the device time that reached no operator in any
+// trace (as ReadTraces).
 func LoadAll(paths []string, o Options) (*report.Summary, []string, error) {
 	sums := make([]*report.Summary, len(paths))
 	errs := make([]error, len(paths))
 	warns := make([][]string, len(paths))
+	links := make([]tracefile.DeviceLink, len(paths))
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -261,9 +312,9 @@ func LoadAll(paths []string, o Options) (*report.Summary, []string, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			sums[k], warns[k], errs[k] = Load(p, k, o)
+			sums[k], warns[k], links[k], errs[k] = load(p, k, o)
 		}()
 	}
 	wg.Wait()
-	return merge(sums, warns, errs)
+	return merge(sums, warns, links, paths, errs)
 }

@@ -119,3 +119,17 @@ func BenchmarkReadTraces(b *testing.B) {
 		})
 	}
 }
+
+// TestLinkWarningSums: when several traces have device time that reached no operator, one line
+// sums them.
+func TestLinkWarningSums(t *testing.T) {
+	paths := []string{"../../testdata/kineto/cuda_alexnet.json.gz", "../../testdata/kineto-extra/hta_cpu_rank0.json.gz",
+		"../../testdata/kineto/rocm_mi250_train.json.gz", "../../testdata/kineto-extra/hta_sampled_rank0.json.gz"}
+	_, w, err := ReadTraces(paths, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`2 of 3 traces with device time: 675525.000 µs of 675674.042 µs of device time (100.0%, 1343 events) reached no operator: ` +
+		`its "External id" equals the event's own "correlation", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it`}, w)
+	_, w2, err := LoadAll(paths, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, w, w2)
+}

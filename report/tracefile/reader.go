@@ -99,15 +99,21 @@ type Data struct {
 }
 
 // Warnings are the one-line notes a reader of the table should see: trace events skipped as
-// malformed or unknown, device time that reached no operator, bytes after the gzip data. Each
-// starts with the trace's name.
+// malformed or unknown, bytes after the gzip data (ReadWarnings), and device time that reached
+// no operator (DeviceLink.Warning). Each starts with name, the trace's name.
 func (d *Data) Warnings(name string) []string {
+	w := d.ReadWarnings(name)
+	if s := d.DeviceLink.Warning(); s != "" {
+		w = append(w, name+": "+s)
+	}
+	return w
+}
+
+// ReadWarnings are Warnings without the one about device time: what reading the file skipped.
+func (d *Data) ReadWarnings(name string) []string {
 	var w []string
 	if d.Skipped > 0 {
 		w = append(w, fmt.Sprintf("%s: skipped %d malformed or unknown trace events (the first at %s)", name, d.Skipped, d.SkipReason))
-	}
-	if s := d.DeviceLink.Warning(); s != "" {
-		w = append(w, name+": "+s)
 	}
 	if d.TrailingBytes > 0 {
 		w = append(w, fmt.Sprintf("%s: ignored %d bytes of trailing data after the gzip stream", name, d.TrailingBytes))
@@ -124,6 +130,17 @@ type DeviceLink struct {
 	// Unlinked is the number of device events attached to no operator.
 	Unlinked int
 	Cause    string
+}
+
+// Add sums the figures of two traces (several ranks of a job); the cause of the larger
+// unlinked time is kept.
+func (l DeviceLink) Add(o DeviceLink) DeviceLink {
+	sum := DeviceLink{TotalUs: l.TotalUs + o.TotalUs, UnlinkedUs: l.UnlinkedUs + o.UnlinkedUs,
+		Unlinked: l.Unlinked + o.Unlinked, Cause: l.Cause}
+	if o.UnlinkedUs > l.UnlinkedUs || sum.Cause == "" {
+		sum.Cause = o.Cause
+	}
+	return sum
 }
 
 // Warning is one line saying how much device time reached no operator and why, or "" when all

@@ -468,7 +468,7 @@ func (d *decoder) link(evs []events.FunctionEvent) []bool {
 
 // Why device time reached no operator, in the order deviceLinkReport tests them.
 const (
-	causeNotAttached = "PyTorch attaches only CUDA, XPU and PrivateUse1 activity to operators; this trace's device work is of another type (MTIA, HPU), which gets its own rows"
+	causeNotAttached = "PyTorch attaches only CUDA, XPU and PrivateUse1 activity to operators (this is MTIA or HPU work, shown in rows of its own)"
 	causeNoHostOps   = "the trace has no host operators (a GPU-only trace)"
 	causeSelfCorr    = "its \"External id\" equals the event's own \"correlation\", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it"
 	causeNoSuchOp    = "its \"External id\" names no operator in the trace"
