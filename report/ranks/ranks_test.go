@@ -12,6 +12,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 var traces = []string{
@@ -132,4 +133,48 @@ func TestLinkWarningSums(t *testing.T) {
 	_, w2, err := LoadAll(paths, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, w, w2)
+}
+
+// BenchmarkTwoMTIATraces: what reading two 456k-event traces costs, beside what a two-rank
+// table (ReadTraces), a merge (LoadAll) and a diff (two Loads + report.Diff) of the same two
+// cost: the target is that they take about as long as the reads.
+func BenchmarkTwoMTIATraces(b *testing.B) {
+	mtia := "../../testdata/kineto/mtia_rank0.json.gz"
+	two := []string{mtia, mtia}
+	b.Run("read-both", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range two {
+				if _, err := tracefile.Open(p, tracefile.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("table-two-ranks", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := ReadTraces(two, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("merge", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := LoadAll(two, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("diff", func(b *testing.B) {
+		for b.Loop() {
+			x, _, err := Load(mtia, 0, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			y, _, err := Load(mtia, 1, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			report.Diff(x, y)
+		}
+	})
 }
