@@ -127,7 +127,6 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		runtime.GC()
 	}
 	s := ranks.Summarize(data, pos[0], 0, tf.grouping()) // takes the events over
-	data = nil
 	left, err := tf.writeSummary(stdout, s, *byRank)
 	if err != nil {
 		return fail(stderr, "table: %v", err)
