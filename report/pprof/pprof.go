@@ -12,14 +12,16 @@
 // self device time on the operator's own sample; in kernel mode each kernel is a leaf frame
 // under the operator that launched it, carrying that kernel's time, and calls counts the
 // launches. Device activity linked to no operator (GPU-only traces, graph replay, MTIA work)
-// is a root frame of its own. Device-side user annotations (gpu_user_annotation) are frames like
-// kernels, as they are rows of the table and part of their op's device time there; since they
-// span kernels that are counted too, pprof's device_time total exceeds the table's footer total
-// (which leaves them out) by their time.
+// is a root frame of its own. Device-side user annotations (gpu_user_annotation) are left out:
+// they label spans of device work that the kernels under them already count, and the table's
+// footer leaves them out too.
 //
-// So a frame's flat cpu_time is the table's Self CPU of that operator, and a kernel frame's
-// flat device_time is the table's Self <device> of that kernel, each rounded to whole
-// nanoseconds per sample.
+// So an operator frame's flat cpu_time and calls are the table's Self CPU and # of Calls of that
+// operator; its device time (its own sample's plus that of the kernel frames right under it) is
+// the table's Self <device> of the operator, less any annotation spans PyTorch attached to it; a
+// kernel frame's flat device_time is the table's Self <device> of that kernel; and the
+// device_time total is the table's "Self <device> time total" — each up to the rounding of
+// every sample to whole nanoseconds.
 package pprof
 
 import (
@@ -56,11 +58,20 @@ func FromList(l *events.List) *profile.Profile {
 	linkedTotal := map[string]float64{}
 	linkedCount := map[string]int64{}
 	var devNames []string
+	annotation := map[string]bool{} // names of device-side user annotations
+	for i := 0; i < n; i++ {
+		if e := l.Event(i); e.DeviceType != devices.CPU && e.IsUserAnnotation {
+			annotation[e.Name] = true
+		}
+	}
 	minStart, maxEnd := math.Inf(1), math.Inf(-1)
 	for i := 0; i < n; i++ {
 		e := l.Event(i)
 		minStart, maxEnd = math.Min(minStart, e.StartUs), math.Max(maxEnd, e.EndUs)
 		if e.DeviceType != devices.CPU {
+			if e.IsUserAnnotation {
+				continue
+			}
 			if _, ok := devTotal[e.Name]; !ok {
 				devNames = append(devNames, e.Name)
 			}
@@ -80,6 +91,10 @@ func FromList(l *events.List) *profile.Profile {
 		selfDev := l.SelfDeviceTimeTotal(i)
 		if !e.IsLegacy {
 			for _, k := range e.Kernels {
+				if annotation[k.Name] {
+					selfDev -= k.DurationUs
+					continue
+				}
 				ks := b.sample(b.intern(p, b.location(k.Name, true)))
 				ks[DeviceTime] += ns(k.DurationUs)
 				ks[Calls]++
