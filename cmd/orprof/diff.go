@@ -14,7 +14,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof diff [flags] BEFORE AFTER   (each a trace or an orprof table --format json summary, .gz allowed)")
+		fmt.Fprintln(stderr, "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table --format json summary, .gz allowed, or a directory of them: all its ranks)")
 		fs.PrintDefaults()
 	}
 	pos, exit, stop := parseFlags(fs, args)
@@ -41,7 +41,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	done := make(chan int, 2)
 	for i, p := range pos {
 		go func() {
-			sums[i], warns[i], errs[i] = ranks.Load(p, 0, ranks.Options{})
+			paths, err := ranks.Expand([]string{p})
+			if err != nil {
+				errs[i] = err
+			} else {
+				sums[i], warns[i], errs[i] = ranks.LoadAll(paths, ranks.Options{})
+			}
 			done <- i
 		}()
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -175,14 +176,29 @@ func TestDiffCLI(t *testing.T) {
 	sum, _ := run(t, "table", "--format", "json", rankFiles[0])
 	sp := filepath.Join(dir, "s.json")
 	require.NoError(t, os.WriteFile(sp, []byte(sum), 0o644))
-	out, _ := run(t, "diff", "--format", "csv", rankFiles[0], sp)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.Greater(t, len(lines), 10)
-	for _, l := range lines[1:] {
-		f := strings.Split(l, ",")
-		d := f[len(f)-1]
-		assert.True(t, d == "0", "no change: %s", l)
+	noChange := func(out string) {
+		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		require.NoError(t, err)
+		require.Greater(t, len(recs), 10)
+		require.Equal(t, "self_cpu_time_total_delta", recs[0][7])
+		for _, r := range recs[1:] {
+			assert.Equal(t, []string{"0", "0", ""}, []string{r[7], r[10], r[2]}, "no change: %v", r)
+		}
 	}
+	out, _ := run(t, "diff", "--format", "csv", rankFiles[0], sp)
+	noChange(out)
+	// A directory stands for all its ranks.
+	both := t.TempDir()
+	for i, f := range rankFiles[:2] {
+		abs, err := filepath.Abs(f)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(abs, filepath.Join(both, "r"+itoa(i)+".json.gz")))
+	}
+	merged, _ := run(t, "merge", "--format", "json", rankFiles[0], rankFiles[1])
+	mp := filepath.Join(dir, "merged.json")
+	require.NoError(t, os.WriteFile(mp, []byte(merged), 0o644))
+	same, _ := run(t, "diff", "--format", "csv", both, mp)
+	noChange(same)
 	text, _ := run(t, "diff", rankFiles[1], rankFiles[0])
 	assert.Contains(t, text, "after only")
 	assert.Contains(t, text, "Self CPU time total: 75.498ms -> 1.296s")
