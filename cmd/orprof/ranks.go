@@ -14,9 +14,11 @@ import (
 // rowLimitFlag is --row-limit: an int that remembers it was given.
 type rowLimitFlag tableFlags
 
+// String is "" until the flag is set, so that -h prints the usage's own words on the
+// format-dependent default rather than one number.
 func (f *rowLimitFlag) String() string {
-	if f == nil {
-		return "100"
+	if f == nil || !f.rowLimitSet {
+		return ""
 	}
 	return strconv.Itoa(f.rowLimit)
 }

@@ -35,7 +35,7 @@ func (tf *tableFlags) register(fs interface {
 }) {
 	fs.StringVar(&tf.sortBy, "sort-by", "", "sort rows by a FunctionEventAvg attribute (cpu_time_total, self_cpu_time_total, self_device_time_total, count, ...)")
 	tf.rowLimit = 100
-	fs.Var((*rowLimitFlag)(tf), "row-limit", "rows to print; -1 prints all (default 100 for text and markdown, all for csv and json)")
+	fs.Var((*rowLimitFlag)(tf), "row-limit", "`N` rows to print, -1 for all (default 100 for text and markdown, all for csv and json)")
 	fs.BoolVar(&tf.byShape, "group-by-input-shape", false, "group rows by input shapes too")
 	fs.IntVar(&tf.byStackN, "group-by-stack-n", 0, "group rows by the first N stack frames too")
 	fs.IntVar(&tf.maxNameWidth, "max-name-column-width", 55, "width cap of the Name column")
