@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,12 +24,16 @@ func (f *rowLimitFlag) String() string {
 	return strconv.Itoa(f.rowLimit)
 }
 
+// Set parses the value as flag.IntVar does, with the flag package's own error texts.
 func (f *rowLimitFlag) Set(s string) error {
-	n, err := strconv.Atoi(s)
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
 	if err != nil {
-		return fmt.Errorf("not a number")
+		if errors.Is(err, strconv.ErrRange) {
+			return errors.New("value out of range")
+		}
+		return errors.New("parse error")
 	}
-	f.rowLimit, f.rowLimitSet = n, true
+	f.rowLimit, f.rowLimitSet = int(n), true
 	return nil
 }
 
