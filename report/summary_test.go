@@ -14,6 +14,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/errtext"
 )
 
 // rankEvents is a small profile of one rank: an outer op with two children and a kernel; scale
@@ -154,6 +155,7 @@ func TestReadSummaryErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 			assert.Less(t, len(err.Error()), 260, "an error quotes at most ~100 bytes of the input")
+			assert.Empty(t, errtext.Repeated(err.Error()), "a prefix repeated in %q", err)
 		})
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/internal/errtext"
 )
 
 // rankFiles are four real traces taken as the ranks of one job: rank 0 of HTA's sampled NCCL
@@ -166,6 +168,7 @@ func TestMergeErrors(t *testing.T) {
 		assert.Equal(t, 2, code, "%v", c.args)
 		assert.Contains(t, errb.String(), c.want, "%v", c.args)
 		assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "one line: %q", errb.String())
+		assert.Empty(t, errtext.Repeated(errb.String()), "a prefix repeated in %q", errb.String())
 	}
 }
 
