@@ -28,6 +28,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	activities := fs.String("activities", "", "Kineto activity types for child profilers, comma-separated (e.g. cpu_op,kernel,gpu_memcpy,privateuse1_runtime)")
 	configPath := fs.String("config", "", "Kineto config file (KEY = VALUE lines); default $KINETO_CONFIG")
 	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
+	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file")
 	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE")
 	metricsOut := fs.String("metrics-out", "", "write the per-kernel metrics table to this file (in --format; needed with csv) instead of after the table")
 	fs.Usage = func() {
@@ -120,6 +121,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := writeRunTables(out, &tf, res, opts.ProfileMemory, scopes, *metricsOut); err != nil {
 		return fail(stderr, "run: %v", err)
+	}
+	if *pprofPath != "" {
+		if err := writePprofFile(*pprofPath, res.Events); err != nil {
+			return fail(stderr, "run: --pprof %s: %v", quote.Clip(*pprofPath), err)
+		}
 	}
 	if *tracePath != "" {
 		if err := writeTraceOutput(*tracePath, stdout, res, *legacy); err != nil {
