@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 
@@ -97,24 +98,26 @@ func writeMetricsJSON(w io.Writer, s metricsSummary) error {
 	return enc.Encode(s)
 }
 
-// withMetricsJSON adds the metrics summary to the table's JSON document as "metrics", after
-// "rows": the document stays one JSON object with the schema of `orprof table --format json`.
+// withMetricsJSON adds the metrics summary to the table's JSON document as a last member,
+// "metrics": the document stays one JSON object with every member of `orprof table --format
+// json`, in its order.
 func withMetricsJSON(table []byte, s metricsSummary) ([]byte, error) {
-	var doc struct {
-		SelfCPU    json.RawMessage `json:"self_cpu_time_total"`
-		SelfDevice json.RawMessage `json:"self_device_time_total"`
-		Rows       json.RawMessage `json:"rows"`
-		Metrics    metricsSummary  `json:"metrics"`
+	doc := bytes.TrimRight(table, " \t\r\n")
+	if !json.Valid(doc) || len(doc) < 2 || doc[0] != '{' || doc[len(doc)-1] != '}' {
+		return nil, errors.New("the table's JSON is not an object")
 	}
-	if err := json.Unmarshal(table, &doc); err != nil {
+	m, err := json.MarshalIndent(s, " ", " ")
+	if err != nil {
 		return nil, err
 	}
-	doc.Metrics = s
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
+	body := bytes.TrimRight(doc[:len(doc)-1], " \t\r\n")
+	b.Write(body)
+	if len(bytes.TrimSpace(body)) > 1 { // members before: a comma
+		b.WriteByte(',')
 	}
+	b.WriteString("\n \"metrics\": ")
+	b.Write(m)
+	b.WriteString("\n}\n")
 	return b.Bytes(), nil
 }

@@ -202,6 +202,10 @@ func TestRunMetricsFormats(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
 	require.NotEmpty(t, doc.Rows)
+	// Every member of the table's document is kept, in its order, "metrics" last.
+	var plain bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"table", "--format", "json", "-"}, strings.NewReader(`[{"name": "a", "ph": "X", "ts": 0, "dur": 10, "tid": 1, "pid": "CPU functions", "args": {}}]`), &plain, &errb))
+	assert.Equal(t, append(topKeys(t, plain.Bytes()), "metrics"), topKeys(t, out.Bytes()))
 	require.Len(t, doc.Metrics.Columns, 2)
 	assert.Equal(t, "GpuTime", doc.Metrics.Columns[0].Name)
 	require.NotEmpty(t, doc.Metrics.Rows)
@@ -272,4 +276,22 @@ func TestBadTraceQuotesCapped(t *testing.T) {
 		assert.Contains(t, msg, "<stdin>")
 		assert.Contains(t, msg, "…")
 	}
+}
+
+// topKeys lists the member names of a JSON object in document order.
+func topKeys(t *testing.T, doc []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
 }
