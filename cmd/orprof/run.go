@@ -171,8 +171,8 @@ func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
 	if legacy {
 		err = report.WriteLegacyTrace(out, res.Events, res.Device)
 	} else {
-		res.Trace.TraceName = filepath.Base(path)
-		err = report.WriteTrace(out, res.Trace)
+		res.Trace().TraceName = filepath.Base(path)
+		err = report.WriteTrace(out, res.Trace())
 	}
 	if gz != nil {
 		if cerr := gz.Close(); err == nil {
