@@ -303,12 +303,13 @@ func before(a, b *slot) bool {
 	return a.end > b.end
 }
 
-// included reports whether sl becomes a FunctionEvent.
+// included reports whether sl is a collected range; those with filtered names are left out
+// later, by events.Record.Event.
 func included(sl *slot) bool {
-	return sl.state.Load() == stateCollected && sl.kind == events.RangeRecord && !events.FilterName(sl.name)
+	return sl.state.Load() == stateCollected && sl.kind == events.RangeRecord
 }
 
-// laneSlots returns l's slots that become events, in recording order.
+// laneSlots returns l's collected ranges, in recording order.
 func (rec *recording) laneSlots(l *lane) []*slot {
 	var out []*slot
 	for c := l.head; c != nil; c = c.next.Load() {
@@ -322,7 +323,7 @@ func (rec *recording) laneSlots(l *lane) []*slot {
 	return out
 }
 
-// inOrder reports whether l's events are already in (start, −end) order.
+// inOrder reports whether l's ranges are already in (start, −end) order.
 func (l *lane) inOrder() bool {
 	var prev *slot
 	for c := l.head; c != nil; c = c.next.Load() {
