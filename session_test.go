@@ -217,19 +217,6 @@ func TestMemoryAttribution(t *testing.T) {
 	assert.Equal(t, [2]int64{8, 8}, got["[memory]"])
 }
 
-func BenchmarkRecordFunctionCPU(b *testing.B) {
-	s, err := Start(Options{})
-	require.NoError(b, err)
-	ctx := WithThread(context.Background(), NewThread())
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		RecordFunction(ctx, "step").End()
-	}
-	b.StopTimer()
-	_, _ = s.Stop()
-}
-
 func BenchmarkRecordFunctionNoSession(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()

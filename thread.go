@@ -103,13 +103,13 @@ func Begin(ctx context.Context, op Op) Range {
 	if s == nil {
 		return Range{}
 	}
-	return s.begin(ctx, ThreadFrom(ctx), op)
+	return s.begin(ctx, ThreadFrom(ctx), &op)
 }
 
 // Active reports whether a session is recording.
 func Active() bool { return active.Load() != nil }
 
-func (s *Session) begin(ctx context.Context, t *Thread, op Op) Range {
+func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 	var dev stubs.Recorded
 	if s.fallback {
 		var err error
