@@ -58,8 +58,12 @@ type Session struct {
 	// KINETO_PRIVATEUSE1_FALLBACK) rather than from an activity profiler's kernels.
 	fallback bool
 	devName  string
-	baseNs   int64 // the session's start: the zero of every relative time
-	handles  atomic.Int64
+	// want is what fallback records ask the backend for: an event, and on the system clock the
+	// host time too, which then times the range, as PyTorch's legacy events take their CPU time
+	// from the stubs' record (one clock read less on each side).
+	want    stubs.Want
+	baseNs  int64 // the session's start: the zero of every relative time
+	handles atomic.Int64
 	// fast is set when ranges are timed with the TSC: records hold raw ticks until Stop
 	// converts them between anchor and a second anchor taken then.
 	fast   bool
@@ -130,6 +134,12 @@ func Start(opts Options) (*Session, error) {
 		// Like PyTorch's KINETO_PRIVATEUSE1 state: the backend's activity profiler records the
 		// device work, so no fallback events are recorded around each op.
 		s.fallback = false
+	}
+	if s.fallback {
+		s.want = stubs.WantEvent
+		if opts.Clock == nil {
+			s.want |= stubs.WantCPUTime
+		}
 	}
 	if opts.Clock == nil && s.dev == nil && tsc.Available() {
 		// CPU-only: ranges read the CPU's time-stamp counter (a third of the cost of the vDSO

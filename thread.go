@@ -111,12 +111,14 @@ func Active() bool { return active.Load() != nil }
 
 func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 	var dev stubs.Recorded
+	devOK := false
 	if s.fallback {
 		var err error
-		dev, err = s.dev.Record(ctx, stubs.WantEvent|stubs.WantDevice|stubs.WantCPUTime)
+		dev, err = s.dev.Record(ctx, s.want|stubs.WantDevice)
 		if err != nil {
 			s.fail("record", err)
 		}
+		devOK = err == nil
 	}
 	l := s.laneOf(t)
 	if l == nil { // the session is stopping
@@ -153,7 +155,11 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 		d.stream = dev.Stream
 	}
 	l.open = append(l.open, sl)
-	sl.start = s.now()
+	if devOK && s.want&stubs.WantCPUTime != 0 {
+		sl.start = dev.CPUNs
+	} else {
+		sl.start = s.now()
+	}
 	l.publish()
 	if raceEnabled {
 		l.mu.Unlock()
@@ -185,14 +191,21 @@ func (r Range) end(on *Thread) {
 	for i := len(s.corr) - 1; i >= 0; i-- {
 		s.corr[i].PopCorrelationID()
 	}
-	now := s.now()
+	var now int64
 	var devEnd stubs.Event
 	if s.fallback {
-		rec, err := s.dev.Record(sl.dev.ctx, stubs.WantEvent)
+		rec, err := s.dev.Record(sl.dev.ctx, s.want)
 		if err != nil {
 			s.fail("record", err)
 		}
 		devEnd = rec.Event
+		if err == nil && s.want&stubs.WantCPUTime != 0 {
+			now = rec.CPUNs
+		} else {
+			now = s.now()
+		}
+	} else {
+		now = s.now()
 	}
 	owner := l.g == gid.G()
 	if !owner && !sl.state.CompareAndSwap(stateOpen, stateClaimed) {

@@ -80,11 +80,12 @@ func (s *Stubs) Record(ctx context.Context, want stubs.Want) (stubs.Recorded, er
 		return stubs.Recorded{}, err
 	}
 	ev := &Event{rt: rt, device: d, timing: true}
-	if want&stubs.WantCPUTime != 0 {
-		r.CPUNs = rt.clock.Now()
-	}
-	if err := st.push("EventRecord", task{kind: taskEvent, ev: ev}); err != nil {
+	now, err := st.recordEvent(ev)
+	if err != nil {
 		return stubs.Recorded{}, err
+	}
+	if want&stubs.WantCPUTime != 0 {
+		r.CPUNs = now
 	}
 	r.Event = ev
 	r.Stream = st.id
