@@ -361,6 +361,9 @@ func (s *Session) Stop() (*Result, error) {
 	}
 	rec.assignThreadIDs()
 	res := &Result{Device: s.devName, Unfinished: rec.unfinished, Options: s.opts, rec: rec}
+	if rec.unfinished > 0 {
+		s.warn = append(s.warn, fmt.Sprintf("%d ranges were still open at Stop and are left out", rec.unfinished))
+	}
 	if len(s.children) > 0 {
 		// Child profilers add their events to the trace and may take device activities from it.
 		t := rec.buildTrace()
