@@ -190,11 +190,12 @@ func (l *lane) busy() []span {
 		n := int(c.n.Load())
 		for i := 0; i < n; i++ {
 			sl := &c.slots[i]
-			if sl.state.Load() != stateCollected || sl.kind != events.RangeRecord || sl.async ||
-				(sl.ext != nil && sl.ext.endThread != nil) {
+			if !included(sl) {
 				continue
 			}
-			sp = append(sp, span{sl.start, sl.end})
+			if r := l.record(sl); !r.IsAsync() {
+				sp = append(sp, span{sl.start, sl.end})
+			}
 		}
 	}
 	return unionSpans(nil, sp)
