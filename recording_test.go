@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
 )
 
@@ -214,7 +214,7 @@ func TestRecordingRacesStartAndStop(t *testing.T) {
 			}
 		}
 		var buf bytes.Buffer
-		require.NoError(t, report.WriteTrace(&buf, res.Trace()))
+		require.NoError(t, trace.Write(&buf, res.Trace()))
 	}
 	stop.Store(true)
 	producers.Wait()
@@ -273,8 +273,8 @@ func TestSharedStreamTracePassesCheck(t *testing.T) {
 	res, err := s.Stop()
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, report.WriteTrace(&buf, res.Trace()))
-	require.NoError(t, report.CheckTrace(buf.Bytes()))
+	require.NoError(t, trace.Write(&buf, res.Trace()))
+	require.NoError(t, trace.Check(buf.Bytes()))
 	rows := map[int64]bool{}
 	for _, e := range res.Trace().Events {
 		if e.Cat == "gpu_user_annotation" {

@@ -24,6 +24,7 @@ import (
 	"github.com/orprof/orprof/internal/tsc"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
 )
 
@@ -299,7 +300,7 @@ type Result struct {
 	// DeviceActivities are the device activities child profilers recorded.
 	DeviceActivities []kineto.DeviceActivity
 
-	trace     *report.Trace // built at Stop when child profilers add to it, else on first use
+	trace     *trace.Trace // built at Stop when child profilers add to it, else on first use
 	traceOnce sync.Once
 	rec       *recording // what the trace is built from; dropped once it is
 }
@@ -315,7 +316,7 @@ func (r *Result) TableOptions() report.TableOptions {
 // Trace returns the session's trace: host ops, memory and markers, device rows, child
 // profilers' events. It is built on the first call (a profile nobody writes out costs no
 // trace) and the same trace is returned after; safe for concurrent use.
-func (r *Result) Trace() *report.Trace {
+func (r *Result) Trace() *trace.Trace {
 	r.traceOnce.Do(func() {
 		if r.trace == nil && r.rec != nil {
 			r.trace = r.rec.buildTrace()

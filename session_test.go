@@ -5,7 +5,7 @@ import (
 
 	"context"
 	"errors"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,6 +217,19 @@ func TestMemoryAttribution(t *testing.T) {
 	assert.Equal(t, [2]int64{8, 8}, got["[memory]"])
 }
 
+func BenchmarkRecordFunctionCPU(b *testing.B) {
+	s, err := Start(Options{})
+	require.NoError(b, err)
+	ctx := WithThread(context.Background(), NewThread())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		RecordFunction(ctx, "step").End()
+	}
+	b.StopTimer()
+	_, _ = s.Stop()
+}
+
 func BenchmarkRecordFunctionNoSession(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -242,8 +255,8 @@ func TestTracePassesCheck(t *testing.T) {
 	res, err := s.Stop()
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, report.WriteTrace(&buf, res.Trace()))
-	require.NoError(t, report.CheckTrace(buf.Bytes()), buf.String())
+	require.NoError(t, trace.Write(&buf, res.Trace()))
+	require.NoError(t, trace.Check(buf.Bytes()), buf.String())
 	n := 0
 	for _, e := range res.Trace().Events {
 		if e.Ph == 'X' && e.Cat == "gpu_user_annotation" {
@@ -254,7 +267,7 @@ func TestTracePassesCheck(t *testing.T) {
 }
 
 func TestDropUnpairedFlows(t *testing.T) {
-	tr := &report.Trace{Events: []report.TraceEvent{
+	tr := &trace.Trace{Events: []trace.Event{
 		{Ph: 's', Cat: "ac2g", ID: 1}, {Ph: 'f', Cat: "ac2g", ID: 1},
 		{Ph: 'f', Cat: "ac2g", ID: 2},
 		{Ph: 's', Cat: "fwdbwd", ID: 1},

@@ -10,30 +10,31 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // buildTrace writes the host ops, memory instants, markers and device rows into a trace.
-func (rec *recording) buildTrace() *report.Trace {
+func (rec *recording) buildTrace() *trace.Trace {
 	pid := int64(os.Getpid())
-	t := &report.Trace{BaseTimeNs: rec.baseNs, StartNs: rec.baseNs, EndNs: rec.endNs}
-	devMeta := `"cpu"`
+	t := &trace.Trace{BaseTimeNs: rec.baseNs, StartNs: rec.baseNs, EndNs: rec.endNs}
+	devMeta := "cpu"
 	if rec.devName != "" {
-		devMeta = strconv.Quote(rec.devName)
+		devMeta = rec.devName
 	}
-	devTime := `"kernels"`
+	devTime := trace.DeviceTimeKernels
 	if rec.fallback {
-		devTime = `"fallback"`
+		devTime = trace.DeviceTimeFallback
 	}
-	t.Metadata = append(t.Metadata, report.Arg{Key: "orprof", Value: `{"device": ` + devMeta + `, "device_time": ` + devTime + `}`})
-	t.Processes = append(t.Processes, report.Process{Pid: pid, Name: "orprof", Label: "CPU", SortIndex: pid})
+	t.Metadata = append(t.Metadata, trace.Raw(trace.MetaOrprof, `{"`+trace.MetaDevice+`": `+string(trace.AppendString(nil, devMeta))+
+		`, "`+trace.ArgDeviceTime+`": "`+devTime+`"}`))
+	t.Processes = append(t.Processes, trace.Process{Pid: pid, Name: "orprof", Label: "CPU", SortIndex: pid})
 	// Kineto's span of the host buffer: readers (ours, PyTorch's) take its start as the
 	// profile's start, so times read back are the ones the session computed.
 	ops := rec.ranges
 	t.Events = append(t.Events,
-		report.TraceEvent{Ph: 'X', Cat: "Trace", Name: "PyTorch Profiler (0)", PidStr: "Spans", TidStr: "PyTorch Profiler",
-			TsNs: rec.baseNs, DurNs: rec.endNs - rec.baseNs, Args: []report.Arg{{Key: "Op count", Value: strconv.Itoa(ops)}}},
-		report.TraceEvent{Ph: 'i', Name: "Iteration Start: PyTorch Profiler", PidStr: "Traces", TidStr: "Trace PyTorch Profiler",
+		trace.Event{Ph: 'X', Cat: "Trace", Name: "PyTorch Profiler (0)", PidStr: "Spans", TidStr: "PyTorch Profiler",
+			TsNs: rec.baseNs, DurNs: rec.endNs - rec.baseNs, Args: []trace.Arg{trace.Int(trace.ArgOpCount, int64(ops))}},
+		trace.Event{Ph: 'i', Name: "Iteration Start: PyTorch Profiler", PidStr: "Traces", TidStr: "Trace PyTorch Profiler",
 			TsNs: rec.baseNs, Scope: 'g'})
 	threads := map[int64]bool{}
 	for l, sl := range rec.all() {
@@ -42,13 +43,13 @@ func (rec *recording) buildTrace() *report.Trace {
 		threads[r.Thread] = true
 		switch r.Kind {
 		case events.MemoryRecord:
-			t.Events = append(t.Events, report.TraceEvent{Ph: 'i', Cat: "cpu_instant_event", Name: "[memory]",
-				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't', Args: []report.Arg{
-					{Key: "Device Type", Value: strconv.Itoa(r.MemoryDevice.C10())},
-					{Key: "Bytes", Value: strconv.FormatInt(r.Bytes, 10)}}})
+			t.Events = append(t.Events, trace.Event{Ph: 'i', Cat: "cpu_instant_event", Name: "[memory]",
+				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't', Args: []trace.Arg{
+					trace.Int(trace.ArgMemDeviceType, int64(r.MemoryDevice.C10())),
+					trace.Int(trace.ArgMemBytes, r.Bytes)}})
 			continue
 		case events.MarkRecord:
-			t.Events = append(t.Events, report.TraceEvent{Ph: 'i', Cat: "user_annotation", Name: r.Name,
+			t.Events = append(t.Events, trace.Event{Ph: 'i', Cat: "user_annotation", Name: r.Name,
 				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't'})
 			continue
 		}
@@ -59,29 +60,29 @@ func (rec *recording) buildTrace() *report.Trace {
 		if r.Scope == events.ScopeUserScope {
 			cat = "user_annotation"
 		}
-		args := []report.Arg{{Key: "External id", Value: strconv.FormatInt(r.Handle, 10)},
-			{Key: "Record function id", Value: strconv.FormatInt(r.Handle, 10)}}
+		args := []trace.Arg{trace.Int(trace.ArgExternalID, r.Handle),
+			trace.Int(trace.ArgRecordFunctionID, r.Handle)}
 		if r.Shapes != nil {
-			args = append(args, report.Arg{Key: "Input Dims", Value: events.FormatShapes(r.Shapes)})
+			args = append(args, trace.Raw(trace.ArgInputDims, events.FormatShapes(r.Shapes)))
 		}
 		if r.SequenceNr >= 0 {
-			args = append(args, report.Arg{Key: "Fwd thread id", Value: strconv.FormatInt(r.FwdThread, 10)},
-				report.Arg{Key: "Sequence number", Value: strconv.FormatInt(r.SequenceNr, 10)})
+			args = append(args, trace.Int(trace.ArgFwdThreadID, r.FwdThread),
+				trace.Int(trace.ArgSequenceNumber, r.SequenceNr))
 		}
 		if r.Scope != 0 {
-			args = append(args, report.Arg{Key: "Scope", Value: strconv.Itoa(r.Scope)})
+			args = append(args, trace.Int(trace.ArgScope, int64(r.Scope)))
 		}
 		if r.IsAsync() {
-			args = append(args, report.Arg{Key: "Async", Value: "true"}, report.Arg{Key: "End thread id", Value: strconv.FormatInt(r.EndThread, 10)})
+			args = append(args, trace.Bool(trace.ArgAsync, true), trace.Int(trace.ArgEndThreadID, r.EndThread))
 		}
 		if len(r.Stack) > 0 {
-			args = append(args, report.Arg{Key: "Call stack", Value: strconv.Quote(strings.Join(r.Stack, ";"))})
+			args = append(args, trace.Str(trace.ArgCallStack, strings.Join(r.Stack, ";")))
 		}
 		if us := int64(r.DeviceElapsedUs); us > 0 && !r.IsAsync() {
-			args = append(args, report.Arg{Key: "Device time us", Value: strconv.FormatInt(us, 10)},
-				report.Arg{Key: "Device", Value: strconv.Itoa(r.DeviceIndex)})
+			args = append(args, trace.Int(trace.ArgDeviceTimeUs, us),
+				trace.Int(trace.ArgOpDevice, int64(r.DeviceIndex)))
 		}
-		t.Events = append(t.Events, report.TraceEvent{Ph: 'X', Cat: cat, Name: r.Name, Pid: pid, Tid: r.Thread,
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: cat, Name: r.Name, Pid: pid, Tid: r.Thread,
 			TsNs: r.StartNs, DurNs: r.EndNs - r.StartNs, Args: args})
 	}
 	tids := make([]int64, 0, len(threads))
@@ -90,7 +91,7 @@ func (rec *recording) buildTrace() *report.Trace {
 	}
 	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
 	for _, id := range tids {
-		t.Threads = append(t.Threads, report.ThreadRow{Pid: pid, Tid: id, Name: fmt.Sprintf("thread %d (orprof)", id), SortIndex: id})
+		t.Threads = append(t.Threads, trace.Thread{Pid: pid, Tid: id, Name: fmt.Sprintf("thread %d (orprof)", id), SortIndex: id})
 	}
 	rec.deviceRows(t, pid)
 	return t
@@ -101,7 +102,7 @@ func (rec *recording) buildTrace() *report.Trace {
 // order); those of several host threads sharing a stream overlap without nesting, which viewers
 // cannot draw on one row, so a shared stream gets a row per host thread ("stream 7 thread 3"),
 // numbered after the device's stream ids.
-func (rec *recording) deviceRows(t *report.Trace, pid int64) {
+func (rec *recording) deviceRows(t *trace.Trace, pid int64) {
 	if len(rec.intervals) == 0 {
 		return
 	}
@@ -136,7 +137,7 @@ func (rec *recording) deviceRows(t *report.Trace, pid int64) {
 		rk := rowKey{sk, r.Thread}
 		if !seenDev[iv.device] {
 			seenDev[iv.device] = true
-			t.Processes = append(t.Processes, report.Process{Pid: int64(iv.device), Name: label + " " + strconv.Itoa(iv.device),
+			t.Processes = append(t.Processes, trace.Process{Pid: int64(iv.device), Name: label + " " + strconv.Itoa(iv.device),
 				Label: label + " " + strconv.Itoa(iv.device), SortIndex: int64(iv.device) + 5000000})
 		}
 		tid, ok := rows[rk]
@@ -152,7 +153,7 @@ func (rec *recording) deviceRows(t *report.Trace, pid int64) {
 				name = "stream " + strconv.FormatInt(iv.stream, 10) + " thread " + strconv.FormatInt(r.Thread, 10)
 			}
 			rows[rk] = tid
-			t.Threads = append(t.Threads, report.ThreadRow{Pid: int64(iv.device), Tid: tid, Name: name, SortIndex: iv.stream})
+			t.Threads = append(t.Threads, trace.Thread{Pid: int64(iv.device), Tid: tid, Name: name, SortIndex: iv.stream})
 		}
 		id := uint64(r.Handle)
 		// The start event is recorded just before the op's host start, so on an idle stream
@@ -161,20 +162,20 @@ func (rec *recording) deviceRows(t *report.Trace, pid int64) {
 		fts := max(iv.startNs, r.StartNs)
 		fts = min(fts, iv.endNs)
 		t.Events = append(t.Events,
-			report.TraceEvent{Ph: 'X', Cat: "gpu_user_annotation", Name: r.Name, Pid: int64(iv.device), Tid: tid,
-				TsNs: iv.startNs, DurNs: iv.endNs - iv.startNs, Args: []report.Arg{
-					{Key: "External id", Value: strconv.FormatInt(r.Handle, 10)},
-					{Key: "device", Value: strconv.Itoa(iv.device)},
-					{Key: "stream", Value: strconv.FormatInt(iv.stream, 10)},
-					{Key: "device_time", Value: `"fallback"`}}},
-			report.TraceEvent{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: r.Thread, TsNs: r.StartNs, ID: id},
-			report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: int64(iv.device), Tid: tid, TsNs: fts, ID: id})
+			trace.Event{Ph: 'X', Cat: "gpu_user_annotation", Name: r.Name, Pid: int64(iv.device), Tid: tid,
+				TsNs: iv.startNs, DurNs: iv.endNs - iv.startNs, Args: []trace.Arg{
+					trace.Int(trace.ArgExternalID, r.Handle),
+					trace.Int(trace.ArgDevice, int64(iv.device)),
+					trace.Int(trace.ArgStream, iv.stream),
+					trace.Str(trace.ArgDeviceTime, trace.DeviceTimeFallback)}},
+			trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: r.Thread, TsNs: r.StartNs, ID: id},
+			trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: int64(iv.device), Tid: tid, TsNs: fts, ID: id})
 	}
 }
 
 // dropUnpairedFlows removes flow starts without an end and ends without a start (same category
 // and id), which viewers draw as dangling arrows or reject. It returns how many it removed.
-func dropUnpairedFlows(t *report.Trace) int {
+func dropUnpairedFlows(t *trace.Trace) int {
 	type key struct {
 		cat string
 		id  uint64

@@ -11,7 +11,8 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -169,10 +170,10 @@ func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
 		out = gz
 	}
 	if legacy {
-		err = report.WriteLegacyTrace(out, res.Events, res.Device)
+		err = tracefile.WriteLegacy(out, res.Events, res.Device)
 	} else {
 		res.Trace().TraceName = filepath.Base(path)
-		err = report.WriteTrace(out, res.Trace())
+		err = trace.Write(out, res.Trace())
 	}
 	if gz != nil {
 		if cerr := gz.Close(); err == nil {

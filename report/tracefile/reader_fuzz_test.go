@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzReadTrace feeds arbitrary bytes to ReadTrace. It must never panic, every error must be a
-// *TraceError, and reading the same bytes one byte at a time must give the same result (so a
+// FuzzReadTrace feeds arbitrary bytes to Read. It must never panic, every error must be a
+// *Error, and reading the same bytes one byte at a time must give the same result (so a
 // token split across buffer refills is read the same way).
 func FuzzReadTrace(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(readerTestdata, "*.json"))
@@ -30,9 +30,9 @@ func FuzzReadTrace(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		td, err := ReadTrace(bytes.NewReader(data), "fuzz.json")
+		td, err := Read(bytes.NewReader(data), "fuzz.json", Options{})
 		if err != nil {
-			var te *TraceError
+			var te *Error
 			require.ErrorAs(t, err, &te)
 			require.Nil(t, td)
 			return
@@ -46,7 +46,7 @@ func FuzzReadTrace(f *testing.F) {
 		if len(data) > 4096 {
 			return
 		}
-		td2, err := ReadTrace(iotest.OneByteReader(bytes.NewReader(data)), "fuzz.json")
+		td2, err := Read(iotest.OneByteReader(bytes.NewReader(data)), "fuzz.json", Options{})
 		require.NoError(t, err)
 		require.Equal(t, td, td2)
 	})

@@ -1,10 +1,12 @@
-package report
+package tracefile
 
 import (
 	"bytes"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/orprof/orprof/internal/jsonscan"
 )
 
 // Parallel parsing of the trace-event array.
@@ -78,7 +80,7 @@ type idMaps struct {
 // parser runs the parallel parse of one event array for decoder d.
 type parser struct {
 	d    *decoder
-	s    *scanner
+	s    *jsonscan.Scanner
 	cfg  parConfig
 	jobs chan *segment
 	wg   sync.WaitGroup
@@ -101,9 +103,9 @@ func (d *decoder) eventArrayParallel() error {
 	s := d.s
 	p := &parser{d: d, s: s, cfg: d.par, maps: make([]idMaps, d.par.workers)}
 	p.jobs = make(chan *segment, p.ahead()+1)
-	p.next = s.offset()
-	p.carry = append(make([]byte, 0, max(p.cfg.segSize, s.end-s.pos)), s.buf[s.pos:s.end]...)
-	s.pos = s.end
+	p.next = s.Offset()
+	p.carry = append(make([]byte, 0, max(p.cfg.segSize, s.End-s.Pos)), s.Buf[s.Pos:s.End]...)
+	s.Pos = s.End
 	for w := range p.cfg.workers {
 		p.wg.Add(1)
 		go p.work(w)
@@ -126,8 +128,8 @@ func (d *decoder) eventArrayParallel() error {
 				p.merge(seg)
 				p.queue = p.queue[1:]
 				p.stop()
-				s.pos, s.end, s.off, s.keep = 0, 0, end, -1
-				s.pre, s.feed = seg.buf[end-seg.off:], p.feedNext
+				s.Pos, s.End, s.Off, s.Keep = 0, 0, end, -1
+				s.Pre, s.Feed = seg.buf[end-seg.off:], p.feedNext
 				return nil
 			}
 		}
@@ -150,13 +152,13 @@ func (p *parser) sequential() (resumed bool, err error) {
 	if len(p.queue) > 0 {
 		start = p.queue[0].off
 	}
-	s.pos, s.end, s.off, s.keep = 0, 0, start, -1
-	s.pre, s.feed = nil, p.feedNext
+	s.Pos, s.End, s.Off, s.Keep = 0, 0, start, -1
+	s.Pre, s.Feed = nil, p.feedNext
 	for {
 		if err := d.arrayElement(); err != nil {
 			return false, err
 		}
-		more, err := s.more(']')
+		more, err := s.More(']')
 		if err != nil {
 			return false, err
 		}
@@ -165,17 +167,17 @@ func (p *parser) sequential() (resumed bool, err error) {
 			return false, nil
 		}
 		// At a cut with nothing buffered beyond it, the next segment starts here.
-		for s.pos < s.end && wsTable[s.buf[s.pos]] {
-			s.pos++
+		for s.Pos < s.End && jsonscan.Space[s.Buf[s.Pos]] {
+			s.Pos++
 		}
-		if s.pos < s.end || len(s.pre) > 0 || p.stopped {
+		if s.Pos < s.End || len(s.Pre) > 0 || p.stopped {
 			continue
 		}
 		if len(p.queue) == 0 && p.cut() == nil {
 			continue
 		}
-		if p.queue[0].off == s.offset() && p.queue[0].done != nil {
-			s.feed = nil
+		if p.queue[0].off == s.Offset() && p.queue[0].done != nil {
+			s.Feed = nil
 			return true, nil
 		}
 	}
@@ -196,7 +198,7 @@ func (p *parser) feedNext() []byte {
 // hands it to them. It returns nil at the end of the input.
 func (p *parser) cut() *segment {
 	s := p.s
-	if len(p.carry) == 0 && s.eof {
+	if len(p.carry) == 0 && s.EOF {
 		return nil
 	}
 	var buf []byte
@@ -209,14 +211,14 @@ func (p *parser) cut() *segment {
 	want := max(p.cfg.segSize, len(buf)+1)
 	seg := &segment{off: p.next}
 	for {
-		for len(buf) < want && !s.eof {
+		for len(buf) < want && !s.EOF {
 			if len(buf) == cap(buf) {
 				buf = append(buf, 0)[:len(buf)]
 			}
-			n := s.readSome(buf[len(buf):cap(buf)])
+			n := s.ReadSome(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
 		}
-		if s.eof {
+		if s.EOF {
 			seg.buf, seg.last = buf, true
 			p.carry = p.carry[:0]
 			break
@@ -249,21 +251,21 @@ func findCut(buf []byte) int {
 		}
 		i = c
 		j := c + 1
-		for j < len(buf) && wsTable[buf[j]] {
+		for j < len(buf) && jsonscan.Space[buf[j]] {
 			j++
 		}
 		if j == len(buf) || buf[j] != '"' && buf[j] != '}' {
 			continue
 		}
 		k := c - 1
-		for k >= 0 && wsTable[buf[k]] {
+		for k >= 0 && jsonscan.Space[buf[k]] {
 			k--
 		}
 		if k < 0 || buf[k] != ',' {
 			continue
 		}
 		k--
-		for k >= 0 && wsTable[buf[k]] {
+		for k >= 0 && jsonscan.Space[buf[k]] {
 			k--
 		}
 		if k >= 0 && buf[k] == '}' {
@@ -339,7 +341,7 @@ func (p *parser) merge(seg *segment) {
 func (p *parser) work(w int) {
 	defer p.wg.Done()
 	d := &decoder{
-		s:        &scanner{file: p.s.file, keep: -1, eof: true},
+		s:        &jsonscan.Scanner{File: p.s.File, Keep: -1, EOF: true},
 		format:   p.d.format,
 		names:    make(map[string]uint32, 64),
 		shapeIdx: make(map[string]int32, 64),
@@ -358,27 +360,27 @@ func (p *parser) work(w int) {
 // start in spare, the unused end of the worker's last chunk; it returns the new spare.
 func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent) []rawEvent {
 	s := d.s
-	s.buf, s.pos, s.end, s.off, s.keep = seg.buf, 0, len(seg.buf), seg.off, -1
+	s.Buf, s.Pos, s.End, s.Off, s.Keep = seg.buf, 0, len(seg.buf), seg.off, -1
 	d.scanFacts = scanFacts{}
 	// The records go on in the worker's current chunk: each segment hands over its own part.
 	d.raws = rawList{spare: spare}
 	res := segResult{worker: w}
 	for !p.quit.Load() {
-		if c, ok := s.peek(); !ok || c != '{' {
+		if c, ok := s.Peek(); !ok || c != '{' {
 			break
 		}
 		if d.event() != nil {
 			break
 		}
-		more, err := s.more(']')
+		more, err := s.More(']')
 		if err != nil {
 			break
 		}
 		if !more {
-			res.status, res.end = segArrayEnd, s.offset()
+			res.status, res.end = segArrayEnd, s.Offset()
 			break
 		}
-		if _, ok := s.peek(); !ok {
+		if _, ok := s.Peek(); !ok {
 			if !seg.last {
 				res.status = segLanded
 			}
@@ -400,6 +402,6 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 	}
 	seg.res = res
 	d.raws = rawList{}
-	s.buf = nil
+	s.Buf = nil
 	return spare
 }

@@ -1,4 +1,7 @@
-package report
+// Package trace is the model of a Chrome/Perfetto trace in Kineto's object form, with the keys
+// of its event args, its writer (Write) and its checker (Check). Sessions and activity
+// profilers fill a Trace; reading trace files back is package tracefile's job.
+package trace
 
 // Trace is a Chrome/Perfetto trace in Kineto's object form, as a model: the writer turns it into
 // JSON, sessions and activity profilers fill it. Times are absolute nanoseconds since the Unix
@@ -8,15 +11,15 @@ type Trace struct {
 	BaseTimeNs int64
 	// StartNs and EndNs bound the capture window; EndNs places "Record Window End".
 	StartNs, EndNs int64
-	// Metadata are extra top-level keys with raw JSON values, written in order.
+	// Metadata are extra top-level members, written in order.
 	Metadata []Arg
 	// DeviceProperties are raw JSON objects, one per device.
 	DeviceProperties []string
 	// DistributedInfo is raw JSON; empty writes {"rank": 0} so HTA accepts the file.
 	DistributedInfo string
 	Processes       []Process
-	Threads         []ThreadRow
-	Events          []TraceEvent
+	Threads         []Thread
+	Events          []Event
 	// TraceName is written last, as Kineto does.
 	TraceName string
 }
@@ -29,22 +32,16 @@ type Process struct {
 	SortIndex int64
 }
 
-// ThreadRow is a thread row (a host thread or a device stream).
-type ThreadRow struct {
+// Thread is a thread row (a host thread or a device stream).
+type Thread struct {
 	Pid, Tid  int64
 	Name      string
 	SortIndex int64
 }
 
-// Arg is one args entry; Value is raw JSON text (a quoted string must carry its quotes).
-type Arg struct {
-	Key   string
-	Value string
-}
-
-// TraceEvent is one trace event. Ph is 'X' (complete), 'i' (instant), 'C' (counter), 's'/'f'
+// Event is one trace event. Ph is 'X' (complete), 'i' (instant), 'C' (counter), 's'/'f'
 // (flow start/end) or 'M' (metadata).
-type TraceEvent struct {
+type Event struct {
 	Ph       byte
 	Cat      string
 	Name     string

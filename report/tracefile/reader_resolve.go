@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/orprof/orprof/events"
 )
 
-// The rules resolve applies are documented on ReadTrace (reader.go).
+// The rules resolve applies are documented on Read (reader.go).
 
 // Device evidence, weakest first.
 const (
@@ -66,7 +66,7 @@ func (d *decoder) labelHintFrom(label []byte) {
 	}
 }
 
-// traceDevice decides TraceData.Device and DeviceName.
+// traceDevice decides Data.Device and DeviceName.
 func (d *decoder) traceDevice() (devices.Type, string) {
 	name := d.deviceName
 	if name == "" {
@@ -228,9 +228,9 @@ func (m *memIndex) span(r *rawEvent) (lo, hi int) {
 	return lo, hi
 }
 
-// resolve turns the scanned records into the TraceData.
-func (d *decoder) resolve() *TraceData {
-	td := &TraceData{Format: d.format, BaseTimeNs: d.baseTimeNs, Bytes: d.s.total}
+// resolve turns the scanned records into the Data.
+func (d *decoder) resolve() *Data {
+	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Bytes: d.s.Total}
 	td.Device, td.DeviceName = d.traceDevice()
 
 	var base int64
@@ -244,7 +244,7 @@ func (d *decoder) resolve() *TraceData {
 	case d.hasAny:
 		base = d.minAny
 	}
-	kineto := d.format == FormatKineto
+	kineto := d.format == Kineto
 	times := func(r *rawEvent) (float64, float64) {
 		if kineto {
 			return float64(r.ts-base) / 1000, float64(r.ts+r.dur-base) / 1000
@@ -344,7 +344,7 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 		if r.cat == catNone {
 			*legacyID++
 			fe.ID = *legacyID
-			fe.IsLegacy = d.format == FormatLegacy
+			fe.IsLegacy = d.format == Legacy
 		}
 		if r.remote {
 			fe.NodeID, fe.IsRemote = int(r.node), true
@@ -527,7 +527,7 @@ func (d *decoder) contains(op, r *rawEvent) bool {
 	if op.tid != r.tid {
 		return false
 	}
-	if d.format == FormatKineto {
+	if d.format == Kineto {
 		return op.ts <= r.ts && r.ts+r.dur <= op.ts+op.dur
 	}
 	os, od := math.Float64frombits(uint64(op.ts)), math.Float64frombits(uint64(op.dur))

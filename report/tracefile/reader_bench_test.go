@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
 )
 
 // loadGz decompresses a shared test trace into memory, skipping the benchmark when the shared
@@ -39,7 +40,7 @@ func BenchmarkReadTraceMTIA(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := ReadTrace(bytes.NewReader(data), "mtia_rank0.json"); err != nil {
+		if _, err := Read(bytes.NewReader(data), "mtia_rank0.json", Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -56,7 +57,7 @@ func BenchmarkReadTraceMTIAGzip(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := ReadTrace(bytes.NewReader(f), "mtia_rank0.json.gz"); err != nil {
+		if _, err := Read(bytes.NewReader(f), "mtia_rank0.json.gz", Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -70,12 +71,12 @@ func BenchmarkTableMTIA(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		td, err := ReadTrace(bytes.NewReader(data), "mtia_rank0.json")
+		td, err := Read(bytes.NewReader(data), "mtia_rank0.json", Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		l := events.NewListOwned(td.Events, events.ListOptions{UseDevice: td.DeviceName})
-		if _, err := AppendTable(nil, l.KeyAverages(events.AverageOptions{}), TableOptions{UseDevice: td.DeviceName}); err != nil {
+		if _, err := report.AppendTable(nil, l.KeyAverages(events.AverageOptions{}), report.TableOptions{UseDevice: td.DeviceName}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,7 +90,7 @@ func BenchmarkReadTraceMTIASequential(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := readTrace(bytes.NewReader(data), "mtia_rank0.json", ReadOptions{}, parConfig{workers: 1}); err != nil {
+		if _, err := readTrace(bytes.NewReader(data), "mtia_rank0.json", Options{}, parConfig{workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -17,10 +17,11 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/jsonscan"
 )
 
 // sharedTestdata is the repository's top-level testdata, relative to this package's directory.
-const sharedTestdata = "../testdata"
+const sharedTestdata = "../../testdata"
 
 // readerTestdata holds the reader's own hand-written traces.
 const readerTestdata = "testdata/reader"
@@ -34,9 +35,9 @@ func requireShared(t testing.TB, sub string) string {
 	return dir
 }
 
-func openTestTrace(t *testing.T, name string) *TraceData {
+func openTestTrace(t *testing.T, name string) *Data {
 	t.Helper()
-	td, err := OpenTrace(filepath.Join(readerTestdata, name))
+	td, err := Open(filepath.Join(readerTestdata, name), Options{})
 	require.NoError(t, err)
 	return td
 }
@@ -47,7 +48,7 @@ type traceSummary struct {
 	kernelUs              float64
 }
 
-func summarize(td *TraceData) traceSummary {
+func summarize(td *Data) traceSummary {
 	var s traceSummary
 	for i := range td.Events {
 		e := &td.Events[i]
@@ -90,9 +91,9 @@ func TestReaderSharedKineto(t *testing.T) {
 			if testing.Short() && strings.HasPrefix(tt.file, "mtia") {
 				t.Skip("large trace skipped in -short mode")
 			}
-			td, err := OpenTrace(filepath.Join(dir, tt.file))
+			td, err := Open(filepath.Join(dir, tt.file), Options{})
 			require.NoError(t, err)
-			assert.Equal(t, FormatKineto, td.Format)
+			assert.Equal(t, Kineto, td.Form)
 			assert.Equal(t, tt.device, td.Device)
 			assert.Equal(t, tt.deviceName, td.DeviceName)
 			got := summarize(td)
@@ -113,7 +114,7 @@ func TestReaderSharedKineto(t *testing.T) {
 // files by hand.
 func TestReaderSharedKinetoFields(t *testing.T) {
 	dir := requireShared(t, "kineto")
-	td, err := OpenTrace(filepath.Join(dir, "rocm_mi250_train.json.gz"))
+	td, err := Open(filepath.Join(dir, "rocm_mi250_train.json.gz"), Options{})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1735632360000000000), td.BaseTimeNs)
 	var withShapes, bwd, withKernels int
@@ -145,9 +146,9 @@ func TestReaderLegacy113(t *testing.T) {
 		events   int
 	}{{"mlp", 517}, {"nested", 1170}} {
 		t.Run(tt.workload, func(t *testing.T) {
-			td, err := OpenTrace(filepath.Join(dir, tt.workload, "trace.json"))
+			td, err := Open(filepath.Join(dir, tt.workload, "trace.json"), Options{})
 			require.NoError(t, err)
-			assert.Equal(t, FormatLegacy, td.Format)
+			assert.Equal(t, Legacy, td.Form)
 			assert.Equal(t, devices.CPU, td.Device)
 			assert.Equal(t, "", td.DeviceName)
 			require.Len(t, td.Events, tt.events)
@@ -179,7 +180,7 @@ func TestReaderLegacy113(t *testing.T) {
 // move to their op's thread, and ProfilerStep#N is keyed ProfilerStep*.
 func TestReaderLinking(t *testing.T) {
 	td := openTestTrace(t, "link.json")
-	assert.Equal(t, FormatKineto, td.Format)
+	assert.Equal(t, Kineto, td.Form)
 	assert.Equal(t, devices.CUDA, td.Device)
 	assert.Equal(t, "cuda", td.DeviceName)
 	assert.Equal(t, int64(0), td.BaseTimeNs)
@@ -322,7 +323,7 @@ func TestReaderFields(t *testing.T) {
 // flows ignored, filtered names dropped, ids numbered in file order.
 func TestReaderLegacyForm(t *testing.T) {
 	td := openTestTrace(t, "legacy.json")
-	assert.Equal(t, FormatLegacy, td.Format)
+	assert.Equal(t, Legacy, td.Form)
 	require.Len(t, td.Events, 3)
 	step, add, rpc := td.Events[0], td.Events[1], td.Events[2]
 	assert.Equal(t, events.FunctionEvent{ID: 1, Name: "ProfilerStep*", TraceName: "ProfilerStep#4", Thread: 1,
@@ -388,7 +389,7 @@ func TestReaderDevice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			td, err := ReadTrace(strings.NewReader(tt.trace), "t.json")
+			td, err := Read(strings.NewReader(tt.trace), "t.json", Options{})
 			require.NoError(t, err)
 			assert.Equal(t, tt.dev, td.Device)
 			assert.Equal(t, tt.devName, td.DeviceName)
@@ -400,7 +401,7 @@ func TestReaderDevice(t *testing.T) {
 // TestReaderEmpty: an empty array or an empty traceEvents is a trace with no events.
 func TestReaderEmpty(t *testing.T) {
 	for _, in := range []string{`[]`, ` [ ] `, `{"traceEvents": []}`, "{\"schemaVersion\": 1,\n\"traceEvents\": [\n]}\n"} {
-		td, err := ReadTrace(strings.NewReader(in), "e.json")
+		td, err := Read(strings.NewReader(in), "e.json", Options{})
 		require.NoError(t, err, in)
 		assert.Empty(t, td.Events)
 		assert.Equal(t, int64(len(in)), td.Bytes)
@@ -429,14 +430,14 @@ func TestReaderChunking(t *testing.T) {
 			data, err = io.ReadAll(gz)
 			require.NoError(t, err)
 		}
-		want, err := ReadTrace(bytes.NewReader(data), f)
+		want, err := Read(bytes.NewReader(data), f, Options{})
 		require.NoError(t, err)
 		for name, r := range map[string]io.Reader{
 			"one byte": iotest.OneByteReader(bytes.NewReader(data)),
 			"half":     iotest.HalfReader(bytes.NewReader(data)),
 			"data+err": iotest.DataErrReader(bytes.NewReader(data)),
 		} {
-			got, err := ReadTrace(r, f)
+			got, err := Read(r, f, Options{})
 			require.NoError(t, err, "%s %s", f, name)
 			require.Equal(t, want, got, "%s %s", f, name)
 		}
@@ -454,13 +455,13 @@ func TestReaderGzip(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 
-	want, err := ReadTrace(bytes.NewReader(plain), "link.json")
+	want, err := Read(bytes.NewReader(plain), "link.json", Options{})
 	require.NoError(t, err)
 
 	var last int64
 	calls := 0
-	got, err := ReadTraceOptions(bytes.NewReader(zbuf.Bytes()), "link.bin",
-		ReadOptions{Progress: func(n int64) { calls++; assert.GreaterOrEqual(t, n, last); last = n }})
+	got, err := Read(bytes.NewReader(zbuf.Bytes()), "link.bin",
+		Options{Progress: func(n int64) { calls++; assert.GreaterOrEqual(t, n, last); last = n }})
 	require.NoError(t, err)
 	assert.Equal(t, want.Events, got.Events)
 	assert.Equal(t, int64(len(plain)), got.Bytes)
@@ -469,29 +470,29 @@ func TestReaderGzip(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "link.json.gz")
 	require.NoError(t, os.WriteFile(path, zbuf.Bytes(), 0o644))
-	got, err = OpenTrace(path)
+	got, err = Open(path, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, want.Events, got.Events)
 
 	// A truncated gzip stream is a read error naming the file.
-	_, err = ReadTrace(bytes.NewReader(zbuf.Bytes()[:zbuf.Len()/2]), "cut.json.gz")
-	var te *TraceError
+	_, err = Read(bytes.NewReader(zbuf.Bytes()[:zbuf.Len()/2]), "cut.json.gz", Options{})
+	var te *Error
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, "cut.json.gz", te.File)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 
-	_, err = ReadTrace(bytes.NewReader([]byte{0x1f, 0x8b, 1, 2, 3}), "bad.gz")
+	_, err = Read(bytes.NewReader([]byte{0x1f, 0x8b, 1, 2, 3}), "bad.gz", Options{})
 	require.ErrorAs(t, err, &te)
 	assert.Contains(t, err.Error(), "bad.gz")
 }
 
-func TestOpenTraceMissing(t *testing.T) {
-	_, err := OpenTrace(filepath.Join(t.TempDir(), "nope.json"))
+func TestOpenMissing(t *testing.T) {
+	_, err := Open(filepath.Join(t.TempDir(), "nope.json"), Options{})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 
-// TestReaderErrors: every class of bad input gives a TraceError naming the file and the byte
+// TestReaderErrors: every class of bad input gives a Error naming the file and the byte
 // offset of the problem, never a panic.
 func TestReaderErrors(t *testing.T) {
 	ev := func(fields string) string { return `{"traceEvents": [{"ph": "X", "cat": "cpu_op", ` + fields + `}]}` }
@@ -531,15 +532,15 @@ func TestReaderErrors(t *testing.T) {
 		{"name not string", ev(`"name": 5, "ts": 1, "dur": 1`), `"name" is a number, not a string`, 54},
 		{"legacy negative dur", `[{"name": "a", "ph": "X", "ts": 1, "dur": -0.5, "tid": 1}]`, `"dur" is negative (-0.5)`, 42},
 		{"legacy NaN", `[{"name": "a", "ph": "X", "ts": NaN, "dur": 1, "tid": 1}]`, `"ts" is not a finite number (NaN)`, 32},
-		{"deep nesting", `{"traceEvents": [], "x": ` + strings.Repeat("[", maxScanDepth+5) + strings.Repeat("]", maxScanDepth+5) + `}`,
-			"nested deeper than", 25 + maxScanDepth},
+		{"deep nesting", `{"traceEvents": [], "x": ` + strings.Repeat("[", jsonscan.MaxDepth+5) + strings.Repeat("]", jsonscan.MaxDepth+5) + `}`,
+			"nested deeper than", 25 + jsonscan.MaxDepth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			td, err := ReadTrace(strings.NewReader(tt.in), "bad.json")
+			td, err := Read(strings.NewReader(tt.in), "bad.json", Options{})
 			require.Error(t, err)
 			assert.Nil(t, td)
-			var te *TraceError
+			var te *Error
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, "bad.json", te.File)
 			assert.Contains(t, te.Msg, tt.msg)
@@ -558,7 +559,7 @@ func TestReaderIgnoredProblems(t *testing.T) {
 		{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 2, "tid": [1],
 		 "args": {"External id": "7", "Sequence number": 1.5, "Call stack": 3, "Input Dims": "none"}}
 	]}`
-	td, err := ReadTrace(strings.NewReader(in), "ok.json")
+	td, err := Read(strings.NewReader(in), "ok.json", Options{})
 	require.NoError(t, err)
 	require.Len(t, td.Events, 1)
 	e := td.Events[0]
@@ -591,43 +592,43 @@ func (zeroReader) Read([]byte) (int, error) { return 0, nil }
 
 func TestReaderReadErrors(t *testing.T) {
 	boom := errors.New("disk on fire")
-	_, err := ReadTrace(&errReader{data: []byte(`{"traceEvents": [{"name": "a"`), err: boom}, "r.json")
+	_, err := Read(&errReader{data: []byte(`{"traceEvents": [{"name": "a"`), err: boom}, "r.json", Options{})
 	require.ErrorIs(t, err, boom)
-	var te *TraceError
+	var te *Error
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, int64(29), te.Offset)
 	assert.Equal(t, "r.json: byte 29: read failed: disk on fire", err.Error())
 
-	_, err = ReadTrace(&errReader{err: boom}, "r.json")
+	_, err = Read(&errReader{err: boom}, "r.json", Options{})
 	require.ErrorIs(t, err, boom)
 
 	// A complete trace followed by a read error is still an error: the input may be cut.
-	_, err = ReadTrace(&errReader{data: []byte(`[]`), err: boom}, "r.json")
+	_, err = Read(&errReader{data: []byte(`[]`), err: boom}, "r.json", Options{})
 	require.ErrorIs(t, err, boom)
 
-	_, err = ReadTrace(zeroReader{}, "z.json")
+	_, err = Read(zeroReader{}, "z.json", Options{})
 	require.ErrorIs(t, err, io.ErrNoProgress)
 }
 
 func TestTraceErrorString(t *testing.T) {
-	assert.Equal(t, "f.json: byte 12: bad", (&TraceError{File: "f.json", Offset: 12, Msg: "bad"}).Error())
-	assert.Equal(t, "f.json: bad", (&TraceError{File: "f.json", Offset: -1, Msg: "bad"}).Error())
-	assert.Equal(t, "legacy", FormatLegacy.String())
-	assert.Equal(t, "kineto", FormatKineto.String())
+	assert.Equal(t, "f.json: byte 12: bad", (&Error{File: "f.json", Offset: 12, Msg: "bad"}).Error())
+	assert.Equal(t, "f.json: bad", (&Error{File: "f.json", Offset: -1, Msg: "bad"}).Error())
+	assert.Equal(t, "legacy", Legacy.String())
+	assert.Equal(t, "kineto", Kineto.String())
 }
 
 // TestReaderBufferGrowth: a single token larger than the scanner's buffer is read whole.
 func TestReaderBufferGrowth(t *testing.T) {
-	long := strings.Repeat("x", 3*scanBufSize+17)
-	stack := strings.Repeat("frame.py(1): f;", scanBufSize/8)
+	long := strings.Repeat("x", 3*jsonscan.BufSize+17)
+	stack := strings.Repeat("frame.py(1): f;", jsonscan.BufSize/8)
 	in := `{"meta": "` + long + `", "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "` + long +
 		`", "ts": 1, "dur": 1, "args": {"Call stack": "` + stack + `", "Input Dims": [` +
-		strings.Repeat("[1, 2], ", scanBufSize/6) + `[3]]}}]}`
-	td, err := ReadTrace(iotest.HalfReader(strings.NewReader(in)), "big.json")
+		strings.Repeat("[1, 2], ", jsonscan.BufSize/6) + `[3]]}}]}`
+	td, err := Read(iotest.HalfReader(strings.NewReader(in)), "big.json", Options{})
 	require.NoError(t, err)
 	require.Len(t, td.Events, 1)
 	assert.Equal(t, long, td.Events[0].Name)
-	assert.Len(t, td.Events[0].Stack, scanBufSize/8)
+	assert.Len(t, td.Events[0].Stack, jsonscan.BufSize/8)
 	assert.True(t, strings.HasSuffix(td.Events[0].InputShapes, "[1, 2], [3]]"))
 }
 
@@ -682,7 +683,7 @@ func TestReaderOwnCorrelation(t *testing.T) {
 	  {"ph": "X", "cat": "cpu_op", "name": "norun", "pid": 1, "tid": 1, "ts": 600, "dur": 100, "args": {"External id": 7}},
 	  {"ph": "X", "cat": "kernel", "name": "k7", "pid": 0, "tid": 7, "ts": 610, "dur": 2, "args": {"External id": 7, "correlation": 7}}
 	]}`
-	td, err := ReadTrace(strings.NewReader(in), "own.json")
+	td, err := Read(strings.NewReader(in), "own.json", Options{})
 	require.NoError(t, err)
 	kernels := map[string]int{}
 	threads := map[string]int64{}

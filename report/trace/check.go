@@ -1,4 +1,4 @@
-package report
+package trace
 
 import (
 	"encoding/json"
@@ -8,13 +8,13 @@ import (
 	"sort"
 )
 
-// CheckTrace validates a Chrome trace in Kineto's object form, the rules viewers and HTA rely
+// Check validates a Chrome trace in Kineto's object form, the rules viewers and HTA rely
 // on: valid JSON with a traceEvents array and distributedInfo.rank; every event has a ph and a
 // name; ts and dur are finite and ≥ 0; "X" events on one (pid, tid) row nest (no partial
 // overlap); every flow start "s" has exactly one end "f" with the same id and category, which
 // is not before it; flow ids stay below 2^53; counters ("C") have numeric args. It returns every
 // problem found (at most 20), joined.
-func CheckTrace(data []byte) error {
+func Check(data []byte) error {
 	var top struct {
 		TraceEvents     []map[string]json.RawMessage `json:"traceEvents"`
 		DistributedInfo *struct {

@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -16,20 +16,20 @@ import (
 )
 
 // The parallel parse of the event array must give exactly what the sequential parse gives:
-// the same TraceData, or the same error at the same offset. These tests compare the two on
+// the same Data, or the same error at the same offset. These tests compare the two on
 // every test trace, on traces built to fool the segment cuts, and on damaged input, with
 // segments small enough that every trace is cut many times.
 
 var parSegSizes = []int{1, 7, 64, 333, 4096, 64 << 10}
 
-func seqRead(data []byte, name string) (*TraceData, error) {
-	return readTrace(bytes.NewReader(data), name, ReadOptions{}, parConfig{workers: 1})
+func seqRead(data []byte, name string) (*Data, error) {
+	return readTrace(bytes.NewReader(data), name, Options{}, parConfig{workers: 1})
 }
 
 // parRead reads through a reader that returns half of each request, so the parallel path is
 // taken however small the input is.
-func parRead(data []byte, name string, cfg parConfig) (*TraceData, error) {
-	return readTrace(iotest.HalfReader(bytes.NewReader(data)), name, ReadOptions{}, cfg)
+func parRead(data []byte, name string, cfg parConfig) (*Data, error) {
+	return readTrace(iotest.HalfReader(bytes.NewReader(data)), name, Options{}, cfg)
 }
 
 func requireSameRead(t *testing.T, data []byte, name string, cfg parConfig) {
@@ -40,12 +40,12 @@ func requireSameRead(t *testing.T, data []byte, name string, cfg parConfig) {
 }
 
 // requireSameResult requires got to be want, or the same error.
-func requireSameResult(t *testing.T, want *TraceData, wantErr error, got *TraceData, gotErr error, what string) {
+func requireSameResult(t *testing.T, want *Data, wantErr error, got *Data, gotErr error, what string) {
 	t.Helper()
 	if wantErr != nil {
 		require.Error(t, gotErr, "%s: expected error %v", what, wantErr)
 		require.Equal(t, wantErr.Error(), gotErr.Error(), what)
-		var te *TraceError
+		var te *Error
 		require.ErrorAs(t, gotErr, &te)
 		return
 	}
@@ -58,7 +58,7 @@ func requireSameResult(t *testing.T, want *TraceData, wantErr error, got *TraceD
 // the general code).
 func requireSameAsGeneric(t *testing.T, data []byte, name string) {
 	t.Helper()
-	want, wantErr := readTrace(iotest.OneByteReader(bytes.NewReader(data)), name, ReadOptions{}, parConfig{workers: 1})
+	want, wantErr := readTrace(iotest.OneByteReader(bytes.NewReader(data)), name, Options{}, parConfig{workers: 1})
 	got, gotErr := seqRead(data, name)
 	requireSameResult(t, want, wantErr, got, gotErr, name+" fast paths")
 }
@@ -231,16 +231,16 @@ func TestReaderParallelReadError(t *testing.T) {
 	data := trickyTrace(200, false)
 	boom := errors.New("disk on fire")
 	for _, cut := range []int{10, len(data) / 3, len(data) - 5} {
-		want, wantErr := readTrace(&errReader{data: data[:cut], err: boom}, "r.json", ReadOptions{}, parConfig{workers: 1})
+		want, wantErr := readTrace(&errReader{data: data[:cut], err: boom}, "r.json", Options{}, parConfig{workers: 1})
 		require.Nil(t, want)
-		_, gotErr := readTrace(iotest.HalfReader(&errReader{data: data[:cut], err: boom}), "r.json", ReadOptions{},
+		_, gotErr := readTrace(iotest.HalfReader(&errReader{data: data[:cut], err: boom}), "r.json", Options{},
 			parConfig{workers: 2, segSize: 100})
 		require.ErrorIs(t, gotErr, boom)
 		require.Equal(t, wantErr.Error(), gotErr.Error())
 	}
 	var seen []int64
 	td, err := readTrace(iotest.HalfReader(bytes.NewReader(data)), "p.json",
-		ReadOptions{Progress: func(n int64) { seen = append(seen, n) }}, parConfig{workers: 2, segSize: 100})
+		Options{Progress: func(n int64) { seen = append(seen, n) }}, parConfig{workers: 2, segSize: 100})
 	require.NoError(t, err)
 	require.Equal(t, int64(len(data)), td.Bytes)
 	require.NotEmpty(t, seen)

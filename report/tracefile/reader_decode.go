@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/jsonscan"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // rawKind says what a kept trace event becomes.
@@ -215,8 +217,8 @@ type evFields struct {
 
 // decoder turns the scanned trace into rawEvents plus the facts resolve needs.
 type decoder struct {
-	s      *scanner
-	format TraceFormat
+	s      *jsonscan.Scanner
+	format Form
 	raws   rawList
 
 	names     map[string]uint32
@@ -286,9 +288,9 @@ const (
 	nameScopeMetrics // "metrics: …": a scope profiler's metrics slice, not device work
 )
 
-func newDecoder(r io.Reader, file string, opts ReadOptions, par parConfig) *decoder {
+func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
 	return &decoder{
-		s:        newScanner(r, file, opts.Progress),
+		s:        jsonscan.New(r, file, opts.Progress),
 		names:    make(map[string]uint32, 1024),
 		shapeIdx: make(map[string]int32, 256),
 		stackIdx: make(map[string]int32, 256),
@@ -352,32 +354,32 @@ func (d *decoder) internNew(s string) uint32 {
 // run scans the whole input.
 func (d *decoder) run() error {
 	s := d.s
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		if s.rerr != nil {
-			return s.errEOF()
+		if s.ReadErr != nil {
+			return s.ErrEOF()
 		}
-		return s.errAt(0, "empty input: not a trace")
+		return s.ErrAt(0, "empty input: not a trace")
 	}
 	switch c {
 	case '[':
-		d.format = FormatLegacy
+		d.format = Legacy
 		if err := d.eventArray(); err != nil {
 			return err
 		}
 	case '{':
-		d.format = FormatKineto
+		d.format = Kineto
 		if err := d.topObject(); err != nil {
 			return err
 		}
 	default:
-		return s.errHere("not a trace: expected '[' or '{', found %s", quoteByte(c))
+		return s.ErrHere("not a trace: expected '[' or '{', found %s", jsonscan.QuoteByte(c))
 	}
-	if c, ok := s.peek(); ok {
-		return s.errHere("unexpected %s after the end of the trace", quoteByte(c))
+	if c, ok := s.Peek(); ok {
+		return s.ErrHere("unexpected %s after the end of the trace", jsonscan.QuoteByte(c))
 	}
-	if s.rerr != nil {
-		return s.errEOF()
+	if s.ReadErr != nil {
+		return s.ErrEOF()
 	}
 	return nil
 }
@@ -386,13 +388,13 @@ func (d *decoder) run() error {
 // traceEvents, baseTimeNanoseconds and deviceName are read, the rest are skipped.
 func (d *decoder) topObject() error {
 	s := d.s
-	at := s.offset()
-	s.pos++ // '{'
+	at := s.Offset()
+	s.Pos++ // '{'
 	sawEvents := false
-	more, err := s.first('}')
+	more, err := s.First('}')
 	for more && err == nil {
 		var k []byte
-		if k, err = s.key(); err != nil {
+		if k, err = s.Key(); err != nil {
 			return err
 		}
 		switch string(k) {
@@ -401,30 +403,30 @@ func (d *decoder) topObject() error {
 			err = d.eventArray()
 		case "baseTimeNanoseconds":
 			d.baseTimeNs, err = d.intValue("baseTimeNanoseconds")
-		case "orprof":
+		case trace.MetaOrprof:
 			err = d.orprofMeta()
-		case "deviceName":
-			if c, _ := s.peek(); c == '"' {
+		case trace.MetaDeviceName:
+			if c, _ := s.Peek(); c == '"' {
 				var v []byte
-				if v, err = s.str(); err == nil {
+				if v, err = s.Str(); err == nil {
 					d.deviceName = strings.ToLower(strings.TrimSpace(string(v)))
 				}
 			} else {
-				err = s.skip()
+				err = s.Skip()
 			}
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		if err != nil {
 			return err
 		}
-		more, err = s.more('}')
+		more, err = s.More('}')
 	}
 	if err != nil {
 		return err
 	}
 	if !sawEvents {
-		return s.errAt(at, "not a trace: the top-level object has no \"traceEvents\" array")
+		return s.ErrAt(at, "not a trace: the top-level object has no \"traceEvents\" array")
 	}
 	return nil
 }
@@ -434,29 +436,29 @@ func (d *decoder) topObject() error {
 // skipped.
 func (d *decoder) orprofMeta() error {
 	s := d.s
-	if c, _ := s.peek(); c != '{' {
-		return s.skip()
+	if c, _ := s.Peek(); c != '{' {
+		return s.Skip()
 	}
 	d.isOrprof = true
-	s.pos++
-	more, err := s.first('}')
+	s.Pos++
+	more, err := s.First('}')
 	for more && err == nil {
 		var k []byte
-		if k, err = s.key(); err != nil {
+		if k, err = s.Key(); err != nil {
 			return err
 		}
-		if c, _ := s.peek(); string(k) == "device" && c == '"' {
+		if c, _ := s.Peek(); string(k) == trace.MetaDevice && c == '"' {
 			var v []byte
-			if v, err = s.str(); err == nil {
+			if v, err = s.Str(); err == nil {
 				d.orprofDev = strings.ToLower(strings.TrimSpace(string(v)))
 			}
 		} else {
-			err = s.skip()
+			err = s.Skip()
 		}
 		if err != nil {
 			return err
 		}
-		more, err = s.more('}')
+		more, err = s.More('}')
 	}
 	return err
 }
@@ -464,42 +466,42 @@ func (d *decoder) orprofMeta() error {
 // intValue reads an integer member value (an integral float is accepted).
 func (d *decoder) intValue(key string) (int64, error) {
 	s := d.s
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		return 0, s.errEOF()
+		return 0, s.ErrEOF()
 	}
-	at := s.offset()
+	at := s.Offset()
 	if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
-		return 0, s.errAt(at, "%q is %s, not a number", key, s.valueKind())
+		return 0, s.ErrAt(at, "%q is %s, not a number", key, s.ValueKind())
 	}
-	tok, kind, err := s.num()
+	tok, kind, err := s.Num()
 	if err != nil {
 		return 0, err
 	}
-	if kind == numInt {
-		if v, ok := parseInt(tok); ok {
+	if kind == jsonscan.NumInt {
+		if v, ok := jsonscan.ParseInt(tok); ok {
 			return v, nil
 		}
-	} else if kind == numFloat {
-		f, err := strconv.ParseFloat(bstr(tok), 64)
+	} else if kind == jsonscan.NumFloat {
+		f, err := strconv.ParseFloat(jsonscan.Bstr(tok), 64)
 		if err == nil && f == math.Trunc(f) && math.Abs(f) < 9.2e18 {
 			return int64(f), nil
 		}
 	}
-	return 0, s.errAt(at, "%q is not an integer (%s)", key, tok)
+	return 0, s.ErrAt(at, "%q is not an integer (%s)", key, tok)
 }
 
 // eventArray reads an array of trace events.
 func (d *decoder) eventArray() error {
 	s := d.s
-	if err := s.expect('[', "'[' (an array of trace events)"); err != nil {
-		if c, ok := s.peek(); ok && c != '[' {
-			return s.errHere("\"traceEvents\" is %s, not an array", s.valueKind())
+	if err := s.Expect('[', "'[' (an array of trace events)"); err != nil {
+		if c, ok := s.Peek(); ok && c != '[' {
+			return s.ErrHere("\"traceEvents\" is %s, not an array", s.ValueKind())
 		}
 		return err
 	}
-	more, err := s.first(']')
-	if more && err == nil && d.par.workers > 1 && !s.eof && s.feed == nil && len(s.pre) == 0 {
+	more, err := s.First(']')
+	if more && err == nil && d.par.workers > 1 && !s.EOF && s.Feed == nil && len(s.Pre) == 0 {
 		// More input than one buffer: parse it on several goroutines.
 		return d.eventArrayParallel()
 	}
@@ -507,7 +509,7 @@ func (d *decoder) eventArray() error {
 		if err = d.arrayElement(); err != nil {
 			return err
 		}
-		more, err = s.more(']')
+		more, err = s.More(']')
 	}
 	return err
 }
@@ -515,16 +517,16 @@ func (d *decoder) eventArray() error {
 // arrayElement reads one element of the trace-event array, which must be an object.
 func (d *decoder) arrayElement() error {
 	s := d.s
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		return s.errEOF()
+		return s.ErrEOF()
 	}
 	switch c {
 	case '{':
 	case ']', '}', ',', ':':
-		return s.errHere("expected a trace event object, found %s", quoteByte(c))
+		return s.ErrHere("expected a trace event object, found %s", jsonscan.QuoteByte(c))
 	default:
-		return s.errHere("trace event is %s, not an object", s.valueKind())
+		return s.ErrHere("trace event is %s, not an object", s.ValueKind())
 	}
 	return d.event()
 }
@@ -533,20 +535,20 @@ func (d *decoder) arrayElement() error {
 func (d *decoder) event() error {
 	s := d.s
 	ev := &d.ev
-	*ev = evFields{at: s.offset(), seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
-	s.pos++ // '{'
-	more, err := s.first('}')
+	*ev = evFields{at: s.Offset(), seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
+	s.Pos++ // '{'
+	more, err := s.First('}')
 	for more && err == nil {
 		var k []byte
-		if k, err = s.key(); err != nil {
+		if k, err = s.Key(); err != nil {
 			return err
 		}
 		if ev.unused {
 			// The event cannot contribute: validate the rest without decoding it.
-			if err = s.skip(); err != nil {
+			if err = s.Skip(); err != nil {
 				return err
 			}
-			more, err = s.more('}')
+			more, err = s.More('}')
 			continue
 		}
 		switch string(k) {
@@ -567,13 +569,13 @@ func (d *decoder) event() error {
 		case "args":
 			err = d.args(ev)
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		if err != nil {
 			return err
 		}
 		ev.unused = d.unused(ev)
-		more, err = s.more('}')
+		more, err = s.More('}')
 	}
 	if err != nil {
 		return err
@@ -592,7 +594,7 @@ func (d *decoder) unused(ev *evFields) bool {
 	case 'X':
 		return ev.hasCat && (ev.cat == catIgnored || ev.cat == catInstant)
 	case 'i', 'I':
-		return d.format != FormatKineto || ev.hasName && d.nameFlags[ev.name]&(nameMemory|nameOOM) == 0
+		return d.format != Kineto || ev.hasName && d.nameFlags[ev.name]&(nameMemory|nameOOM) == 0
 	case 'M':
 		return ev.hasName && d.nameFlags[ev.name]&nameProcessLabels == 0
 	}
@@ -601,10 +603,10 @@ func (d *decoder) unused(ev *evFields) bool {
 
 func (d *decoder) phValue(ev *evFields) error {
 	s := d.s
-	if c, _ := s.peek(); c != '"' {
-		return s.skip()
+	if c, _ := s.Peek(); c != '"' {
+		return s.Skip()
 	}
-	v, err := s.str()
+	v, err := s.Str()
 	if err != nil {
 		return err
 	}
@@ -616,10 +618,10 @@ func (d *decoder) phValue(ev *evFields) error {
 
 func (d *decoder) catValue(ev *evFields) error {
 	s := d.s
-	if c, _ := s.peek(); c != '"' {
-		return s.skip()
+	if c, _ := s.Peek(); c != '"' {
+		return s.Skip()
 	}
-	v, err := s.str()
+	v, err := s.Str()
 	if err != nil {
 		return err
 	}
@@ -629,13 +631,13 @@ func (d *decoder) catValue(ev *evFields) error {
 
 func (d *decoder) nameValue(ev *evFields) error {
 	s := d.s
-	c, _ := s.peek()
-	at := s.offset()
+	c, _ := s.Peek()
+	at := s.Offset()
 	if c != '"' {
-		ev.nameErr = s.errAt(at, "\"name\" is %s, not a string", s.valueKind())
-		return s.skip()
+		ev.nameErr = s.ErrAt(at, "\"name\" is %s, not a string", s.ValueKind())
+		return s.Skip()
 	}
-	v, err := s.str()
+	v, err := s.Str()
 	if err != nil {
 		return err
 	}
@@ -659,31 +661,31 @@ func (d *decoder) timeValue(ev *evFields, isDur bool) error {
 			ev.tsErr = e
 		}
 	}
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		return s.errEOF()
+		return s.ErrEOF()
 	}
-	at := s.offset()
+	at := s.Offset()
 	if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
-		setErr(s.errAt(at, "%q is %s, not a number", key, s.valueKind()))
-		return s.skip()
+		setErr(s.ErrAt(at, "%q is %s, not a number", key, s.ValueKind()))
+		return s.Skip()
 	}
-	tok, kind, err := s.num()
+	tok, kind, err := s.Num()
 	if err != nil {
 		return err
 	}
-	if kind == numNonFin {
-		setErr(s.errAt(at, "%q is not a finite number (%s)", key, tok))
+	if kind == jsonscan.NumNonFinite {
+		setErr(s.ErrAt(at, "%q is not a finite number (%s)", key, tok))
 		return nil
 	}
 	if isDur && tok[0] == '-' && !isZero(tok) {
-		setErr(s.errAt(at, "%q is negative (%s)", key, tok))
+		setErr(s.ErrAt(at, "%q is negative (%s)", key, tok))
 		return nil
 	}
-	if d.format == FormatKineto {
+	if d.format == Kineto {
 		ns, ok := parseMicrosToNs(tok, kind)
 		if !ok {
-			setErr(s.errAt(at, "%q is out of range (%s)", key, tok))
+			setErr(s.ErrAt(at, "%q is out of range (%s)", key, tok))
 			return nil
 		}
 		if isDur {
@@ -695,7 +697,7 @@ func (d *decoder) timeValue(ev *evFields, isDur bool) error {
 	}
 	f, ok := parseFloatTok(tok, kind)
 	if !ok || math.IsInf(f, 0) {
-		setErr(s.errAt(at, "%q is out of range (%s)", key, tok))
+		setErr(s.ErrAt(at, "%q is out of range (%s)", key, tok))
 		return nil
 	}
 	if isDur {
@@ -721,9 +723,9 @@ func isZero(tok []byte) bool {
 
 // parseMicrosToNs converts a µs number token to integer ns: exactly when it has at most three
 // decimals and no exponent, else by rounding the float value.
-func parseMicrosToNs(tok []byte, kind numKind) (int64, bool) {
-	if kind == numInt {
-		v, ok := parseInt(tok)
+func parseMicrosToNs(tok []byte, kind jsonscan.NumKind) (int64, bool) {
+	if kind == jsonscan.NumInt {
+		v, ok := jsonscan.ParseInt(tok)
 		if !ok || v > math.MaxInt64/1000 || v < math.MinInt64/1000 {
 			return 0, false
 		}
@@ -738,7 +740,7 @@ func parseMicrosToNs(tok []byte, kind numKind) (int64, bool) {
 		dot = n - 4
 	}
 	if dot > 0 {
-		ip, ok := parseInt(tok[:dot])
+		ip, ok := jsonscan.ParseInt(tok[:dot])
 		if ok && ip <= math.MaxInt64/1000-1 && ip >= math.MinInt64/1000+1 {
 			var frac int64
 			digits := 0
@@ -755,7 +757,7 @@ func parseMicrosToNs(tok []byte, kind numKind) (int64, bool) {
 			return ip*1000 + frac, true
 		}
 	}
-	f, err := strconv.ParseFloat(bstr(tok), 64)
+	f, err := strconv.ParseFloat(jsonscan.Bstr(tok), 64)
 	if err != nil {
 		return 0, false
 	}
@@ -767,13 +769,13 @@ func parseMicrosToNs(tok []byte, kind numKind) (int64, bool) {
 }
 
 // parseFloatTok parses a number token into the float64 Python's float() would give.
-func parseFloatTok(tok []byte, kind numKind) (float64, bool) {
-	if kind == numInt {
-		if v, ok := parseInt(tok); ok && v < 1<<53 && v > -(1<<53) {
+func parseFloatTok(tok []byte, kind jsonscan.NumKind) (float64, bool) {
+	if kind == jsonscan.NumInt {
+		if v, ok := jsonscan.ParseInt(tok); ok && v < 1<<53 && v > -(1<<53) {
 			return float64(v), true
 		}
 	}
-	f, err := strconv.ParseFloat(bstr(tok), 64)
+	f, err := strconv.ParseFloat(jsonscan.Bstr(tok), 64)
 	if err != nil && !math.IsInf(f, 0) {
 		return 0, false
 	}
@@ -786,25 +788,25 @@ func parseFloatTok(tok []byte, kind numKind) (float64, bool) {
 func (d *decoder) idValue() (id int64, node int32, remote bool, err error) {
 	s := d.s
 	node = -1
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		return 0, node, false, s.errEOF()
+		return 0, node, false, s.ErrEOF()
 	}
 	switch {
 	case c == '"':
-		v, err := s.str()
+		v, err := s.Str()
 		if err != nil {
 			return 0, node, false, err
 		}
 		id, node, remote = parseIDString(v)
 		return id, node, remote, nil
 	case c == '-' || (c >= '0' && c <= '9'):
-		tok, kind, err := s.num()
+		tok, kind, err := s.Num()
 		if err != nil {
 			return 0, node, false, err
 		}
-		if kind == numInt {
-			if v, ok := parseInt(tok); ok {
+		if kind == jsonscan.NumInt {
+			if v, ok := jsonscan.ParseInt(tok); ok {
 				return v, node, false, nil
 			}
 		}
@@ -813,7 +815,7 @@ func (d *decoder) idValue() (id int64, node int32, remote bool, err error) {
 		}
 		return 0, node, false, nil
 	}
-	return 0, node, false, s.skip()
+	return 0, node, false, s.Skip()
 }
 
 func parseIDString(v []byte) (id int64, node int32, remote bool) {
@@ -847,76 +849,76 @@ func firstInt(b []byte) (int64, bool) {
 	if i > 0 && b[i-1] == '-' {
 		i--
 	}
-	return parseInt(b[i:j])
+	return jsonscan.ParseInt(b[i:j])
 }
 
 // args reads the members of "args" that the reader uses and skips the others.
 func (d *decoder) args(ev *evFields) error {
 	s := d.s
-	if c, _ := s.peek(); c != '{' {
-		return s.skip()
+	if c, _ := s.Peek(); c != '{' {
+		return s.Skip()
 	}
-	s.pos++
-	more, err := s.first('}')
+	s.Pos++
+	more, err := s.First('}')
 	for more && err == nil {
 		var k []byte
-		if k, err = s.key(); err != nil {
+		if k, err = s.Key(); err != nil {
 			return err
 		}
 		switch string(k) {
-		case "External id":
+		case trace.ArgExternalID:
 			ev.extID, err = d.argInt(ev.extID)
-		case "correlation":
+		case trace.ArgCorrelation:
 			ev.corr, err = d.argInt(ev.corr)
-		case "Sequence number":
+		case trace.ArgSequenceNumber:
 			ev.seq, err = d.argInt(ev.seq)
-		case "Fwd thread id":
+		case trace.ArgFwdThreadID:
 			ev.fwd, err = d.argInt(ev.fwd)
-		case "Bytes":
+		case trace.ArgMemBytes:
 			ev.bytes, err = d.argInt(ev.bytes)
-		case "Device Type":
+		case trace.ArgMemDeviceType:
 			ev.memDev, err = d.argInt(ev.memDev)
-		case "Scope":
+		case trace.ArgScope:
 			ev.scope, err = d.argInt(ev.scope)
-		case "Async":
-			if c, _ := s.peek(); c == 't' {
+		case trace.ArgAsync:
+			if c, _ := s.Peek(); c == 't' {
 				ev.async = true
 			}
-			err = s.skip()
-		case "Device time us":
+			err = s.Skip()
+		case trace.ArgDeviceTimeUs:
 			ev.devUs, err = d.argInt(ev.devUs)
-		case "Device":
+		case trace.ArgOpDevice:
 			ev.devIdx, err = d.argInt(ev.devIdx)
-		case "device_time":
-			if c, _ := s.peek(); c == '"' {
+		case trace.ArgDeviceTime:
+			if c, _ := s.Peek(); c == '"' {
 				var v []byte
-				if v, err = s.str(); err == nil && string(v) == "fallback" {
+				if v, err = s.Str(); err == nil && string(v) == trace.DeviceTimeFallback {
 					ev.fallback = true
 				}
 			} else {
-				err = s.skip()
+				err = s.Skip()
 			}
-		case "Input Dims":
+		case trace.ArgInputDims:
 			ev.shapes, err = d.inputDims()
-		case "Call stack":
+		case trace.ArgCallStack:
 			ev.stack, err = d.callStack()
-		case "labels":
-			if c, _ := s.peek(); c == '"' {
+		case trace.ArgLabels:
+			if c, _ := s.Peek(); c == '"' {
 				var v []byte
-				if v, err = s.str(); err == nil {
+				if v, err = s.Str(); err == nil {
 					ev.labels = append(ev.labels[:0], v...)
 					ev.hasLabels = true
 				}
 			} else {
-				err = s.skip()
+				err = s.Skip()
 			}
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		if err != nil {
 			return err
 		}
-		more, err = s.more('}')
+		more, err = s.More('}')
 	}
 	return err
 }
@@ -924,19 +926,19 @@ func (d *decoder) args(ev *evFields) error {
 // argInt reads an integer argument; a value of another type leaves def in place.
 func (d *decoder) argInt(def int64) (int64, error) {
 	s := d.s
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		return def, s.errEOF()
+		return def, s.ErrEOF()
 	}
 	if c != '-' && (c < '0' || c > '9') {
-		return def, s.skip()
+		return def, s.Skip()
 	}
-	tok, kind, err := s.num()
+	tok, kind, err := s.Num()
 	if err != nil {
 		return def, err
 	}
-	if kind == numInt {
-		if v, ok := parseInt(tok); ok {
+	if kind == jsonscan.NumInt {
+		if v, ok := jsonscan.ParseInt(tok); ok {
 			return v, nil
 		}
 	}
@@ -947,13 +949,13 @@ func (d *decoder) argInt(def int64) (int64, error) {
 // Identical raw texts are rendered once.
 func (d *decoder) inputDims() (int32, error) {
 	s := d.s
-	if _, ok := s.peek(); !ok {
-		return -1, s.errEOF()
+	if _, ok := s.Peek(); !ok {
+		return -1, s.ErrEOF()
 	}
-	s.keep = s.pos
-	err := s.skip()
-	raw := s.buf[s.keep:s.pos]
-	s.keep = -1
+	s.Keep = s.Pos
+	err := s.Skip()
+	raw := s.Buf[s.Keep:s.Pos]
+	s.Keep = -1
 	if err != nil {
 		return -1, err
 	}
@@ -974,10 +976,10 @@ func (d *decoder) inputDims() (int32, error) {
 // its filtered frame list. Identical texts share one list.
 func (d *decoder) callStack() (int32, error) {
 	s := d.s
-	if c, _ := s.peek(); c != '"' {
-		return -1, s.skip()
+	if c, _ := s.Peek(); c != '"' {
+		return -1, s.Skip()
 	}
-	v, err := s.str()
+	v, err := s.Str()
 	if err != nil {
 		return -1, err
 	}
@@ -1026,7 +1028,7 @@ func (d *decoder) keep(ev *evFields) error {
 	case catDevGeneric, catDevUserAnnotation, catDevMTIA, catDevHPU:
 		kind = rawDevice
 	case catTrace:
-		if d.format == FormatKineto && ev.hasName && ev.hasTS && ev.tsErr == nil &&
+		if d.format == Kineto && ev.hasName && ev.hasTS && ev.tsErr == nil &&
 			d.nameFlags[ev.name]&nameProfilerSpan != 0 && (!d.hasSpan || ev.tsNs < d.spanNs) {
 			d.spanNs, d.hasSpan = ev.tsNs, true
 		}
@@ -1046,7 +1048,7 @@ func (d *decoder) keep(ev *evFields) error {
 		return nil
 	}
 	d.catSeen[cat] = true
-	if d.format == FormatKineto {
+	if d.format == Kineto {
 		if kind != rawDevice && (!d.hasHost || ev.tsNs < d.minHost) {
 			d.minHost, d.hasHost = ev.tsNs, true
 		}
@@ -1060,7 +1062,7 @@ func (d *decoder) keep(ev *evFields) error {
 
 // keepInstant records "[memory]" and "[OutOfMemory]" instants (Kineto form only).
 func (d *decoder) keepInstant(ev *evFields) error {
-	if d.format != FormatKineto || !ev.hasName || ev.nameErr != nil {
+	if d.format != Kineto || !ev.hasName || ev.nameErr != nil {
 		return nil
 	}
 	f := d.nameFlags[ev.name]
@@ -1084,18 +1086,18 @@ func (d *decoder) checkTimes(ev *evFields, needDur bool) error {
 	case ev.nameErr != nil:
 		return ev.nameErr
 	case !ev.hasName && ev.nameErr == nil:
-		return d.s.errAt(ev.at, "trace event has no \"name\"")
+		return d.s.ErrAt(ev.at, "trace event has no \"name\"")
 	case ev.tsErr != nil:
 		return ev.tsErr
 	case !ev.hasTS:
-		return d.s.errAt(ev.at, "trace event %q has no \"ts\"", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "trace event %q has no \"ts\"", d.nameStrs[ev.name])
 	case needDur && ev.durErr != nil:
 		return ev.durErr
 	case needDur && !ev.hasDur:
-		return d.s.errAt(ev.at, "complete (\"X\") event %q has no \"dur\"", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "complete (\"X\") event %q has no \"dur\"", d.nameStrs[ev.name])
 	}
-	if d.format == FormatKineto && ev.tsNs > math.MaxInt64-ev.durNs {
-		return d.s.errAt(ev.at, "trace event %q ends beyond the representable time range", d.nameStrs[ev.name])
+	if d.format == Kineto && ev.tsNs > math.MaxInt64-ev.durNs {
+		return d.s.ErrAt(ev.at, "trace event %q ends beyond the representable time range", d.nameStrs[ev.name])
 	}
 	return nil
 }
@@ -1115,7 +1117,7 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 			r.devIdx = int32(ev.devIdx)
 		}
 	}
-	if d.format == FormatLegacy {
+	if d.format == Legacy {
 		r.ts, r.dur = int64(math.Float64bits(ev.tsUs)), int64(math.Float64bits(ev.durUs))
 	}
 	if kind == rawMemory || kind == rawOOM {

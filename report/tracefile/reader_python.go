@@ -1,10 +1,12 @@
-package report
+package tracefile
 
 import (
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/orprof/orprof/internal/jsonscan"
 )
 
 // pyShapes renders a Kineto "Input Dims" value (raw JSON text) as Python's str() of the
@@ -58,7 +60,7 @@ type pyParser struct {
 }
 
 func (p *pyParser) ws() {
-	for p.i < len(p.b) && wsTable[p.b[p.i]] {
+	for p.i < len(p.b) && jsonscan.Space[p.b[p.i]] {
 		p.i++
 	}
 }
@@ -97,7 +99,7 @@ func (p *pyParser) shape(out *strings.Builder) bool {
 // value renders one JSON value as Python's repr of the object json.loads would build.
 func (p *pyParser) value(out *strings.Builder, depth int) bool {
 	p.ws()
-	if p.i >= len(p.b) || depth > maxScanDepth {
+	if p.i >= len(p.b) || depth > jsonscan.MaxDepth {
 		return false
 	}
 	switch c := p.b[p.i]; {
@@ -164,19 +166,19 @@ func (p *pyParser) value(out *strings.Builder, depth int) bool {
 		return p.lit(out, "-Infinity", "-inf")
 	}
 	j := p.i
-	for j < len(p.b) && numTable[p.b[j]] {
+	for j < len(p.b) && jsonscan.NumTable[p.b[j]] {
 		j++
 	}
 	tok := p.b[p.i:j]
 	if len(tok) == 0 {
 		return false
 	}
-	kind, ok := numGrammar(tok)
+	kind, ok := jsonscan.NumGrammar(tok)
 	if !ok {
 		return false
 	}
 	p.i = j
-	if kind == numInt {
+	if kind == jsonscan.NumInt {
 		// Python ints are exact: keep the digits, dropping the sign of zero.
 		if isZero(tok) {
 			out.WriteByte('0')
@@ -204,12 +206,12 @@ func (p *pyParser) lit(out *strings.Builder, lit, py string) bool {
 
 // str decodes the JSON string at p.i with a throwaway scanner over the in-memory bytes.
 func (p *pyParser) str() (string, bool) {
-	s := &scanner{buf: p.b, pos: p.i, end: len(p.b), keep: -1, eof: true}
-	v, err := s.str()
+	s := &jsonscan.Scanner{Buf: p.b, Pos: p.i, End: len(p.b), Keep: -1, EOF: true}
+	v, err := s.Str()
 	if err != nil {
 		return "", false
 	}
-	p.i = s.pos
+	p.i = s.Pos
 	return string(v), true
 }
 

@@ -1,4 +1,7 @@
-package report
+// Package jsonscan is the streaming, allocation-free JSON tokenizer under the trace reader: it
+// reads an io.Reader through one refilled buffer, hands out tokens as slices of it and skips
+// what it is not asked about. Its errors are *Error values carrying the file name and byte offset.
+package jsonscan
 
 import (
 	"bytes"
@@ -10,139 +13,173 @@ import (
 	"unsafe"
 )
 
-// scanner is a streaming, allocation-free JSON tokenizer over an io.Reader. It reads through
+// Error is a problem with the JSON input (a trace's content) or with reading it. Offset is the byte offset
+// in the uncompressed input where the problem was found, or −1 when it has no position.
+type Error struct {
+	File   string
+	Offset int64
+	Msg    string
+	Err    error // the underlying read or decompression error, if any
+}
+
+// Error renders "FILE: byte OFFSET: MSG[: ERR]".
+func (e *Error) Error() string {
+	var b bytes.Buffer
+	b.WriteString(e.File)
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, ": byte %d", e.Offset)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying read error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Scanner is a streaming, allocation-free JSON tokenizer over an io.Reader. It reads through
 // one buffer that it refills (and grows only when a single token does not fit), hands out byte
 // slices into that buffer, and skips values it is not asked about without materialising them.
 //
-// A slice returned by str or num is valid until the next call that may read more input (any
-// other scanner method). Callers that need a value longer copy or intern it first.
+// A slice returned by Str or Num is valid until the next call that may read more input (any
+// other Scanner method). Callers that need a value longer copy or intern it first.
 //
 // It accepts RFC 8259 JSON plus the three non-finite literals Python's json module reads and
 // writes (NaN, Infinity, -Infinity); they are reported as numbers and rejected by the callers
 // that need finite values. Control characters inside strings are not rejected.
-type scanner struct {
-	r     io.Reader
-	file  string
-	buf   []byte
-	pos   int   // next unread byte in buf
-	end   int   // end of the valid bytes in buf
-	off   int64 // input offset of buf[0]
-	keep  int   // −1, or the index in buf from which bytes must survive a refill
-	eof   bool  // r is exhausted (or failed); see done for the end of the input
-	rerr  error // a read error other than io.EOF
-	total int64 // bytes read from r so far
+type Scanner struct {
+	r io.Reader
+	// File names the input in errors.
+	File string
+	// Buf holds the input from offset Off; Buf[Pos:End] is buffered and unread.
+	Buf     []byte
+	Pos     int   // next unread byte in buf
+	End     int   // end of the valid bytes in buf
+	Off     int64 // input offset of buf[0]
+	Keep    int   // −1, or the index in buf from which bytes must survive a refill
+	EOF     bool  // r is exhausted (or failed); see done for the end of the input
+	ReadErr error // a read error other than io.EOF
+	Total   int64 // bytes read from r so far
 
-	// In parallel mode (reader_parallel.go) input that was already read from r is handed back
-	// to the scanner: pre first, then the chunks feed returns until it returns nil, then r.
-	pre  []byte
-	feed func() []byte
+	// In parallel mode (the trace reader's parallel parse) input that was already read from r is handed back
+	// to the scanner: Pre first, then the chunks feed returns until it returns nil, then r.
+	Pre  []byte
+	Feed func() []byte
 
 	progress func(int64)
 	scratch  []byte // decoded strings that contained escapes
 }
 
 const (
-	scanBufSize  = 256 << 10
-	maxScanDepth = 10000
+	// BufSize is the initial buffer size; the buffer doubles when one token does not fit.
+	BufSize = 256 << 10
+	// MaxDepth is the deepest nesting of arrays and objects accepted.
+	MaxDepth = 10000
 )
 
-func newScanner(r io.Reader, file string, progress func(int64)) *scanner {
-	return &scanner{r: r, file: file, buf: make([]byte, scanBufSize), keep: -1, progress: progress}
+// New returns a Scanner reading r, naming it file in errors; progress, when set, is called
+// with the number of bytes read so far after each read.
+func New(r io.Reader, file string, progress func(int64)) *Scanner {
+	return &Scanner{r: r, File: file, Buf: make([]byte, BufSize), Keep: -1, progress: progress}
 }
 
-// offset is the input offset of the next unread byte.
-func (s *scanner) offset() int64 { return s.off + int64(s.pos) }
+// Offset is the input offset of the next unread byte.
+func (s *Scanner) Offset() int64 { return s.Off + int64(s.Pos) }
 
-// errAt builds a TraceError at input offset off.
-func (s *scanner) errAt(off int64, format string, args ...any) error {
-	return &TraceError{File: s.file, Offset: off, Msg: fmt.Sprintf(format, args...)}
+// ErrAt builds an Error at input offset off.
+func (s *Scanner) ErrAt(off int64, format string, args ...any) error {
+	return &Error{File: s.File, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
-// errHere builds a TraceError at the next unread byte; at the end of the input it reports the
+// ErrHere builds an Error at the next unread byte; at the end of the input it reports the
 // read error or the truncation instead.
-func (s *scanner) errHere(format string, args ...any) error {
-	if s.pos >= s.end && s.done() {
-		return s.errEOF()
+func (s *Scanner) ErrHere(format string, args ...any) error {
+	if s.Pos >= s.End && s.done() {
+		return s.ErrEOF()
 	}
-	return s.errAt(s.offset(), format, args...)
+	return s.ErrAt(s.Offset(), format, args...)
 }
 
-// errEOF reports that the input ended (or failed) where more JSON was needed.
-func (s *scanner) errEOF() error {
-	if s.rerr != nil {
-		return &TraceError{File: s.file, Offset: s.offset(), Msg: "read failed", Err: s.rerr}
+// ErrEOF reports that the input ended (or failed) where more JSON was needed.
+func (s *Scanner) ErrEOF() error {
+	if s.ReadErr != nil {
+		return &Error{File: s.File, Offset: s.Offset(), Msg: "read failed", Err: s.ReadErr}
 	}
-	return s.errAt(s.offset(), "unexpected end of input (truncated JSON?)")
+	return s.ErrAt(s.Offset(), "unexpected end of input (truncated JSON?)")
 }
 
 // done reports whether no input is left beyond the buffered bytes.
-func (s *scanner) done() bool { return s.eof && len(s.pre) == 0 && s.feed == nil }
+func (s *Scanner) done() bool { return s.EOF && len(s.Pre) == 0 && s.Feed == nil }
 
 // fill reads more input, moving the unread bytes (and the bytes from keep) to the front of the
 // buffer first and growing it when it is full. It reports whether any byte was added. Indices
 // into buf held across a fill must be re-based on pos (pos keeps its distance to them).
-func (s *scanner) fill() bool {
+func (s *Scanner) fill() bool {
 	if s.done() {
 		return false
 	}
-	start := s.pos
-	if s.keep >= 0 && s.keep < start {
-		start = s.keep
+	start := s.Pos
+	if s.Keep >= 0 && s.Keep < start {
+		start = s.Keep
 	}
 	if start > 0 {
-		n := copy(s.buf, s.buf[start:s.end])
-		s.off += int64(start)
-		s.pos -= start
-		s.end = n
-		if s.keep >= 0 {
-			s.keep -= start
+		n := copy(s.Buf, s.Buf[start:s.End])
+		s.Off += int64(start)
+		s.Pos -= start
+		s.End = n
+		if s.Keep >= 0 {
+			s.Keep -= start
 		}
 	}
-	if s.end == len(s.buf) {
-		nb := make([]byte, 2*len(s.buf))
-		copy(nb, s.buf[:s.end])
-		s.buf = nb
+	if s.End == len(s.Buf) {
+		nb := make([]byte, 2*len(s.Buf))
+		copy(nb, s.Buf[:s.End])
+		s.Buf = nb
 	}
-	for len(s.pre) == 0 && s.feed != nil {
-		if s.pre = s.feed(); s.pre == nil {
-			s.feed = nil
+	for len(s.Pre) == 0 && s.Feed != nil {
+		if s.Pre = s.Feed(); s.Pre == nil {
+			s.Feed = nil
 		}
 	}
-	if len(s.pre) > 0 {
-		n := copy(s.buf[s.end:], s.pre)
-		s.pre = s.pre[n:]
-		s.end += n
+	if len(s.Pre) > 0 {
+		n := copy(s.Buf[s.End:], s.Pre)
+		s.Pre = s.Pre[n:]
+		s.End += n
 		return true
 	}
-	if s.eof {
+	if s.EOF {
 		return false
 	}
-	n := s.readSome(s.buf[s.end:])
-	s.end += n
+	n := s.ReadSome(s.Buf[s.End:])
+	s.End += n
 	return n > 0
 }
 
-// readSome reads from r into p (non-empty), retrying reads that return nothing. It counts the
+// ReadSome reads from r into p (non-empty), retrying reads that return nothing. It counts the
 // bytes, reports progress, and sets eof (and rerr) when r ends or fails; it returns 0 only then.
-func (s *scanner) readSome(p []byte) int {
+func (s *Scanner) ReadSome(p []byte) int {
 	for empty := 0; ; empty++ {
 		if empty == 100 {
-			s.eof, s.rerr = true, io.ErrNoProgress
+			s.EOF, s.ReadErr = true, io.ErrNoProgress
 			return 0
 		}
 		n, err := s.r.Read(p)
 		if n < 0 || n > len(p) {
-			s.eof, s.rerr = true, fmt.Errorf("reader returned invalid count %d", n)
+			s.EOF, s.ReadErr = true, fmt.Errorf("reader returned invalid count %d", n)
 			return 0
 		}
-		s.total += int64(n)
+		s.Total += int64(n)
 		if n > 0 && s.progress != nil {
-			s.progress(s.total)
+			s.progress(s.Total)
 		}
 		if err != nil {
-			s.eof = true
+			s.EOF = true
 			if err != io.EOF {
-				s.rerr = err
+				s.ReadErr = err
 			}
 			return n
 		}
@@ -152,31 +189,31 @@ func (s *scanner) readSome(p []byte) int {
 	}
 }
 
-// wsTable marks the four JSON whitespace bytes.
-var wsTable = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+// Space marks the four JSON whitespace bytes.
+var Space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
-// peek skips whitespace and returns the next byte without consuming it; ok is false at the end
+// Peek skips whitespace and returns the next byte without consuming it; ok is false at the end
 // of the input.
-func (s *scanner) peek() (byte, bool) {
-	if p := s.pos; p+1 < s.end {
-		if c := s.buf[p]; c > ' ' {
+func (s *Scanner) Peek() (byte, bool) {
+	if p := s.Pos; p+1 < s.End {
+		if c := s.Buf[p]; c > ' ' {
 			return c, true
-		} else if c == ' ' && s.buf[p+1] > ' ' { // the one space after ':' and ','
-			s.pos = p + 1
-			return s.buf[p+1], true
+		} else if c == ' ' && s.Buf[p+1] > ' ' { // the one space after ':' and ','
+			s.Pos = p + 1
+			return s.Buf[p+1], true
 		}
 	}
 	return s.peekSlow()
 }
 
-func (s *scanner) peekSlow() (byte, bool) {
+func (s *Scanner) peekSlow() (byte, bool) {
 	for {
-		for s.pos < s.end {
-			c := s.buf[s.pos]
-			if !wsTable[c] {
+		for s.Pos < s.End {
+			c := s.Buf[s.Pos]
+			if !Space[c] {
 				return c, true
 			}
-			s.pos++
+			s.Pos++
 		}
 		if !s.fill() {
 			return 0, false
@@ -185,76 +222,76 @@ func (s *scanner) peekSlow() (byte, bool) {
 }
 
 // next skips whitespace and consumes one byte, which must exist.
-func (s *scanner) next() (byte, error) {
-	c, ok := s.peek()
+func (s *Scanner) next() (byte, error) {
+	c, ok := s.Peek()
 	if !ok {
-		return 0, s.errEOF()
+		return 0, s.ErrEOF()
 	}
-	s.pos++
+	s.Pos++
 	return c, nil
 }
 
-// expect consumes the byte c after optional whitespace.
-func (s *scanner) expect(c byte, what string) error {
-	d, ok := s.peek()
+// Expect consumes the byte c after optional whitespace.
+func (s *Scanner) Expect(c byte, what string) error {
+	d, ok := s.Peek()
 	if !ok {
-		return s.errEOF()
+		return s.ErrEOF()
 	}
 	if d != c {
-		return s.errAt(s.offset(), "expected %s, found %s", what, quoteByte(d))
+		return s.ErrAt(s.Offset(), "expected %s, found %s", what, QuoteByte(d))
 	}
-	s.pos++
+	s.Pos++
 	return nil
 }
 
-// more is called after an element of an array or a member of an object: it consumes the ','
+// More is called after an element of an array or a member of an object: it consumes the ','
 // and reports true, or consumes the closing byte and reports false.
-func (s *scanner) more(closing byte) (bool, error) {
-	if p := s.pos; p < s.end {
-		switch s.buf[p] {
+func (s *Scanner) More(closing byte) (bool, error) {
+	if p := s.Pos; p < s.End {
+		switch s.Buf[p] {
 		case ',':
-			s.pos = p + 1
+			s.Pos = p + 1
 			return true, nil
 		case closing:
-			s.pos = p + 1
+			s.Pos = p + 1
 			return false, nil
 		}
 	}
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		return false, s.errEOF()
+		return false, s.ErrEOF()
 	}
-	s.pos++
+	s.Pos++
 	switch c {
 	case ',':
 		return true, nil
 	case closing:
 		return false, nil
 	}
-	s.pos--
-	return false, s.errAt(s.offset(), "expected ',' or '%c', found %s", closing, quoteByte(c))
+	s.Pos--
+	return false, s.ErrAt(s.Offset(), "expected ',' or '%c', found %s", closing, QuoteByte(c))
 }
 
-// first is called after '[' or '{': it consumes the closing byte of an empty container and
-// reports false, or reports true when there is a first element.
-func (s *scanner) first(closing byte) (bool, error) {
-	c, ok := s.peek()
+// First is called after '[' or '{': it consumes the closing byte of an empty container and
+// reports false, or reports true when there is a First element.
+func (s *Scanner) First(closing byte) (bool, error) {
+	c, ok := s.Peek()
 	if !ok {
-		return false, s.errEOF()
+		return false, s.ErrEOF()
 	}
 	if c == closing {
-		s.pos++
+		s.Pos++
 		return false, nil
 	}
 	return true, nil
 }
 
-// key reads an object member name and the ':' after it.
-func (s *scanner) key() ([]byte, error) {
+// Key reads an object member name and the ':' after it.
+func (s *Scanner) Key() ([]byte, error) {
 	// Fast path: a short name without escapes, followed by ':', all in the buffered bytes.
-	b := s.buf[:s.end]
-	i := s.pos
-	for i < len(b) && wsTable[b[i]] {
+	b := s.Buf[:s.End]
+	i := s.Pos
+	for i < len(b) && Space[b[i]] {
 		i++
 	}
 	if i+1 < len(b) {
@@ -262,7 +299,7 @@ func (s *scanner) key() ([]byte, error) {
 			for j := i + 1; j < len(b) && j < i+33; j++ {
 				if c := b[j]; c == '"' {
 					if j+1 < len(b) && b[j+1] == ':' {
-						s.pos = j + 2
+						s.Pos = j + 2
 						return b[i+1 : j], nil
 					}
 					break
@@ -272,49 +309,49 @@ func (s *scanner) key() ([]byte, error) {
 			}
 		}
 	}
-	c, ok := s.peek()
+	c, ok := s.Peek()
 	if !ok {
-		return nil, s.errEOF()
+		return nil, s.ErrEOF()
 	}
 	if c != '"' {
-		return nil, s.errAt(s.offset(), "expected a member name string, found %s", quoteByte(c))
+		return nil, s.ErrAt(s.Offset(), "expected a member name string, found %s", QuoteByte(c))
 	}
-	k, err := s.str()
+	k, err := s.Str()
 	if err != nil {
 		return nil, err
 	}
 	// The ':' is almost always the next byte; keep k valid by not refilling in that case.
-	if s.pos < s.end && s.buf[s.pos] == ':' {
-		s.pos++
+	if s.Pos < s.End && s.Buf[s.Pos] == ':' {
+		s.Pos++
 		return k, nil
 	}
-	if s.pos+1 < s.end && s.buf[s.pos] == ' ' && s.buf[s.pos+1] == ':' {
-		s.pos += 2
+	if s.Pos+1 < s.End && s.Buf[s.Pos] == ' ' && s.Buf[s.Pos+1] == ':' {
+		s.Pos += 2
 		return k, nil
 	}
 	// Slow path: whitespace may span a refill, which could move k. Copy it.
 	s.scratch = append(s.scratch[:0], k...)
-	if err := s.expect(':', "':'"); err != nil {
+	if err := s.Expect(':', "':'"); err != nil {
 		return nil, err
 	}
 	return s.scratch, nil
 }
 
-// str reads a string (the next non-space byte must be '"') and returns its decoded bytes.
-func (s *scanner) str() ([]byte, error) {
-	if s.pos >= s.end || s.buf[s.pos] != '"' {
-		if _, ok := s.peek(); !ok {
-			return nil, s.errEOF()
+// Str reads a string (the next non-space byte must be '"') and returns its decoded bytes.
+func (s *Scanner) Str() ([]byte, error) {
+	if s.Pos >= s.End || s.Buf[s.Pos] != '"' {
+		if _, ok := s.Peek(); !ok {
+			return nil, s.ErrEOF()
 		}
 	}
-	start := s.pos // at '"'
+	start := s.Pos // at '"'
 	i := start + 1
 	// Most strings are short: a plain loop beats IndexByte's call for them.
-	if b := s.buf[:s.end]; len(b)-i > 24 {
+	if b := s.Buf[:s.End]; len(b)-i > 24 {
 		for j := i; j < i+24; j++ {
 			switch b[j] {
 			case '"':
-				s.pos = j + 1
+				s.Pos = j + 1
 				return b[i:j], nil
 			case '\\':
 				return s.strEscaped(start)
@@ -323,59 +360,59 @@ func (s *scanner) str() ([]byte, error) {
 		i += 24
 	}
 	for {
-		q := bytes.IndexByte(s.buf[i:s.end], '"')
+		q := bytes.IndexByte(s.Buf[i:s.End], '"')
 		if q >= 0 {
 			q += i
-			if bytes.IndexByte(s.buf[start+1:q], '\\') < 0 {
-				s.pos = q + 1
-				return s.buf[start+1 : q], nil
+			if bytes.IndexByte(s.Buf[start+1:q], '\\') < 0 {
+				s.Pos = q + 1
+				return s.Buf[start+1 : q], nil
 			}
 			return s.strEscaped(start)
 		}
 		// No quote in the buffered bytes: read more and look again from where we stopped.
 		// pos is still at the opening quote, so fill keeps the string's bytes.
-		rel := s.end - start
+		rel := s.End - start
 		if !s.fill() {
-			s.pos = s.end
-			return nil, s.errEOF()
+			s.Pos = s.End
+			return nil, s.ErrEOF()
 		}
-		start = s.pos
+		start = s.Pos
 		i = start + rel
 	}
 }
 
 // strEscaped decodes the string starting at buf[start] (a '"') that holds escapes into scratch.
-func (s *scanner) strEscaped(start int) ([]byte, error) {
-	s.pos = start + 1
+func (s *Scanner) strEscaped(start int) ([]byte, error) {
+	s.Pos = start + 1
 	out := s.scratch[:0]
 	for {
-		if s.pos >= s.end {
+		if s.Pos >= s.End {
 			if !s.fill() {
-				return nil, s.errEOF()
+				return nil, s.ErrEOF()
 			}
 			continue
 		}
-		c := s.buf[s.pos]
+		c := s.Buf[s.Pos]
 		switch {
 		case c == '"':
-			s.pos++
+			s.Pos++
 			s.scratch = out
 			return out, nil
 		case c != '\\':
 			out = append(out, c)
-			s.pos++
+			s.Pos++
 			continue
 		}
-		escOff := s.offset()
+		escOff := s.Offset()
 		// An escape needs up to 6 bytes ("\uXXXX").
-		for s.end-s.pos < 6 && s.fill() {
+		for s.End-s.Pos < 6 && s.fill() {
 		}
-		if s.end-s.pos < 2 {
-			s.pos = s.end
-			return nil, s.errEOF()
+		if s.End-s.Pos < 2 {
+			s.Pos = s.End
+			return nil, s.ErrEOF()
 		}
-		e := s.buf[s.pos+1]
-		s.pos += 2
+		e := s.Buf[s.Pos+1]
+		s.Pos += 2
 		switch e {
 		case '"', '\\', '/':
 			out = append(out, e)
@@ -392,20 +429,20 @@ func (s *scanner) strEscaped(start int) ([]byte, error) {
 		case 'u':
 			r, ok := s.hex4()
 			if !ok {
-				return nil, s.errAt(escOff, "invalid \\u escape in string")
+				return nil, s.ErrAt(escOff, "invalid \\u escape in string")
 			}
 			if utf16.IsSurrogate(r) {
 				// Try to pair it with a following \uXXXX low surrogate.
-				for s.end-s.pos < 6 && s.fill() {
+				for s.End-s.Pos < 6 && s.fill() {
 				}
-				if s.end-s.pos >= 6 && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
-					save := s.pos
-					s.pos += 2
+				if s.End-s.Pos >= 6 && s.Buf[s.Pos] == '\\' && s.Buf[s.Pos+1] == 'u' {
+					save := s.Pos
+					s.Pos += 2
 					r2, ok2 := s.hex4()
 					if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
 						r = dec
 					} else {
-						s.pos = save
+						s.Pos = save
 						r = utf8.RuneError
 					}
 				} else {
@@ -414,18 +451,18 @@ func (s *scanner) strEscaped(start int) ([]byte, error) {
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return nil, s.errAt(escOff, "invalid escape '\\%c' in string", e)
+			return nil, s.ErrAt(escOff, "invalid escape '\\%c' in string", e)
 		}
 	}
 }
 
 // hex4 decodes four hex digits at pos (already buffered by the caller).
-func (s *scanner) hex4() (rune, bool) {
-	if s.end-s.pos < 4 {
+func (s *Scanner) hex4() (rune, bool) {
+	if s.End-s.Pos < 4 {
 		return 0, false
 	}
 	var r rune
-	for _, c := range s.buf[s.pos : s.pos+4] {
+	for _, c := range s.Buf[s.Pos : s.Pos+4] {
 		switch {
 		case c >= '0' && c <= '9':
 			c -= '0'
@@ -438,21 +475,21 @@ func (s *scanner) hex4() (rune, bool) {
 		}
 		r = r<<4 | rune(c)
 	}
-	s.pos += 4
+	s.Pos += 4
 	return r, true
 }
 
 // skipStr skips a string without decoding it.
-func (s *scanner) skipStr() error {
-	if _, ok := s.peek(); !ok {
-		return s.errEOF()
+func (s *Scanner) skipStr() error {
+	if _, ok := s.Peek(); !ok {
+		return s.ErrEOF()
 	}
-	i := s.pos + 1
-	if b := s.buf[:s.end]; len(b)-i > 24 {
+	i := s.Pos + 1
+	if b := s.Buf[:s.End]; len(b)-i > 24 {
 		for j := i; j < i+24; j++ {
 			switch b[j] {
 			case '"':
-				s.pos = j + 1
+				s.Pos = j + 1
 				return nil
 			case '\\':
 				j = i + 24 // escapes: take the general path
@@ -460,57 +497,57 @@ func (s *scanner) skipStr() error {
 		}
 	}
 	for {
-		for i < s.end {
-			q := bytes.IndexByte(s.buf[i:s.end], '"')
+		for i < s.End {
+			q := bytes.IndexByte(s.Buf[i:s.End], '"')
 			if q < 0 {
-				i = s.end
+				i = s.End
 				break
 			}
 			q += i
 			// Count the backslashes right before the quote: an odd count escapes it.
 			n := 0
-			for j := q - 1; j > s.pos && s.buf[j] == '\\'; j-- {
+			for j := q - 1; j > s.Pos && s.Buf[j] == '\\'; j-- {
 				n++
 			}
 			if n%2 == 0 {
-				if err := s.checkEscapes(s.pos, q); err != nil {
+				if err := s.checkEscapes(s.Pos, q); err != nil {
 					return err
 				}
-				s.pos = q + 1
+				s.Pos = q + 1
 				return nil
 			}
 			i = q + 1
 		}
-		rel := i - s.pos
+		rel := i - s.Pos
 		if !s.fill() {
-			s.pos = s.end
-			return s.errEOF()
+			s.Pos = s.End
+			return s.ErrEOF()
 		}
-		i = s.pos + rel
+		i = s.Pos + rel
 	}
 }
 
 // checkEscapes verifies the escapes of the string buf[open] .. buf[close] (both quotes).
-func (s *scanner) checkEscapes(open, close int) error {
-	b := s.buf[open+1 : close]
+func (s *Scanner) checkEscapes(open, close int) error {
+	b := s.Buf[open+1 : close]
 	for {
 		k := bytes.IndexByte(b, '\\')
 		if k < 0 {
 			return nil
 		}
 		if k+1 >= len(b) {
-			return s.errAt(s.off+int64(close-len(b)+k), "invalid escape in string")
+			return s.ErrAt(s.Off+int64(close-len(b)+k), "invalid escape in string")
 		}
 		switch b[k+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			b = b[k+2:]
 		case 'u':
 			if k+6 > len(b) || !isHex(b[k+2]) || !isHex(b[k+3]) || !isHex(b[k+4]) || !isHex(b[k+5]) {
-				return s.errAt(s.off+int64(close-len(b)+k), "invalid \\u escape in string")
+				return s.ErrAt(s.Off+int64(close-len(b)+k), "invalid \\u escape in string")
 			}
 			b = b[k+6:]
 		default:
-			return s.errAt(s.off+int64(close-len(b)+k), "invalid escape '\\%c' in string", b[k+1])
+			return s.ErrAt(s.Off+int64(close-len(b)+k), "invalid escape '\\%c' in string", b[k+1])
 		}
 	}
 }
@@ -519,60 +556,60 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// numKind says what num found.
-type numKind uint8
+// NumKind says what Num found.
+type NumKind uint8
 
 const (
-	numInt    numKind = iota // -?digits
-	numFloat                 // with a fraction or an exponent
-	numNonFin                // NaN, Infinity, -Infinity
+	NumInt       NumKind = iota // -?digits
+	NumFloat                    // with a fraction or an exponent
+	NumNonFinite                // NaN, Infinity, -Infinity
 )
 
-// numTable marks the bytes a number token can hold.
-var numTable = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
+// NumTable marks the bytes a number token can hold.
+var NumTable = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
 	'6': true, '7': true, '8': true, '9': true, '-': true, '+': true, '.': true, 'e': true, 'E': true}
 
-// num reads a number token and validates its grammar. The next non-space byte must start it.
-func (s *scanner) num() ([]byte, numKind, error) {
-	if _, ok := s.peek(); !ok {
-		return nil, 0, s.errEOF()
+// Num reads a number token and validates its grammar. The next non-space byte must start it.
+func (s *Scanner) Num() ([]byte, NumKind, error) {
+	if _, ok := s.Peek(); !ok {
+		return nil, 0, s.ErrEOF()
 	}
 	if tok, kind, ok := s.numFast(); ok {
 		return tok, kind, nil
 	}
-	start := s.pos
+	start := s.Pos
 	i := start
 	for {
-		for i < s.end && numTable[s.buf[i]] {
+		for i < s.End && NumTable[s.Buf[i]] {
 			i++
 		}
-		if i < s.end || s.done() {
+		if i < s.End || s.done() {
 			break
 		}
 		rel := i - start // pos is still at start, so fill keeps the token
 		s.fill()
-		start = s.pos
+		start = s.Pos
 		i = start + rel
 	}
-	tok := s.buf[start:i]
+	tok := s.Buf[start:i]
 	if len(tok) == 0 || (len(tok) == 1 && tok[0] == '-') {
 		// Maybe a non-finite literal.
 		return s.nonFinite(start)
 	}
-	kind, ok := numGrammar(tok)
+	kind, ok := NumGrammar(tok)
 	if !ok {
-		return nil, 0, s.errAt(s.off+int64(start), "invalid number %q", tok)
+		return nil, 0, s.ErrAt(s.Off+int64(start), "invalid number %q", tok)
 	}
-	s.pos = i
+	s.Pos = i
 	return tok, kind, nil
 }
 
 // numFast scans a plain number (-?digits(.digits)?) that ends inside the buffered bytes in one
 // pass. ok is false for anything else (exponents, bad grammar, a token at the buffer's end),
 // which the general path then handles.
-func (s *scanner) numFast() ([]byte, numKind, bool) {
-	b := s.buf[:s.end]
-	start := s.pos
+func (s *Scanner) numFast() ([]byte, NumKind, bool) {
+	b := s.Buf[:s.End]
+	start := s.Pos
 	i := start
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -584,7 +621,7 @@ func (s *scanner) numFast() ([]byte, numKind, bool) {
 	if i == d || (b[d] == '0' && i-d > 1) {
 		return nil, 0, false
 	}
-	kind := numInt
+	kind := NumInt
 	if i < len(b) && b[i] == '.' {
 		i++
 		f := i
@@ -594,40 +631,40 @@ func (s *scanner) numFast() ([]byte, numKind, bool) {
 		if i == f {
 			return nil, 0, false
 		}
-		kind = numFloat
+		kind = NumFloat
 	}
-	if i >= len(b) || numTable[b[i]] {
+	if i >= len(b) || NumTable[b[i]] {
 		return nil, 0, false
 	}
-	s.pos = i
+	s.Pos = i
 	return b[start:i], kind, true
 }
 
 // nonFinite reads NaN, Infinity or -Infinity at buf[start].
-func (s *scanner) nonFinite(start int) ([]byte, numKind, error) {
-	s.pos = start
+func (s *Scanner) nonFinite(start int) ([]byte, NumKind, error) {
+	s.Pos = start
 	for _, lit := range [...]string{"NaN", "Infinity", "-Infinity"} {
 		if s.literal(lit) {
-			return []byte(lit), numNonFin, nil
+			return []byte(lit), NumNonFinite, nil
 		}
 	}
 	// literal may have refilled the buffer, which moves the token: pos is still at its start.
-	return nil, 0, s.errAt(s.offset(), "invalid value starting with %s", quoteByte(s.buf[s.pos]))
+	return nil, 0, s.ErrAt(s.Offset(), "invalid value starting with %s", QuoteByte(s.Buf[s.Pos]))
 }
 
 // literal consumes lit if the input continues with it.
-func (s *scanner) literal(lit string) bool {
-	for s.end-s.pos < len(lit) && s.fill() {
+func (s *Scanner) literal(lit string) bool {
+	for s.End-s.Pos < len(lit) && s.fill() {
 	}
-	if s.end-s.pos >= len(lit) && string(s.buf[s.pos:s.pos+len(lit)]) == lit {
-		s.pos += len(lit)
+	if s.End-s.Pos >= len(lit) && string(s.Buf[s.Pos:s.Pos+len(lit)]) == lit {
+		s.Pos += len(lit)
 		return true
 	}
 	return false
 }
 
-// numGrammar checks tok against JSON's number grammar.
-func numGrammar(tok []byte) (numKind, bool) {
+// NumGrammar checks tok against JSON's number grammar.
+func NumGrammar(tok []byte) (NumKind, bool) {
 	i := 0
 	if tok[0] == '-' {
 		i++
@@ -644,7 +681,7 @@ func numGrammar(tok []byte) (numKind, bool) {
 	} else {
 		return 0, false
 	}
-	kind := numInt
+	kind := NumInt
 	if i < len(tok) && tok[i] == '.' {
 		i++
 		d := i
@@ -654,7 +691,7 @@ func numGrammar(tok []byte) (numKind, bool) {
 		if i == d {
 			return 0, false
 		}
-		kind = numFloat
+		kind = NumFloat
 	}
 	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
 		i++
@@ -668,13 +705,13 @@ func numGrammar(tok []byte) (numKind, bool) {
 		if i == d {
 			return 0, false
 		}
-		kind = numFloat
+		kind = NumFloat
 	}
 	return kind, i == len(tok)
 }
 
-// skip skips one value of any type.
-func (s *scanner) skip() error {
+// Skip skips one value of any type.
+func (s *Scanner) Skip() error {
 	if s.skipFast() {
 		return nil
 	}
@@ -687,14 +724,14 @@ func (s *scanner) skip() error {
 // or at the end of the buffered bytes, it consumes nothing and reports false, and skipDepth
 // reads (and validates, and reports errors in) the value as always. Whatever it accepts,
 // skipDepth accepts the same way.
-func (s *scanner) skipFast() bool {
-	b := s.buf[:s.end]
-	i := s.pos
+func (s *Scanner) skipFast() bool {
+	b := s.Buf[:s.End]
+	i := s.Pos
 	var closers [32]byte
 	depth := 0
 	for {
 		// A value starts at i, after optional whitespace.
-		for i < len(b) && wsTable[b[i]] {
+		for i < len(b) && Space[b[i]] {
 			i++
 		}
 		if i >= len(b) {
@@ -714,7 +751,7 @@ func (s *scanner) skipFast() bool {
 			closers[depth] = c + 2 // ']' and '}'
 			depth++
 			i++
-			for i < len(b) && wsTable[b[i]] {
+			for i < len(b) && Space[b[i]] {
 				i++
 			}
 			if i >= len(b) {
@@ -768,7 +805,7 @@ func (s *scanner) skipFast() bool {
 					return false
 				}
 			}
-			if j >= len(b) || numTable[b[j]] {
+			if j >= len(b) || NumTable[b[j]] {
 				return false
 			}
 			i = j
@@ -776,10 +813,10 @@ func (s *scanner) skipFast() bool {
 		// After a value: the end of the outermost one, or ',' or the closer of its container.
 		for {
 			if depth == 0 {
-				s.pos = i
+				s.Pos = i
 				return true
 			}
-			for i < len(b) && wsTable[b[i]] {
+			for i < len(b) && Space[b[i]] {
 				i++
 			}
 			if i >= len(b) {
@@ -795,7 +832,7 @@ func (s *scanner) skipFast() bool {
 			}
 			i++
 			if closers[depth-1] == '}' {
-				for i < len(b) && wsTable[b[i]] {
+				for i < len(b) && Space[b[i]] {
 					i++
 				}
 				if i = skipKeyFast(b, i); i < 0 {
@@ -818,7 +855,7 @@ func skipKeyFast(b []byte, i int) int {
 		return -1
 	}
 	i += q + 2
-	for i < len(b) && wsTable[b[i]] {
+	for i < len(b) && Space[b[i]] {
 		i++
 	}
 	if i >= len(b) || b[i] != ':' {
@@ -827,49 +864,49 @@ func skipKeyFast(b []byte, i int) int {
 	return i + 1
 }
 
-func (s *scanner) skipDepth(depth int) error {
-	c, ok := s.peek()
+func (s *Scanner) skipDepth(depth int) error {
+	c, ok := s.Peek()
 	if !ok {
-		return s.errEOF()
+		return s.ErrEOF()
 	}
 	switch c {
 	case '"':
 		return s.skipStr()
 	case '{':
-		if depth >= maxScanDepth {
-			return s.errHere("values nested deeper than %d levels", maxScanDepth)
+		if depth >= MaxDepth {
+			return s.ErrHere("values nested deeper than %d levels", MaxDepth)
 		}
-		s.pos++
-		more, err := s.first('}')
+		s.Pos++
+		more, err := s.First('}')
 		for more && err == nil {
-			if c, ok := s.peek(); !ok {
-				return s.errEOF()
+			if c, ok := s.Peek(); !ok {
+				return s.ErrEOF()
 			} else if c != '"' {
-				return s.errHere("expected a member name string, found %s", quoteByte(c))
+				return s.ErrHere("expected a member name string, found %s", QuoteByte(c))
 			}
 			if err = s.skipStr(); err != nil {
 				return err
 			}
-			if err = s.expect(':', "':'"); err != nil {
+			if err = s.Expect(':', "':'"); err != nil {
 				return err
 			}
 			if err = s.skipDepth(depth + 1); err != nil {
 				return err
 			}
-			more, err = s.more('}')
+			more, err = s.More('}')
 		}
 		return err
 	case '[':
-		if depth >= maxScanDepth {
-			return s.errHere("values nested deeper than %d levels", maxScanDepth)
+		if depth >= MaxDepth {
+			return s.ErrHere("values nested deeper than %d levels", MaxDepth)
 		}
-		s.pos++
-		more, err := s.first(']')
+		s.Pos++
+		more, err := s.First(']')
 		for more && err == nil {
 			if err = s.skipDepth(depth + 1); err != nil {
 				return err
 			}
-			more, err = s.more(']')
+			more, err = s.More(']')
 		}
 		return err
 	case 't':
@@ -882,22 +919,22 @@ func (s *scanner) skipDepth(depth int) error {
 	if _, _, ok := s.numFast(); ok {
 		return nil
 	}
-	_, _, err := s.num()
+	_, _, err := s.Num()
 	return err
 }
 
 // want consumes the literal lit or fails.
-func (s *scanner) want(lit string) error {
+func (s *Scanner) want(lit string) error {
 	if s.literal(lit) {
 		return nil
 	}
-	return s.errHere("invalid literal (expected %s)", lit)
+	return s.ErrHere("invalid literal (expected %s)", lit)
 }
 
-// valueKind returns a short description of the value that starts at the next byte, for
+// ValueKind returns a short description of the value that starts at the next byte, for
 // type errors.
-func (s *scanner) valueKind() string {
-	c, ok := s.peek()
+func (s *Scanner) ValueKind() string {
+	c, ok := s.Peek()
 	if !ok {
 		return "end of input"
 	}
@@ -916,26 +953,27 @@ func (s *scanner) valueKind() string {
 	return "a number"
 }
 
-func quoteByte(c byte) string {
+// QuoteByte renders c for an error message: 'c' when printable, else its hex value.
+func QuoteByte(c byte) string {
 	if c >= 0x20 && c < 0x7f {
 		return "'" + string(rune(c)) + "'"
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-// bstr views b as a string without copying, for the strconv parsers (which copy what they
+// Bstr views b as a string without copying, for the strconv parsers (which copy what they
 // keep). b must not change while the string is in use.
-func bstr(b []byte) string {
+func Bstr(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// parseInt parses an integer token; ok is false when tok is not an integer or overflows.
-func parseInt(tok []byte) (int64, bool) {
+// ParseInt parses an integer token; ok is false when tok is not an integer or overflows.
+func ParseInt(tok []byte) (int64, bool) {
 	if len(tok) == 0 || len(tok) > 20 {
-		v, err := strconv.ParseInt(bstr(tok), 10, 64)
+		v, err := strconv.ParseInt(Bstr(tok), 10, 64)
 		return v, err == nil
 	}
 	neg := tok[0] == '-'

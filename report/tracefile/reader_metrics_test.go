@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestReadSkipsScopeMetricsSlices(t *testing.T) {
   {"ph": "X", "cat": "kernel", "name": "metrics: gemm", "pid": 0, "tid": 7, "ts": 1.999, "dur": 4.002, "args": {"kernel_id": 1, "GpuTime::ns": 4000}},
   {"ph": "C", "cat": "xpu_scope_profiler", "name": "xpu", "pid": 0, "tid": 7, "ts": 1.999, "args": {"GpuTime": 4000}}
 ]}`
-	data, err := ReadTrace(strings.NewReader(trace), "m.json")
+	data, err := Read(strings.NewReader(trace), "m.json", Options{})
 	require.NoError(t, err)
 	var dev int
 	for _, e := range data.Events {

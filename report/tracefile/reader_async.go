@@ -1,4 +1,4 @@
-package report
+package tracefile
 
 import (
 	"io"

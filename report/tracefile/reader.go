@@ -1,4 +1,8 @@
-package report
+// Package tracefile reads Chrome trace files — PyTorch's legacy JSON array and Kineto's JSON
+// object, optionally gzip-compressed — streaming into the FunctionEvents PyTorch's parser builds
+// (Read, Open), and writes the legacy array (WriteLegacy). Writing and checking the Kineto form
+// is package trace's job; the JSON tokenizer is internal/jsonscan.
+package tracefile
 
 import (
 	"bytes"
@@ -9,35 +13,36 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/jsonscan"
 )
 
-// TraceFormat is the container form of a Chrome trace file.
-type TraceFormat int
+// Form is the container form of a Chrome trace file.
+type Form int
 
 const (
-	// FormatLegacy is the bare JSON array PyTorch's legacy EventList.export_chrome_trace writes
+	// Legacy is the bare JSON array PyTorch's legacy EventList.export_chrome_trace writes
 	// ([{"name": …, "ph": "X", …, "pid": "CPU functions", "args": {}}, …]).
-	FormatLegacy TraceFormat = iota
-	// FormatKineto is the JSON object Kineto writes ({"schemaVersion": 1, …, "traceEvents": […]}).
-	FormatKineto
+	Legacy Form = iota
+	// Kineto is the JSON object Kineto writes ({"schemaVersion": 1, …, "traceEvents": […]}).
+	Kineto
 )
 
 // String returns "legacy" or "kineto".
-func (f TraceFormat) String() string {
+func (f Form) String() string {
 	switch f {
-	case FormatLegacy:
+	case Legacy:
 		return "legacy"
-	case FormatKineto:
+	case Kineto:
 		return "kineto"
 	}
-	return fmt.Sprintf("TraceFormat(%d)", int(f))
+	return fmt.Sprintf("Form(%d)", int(f))
 }
 
-// TraceData is what ReadTrace found in a trace: the flat FunctionEvent list PyTorch's own parser
+// Data is what Read found in a trace: the flat FunctionEvent list PyTorch's own parser
 // would have produced from the same profile (no tree is built; see events.NewList).
-type TraceData struct {
-	// Format is the container form the file used.
-	Format TraceFormat
+type Data struct {
+	// Form is the container form the file used.
+	Form Form
 	// Events are the host events (operators, user ranges, runtime/driver calls) and the device
 	// events (kernels, memcpys, …), in file order (not sorted), followed by the top-level
 	// "[memory]" events for allocations no host event contains. Kernels slices are capped at
@@ -55,45 +60,22 @@ type TraceData struct {
 	Bytes int64
 }
 
-// TraceError is a problem with a trace's content or with reading it. Offset is the byte offset
-// in the uncompressed input where the problem was found, or −1 when it has no position.
-type TraceError struct {
-	File   string
-	Offset int64
-	Msg    string
-	Err    error // the underlying read or decompression error, if any
-}
+// Error is a problem with a trace's content or with reading it. Offset is the byte offset in
+// the uncompressed input where the problem was found, or −1 when it has no position. Its
+// Error method renders "FILE: byte OFFSET: MSG[: ERR]"; Unwrap returns the read error.
+type Error = jsonscan.Error
 
-// Error renders "FILE: byte OFFSET: MSG[: ERR]".
-func (e *TraceError) Error() string {
-	var b bytes.Buffer
-	b.WriteString(e.File)
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, ": byte %d", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the underlying read error.
-func (e *TraceError) Unwrap() error { return e.Err }
-
-// ReadOptions tune ReadTraceOptions. The zero value is the default.
-type ReadOptions struct {
+// Options tune Read and Open. The zero value is the default.
+type Options struct {
 	// Progress, when set, is called on the reading goroutine after each chunk of input with
 	// the number of uncompressed bytes read so far. It should return quickly.
 	Progress func(bytesRead int64)
 }
 
-// ReadTrace reads a Chrome trace — PyTorch's legacy JSON array or Kineto's JSON object,
+// Read reads a Chrome trace — PyTorch's legacy JSON array or Kineto's JSON object,
 // optionally gzip-compressed (detected by its magic bytes) — from r, streaming, and returns the
 // flat FunctionEvent list PyTorch's parser would have built from the same profile. name is used
-// in error messages. ReadTrace does not close r, and does not use it after returning.
+// in error messages; opts may be the zero Options. Read does not close r, and does not use it after returning.
 //
 // A large input's array of trace events is parsed on up to GOMAXPROCS goroutines (at most 8):
 // the calling goroutine reads the input and cuts it into segments at what look like event
@@ -102,7 +84,7 @@ type ReadOptions struct {
 // with its offset, is the same as a sequential read's. Memory stays bounded by a few segments
 // of input beyond the records kept.
 //
-// Every error is a *TraceError naming name and, where it has one, the byte offset. Invalid or
+// Every error is a *Error naming name and, where it has one, the byte offset. Invalid or
 // truncated JSON, a read error, and — in an event the reader uses — a missing or mistyped
 // name/ts/dur, a negative dur, or a non-finite or out-of-range time are errors. Problems in
 // events it does not use, and arguments of an unexpected type (an "External id" that is a
@@ -171,32 +153,27 @@ type ReadOptions struct {
 // largest ID + 1, 2, …; StartUs = EndUs = their time; Thread = FwdThread = tid; TraceName ""
 // (not written to traces); InputShapes "[]".
 //
-// The accelerator (TraceData.Device): a top-level "deviceName" string wins ("cpu", "cuda",
+// The accelerator (Data.Device): a top-level "deviceName" string wins ("cpu", "cuda",
 // "xpu", "mtia", "hpu", or any other name = a PrivateUse1 backend of that name); else the
 // strongest evidence among process labels ("MTIA 0", "XPU 0", "<NAME> 0" for another
 // backend name) and event categories, in the order PrivateUse1 > XPU > MTIA > HPU > CUDA;
 // else CPU.
-func ReadTrace(r io.Reader, name string) (*TraceData, error) {
-	return ReadTraceOptions(r, name, ReadOptions{})
-}
-
-// ReadTraceOptions is ReadTrace with options.
-func ReadTraceOptions(r io.Reader, name string, opts ReadOptions) (*TraceData, error) {
+func Read(r io.Reader, name string, opts Options) (*Data, error) {
 	return readTrace(r, name, opts, defaultParConfig())
 }
 
-// readTrace is ReadTraceOptions with the parallel-parsing configuration made explicit.
-func readTrace(r io.Reader, name string, opts ReadOptions, par parConfig) (*TraceData, error) {
+// readTrace is Read with the parallel-parsing configuration made explicit.
+func readTrace(r io.Reader, name string, opts Options, par parConfig) (*Data, error) {
 	var magic [2]byte
 	n, err := readPrefix(r, magic[:])
 	if err != nil {
-		return nil, &TraceError{File: name, Offset: int64(n), Msg: "read failed", Err: err}
+		return nil, &Error{File: name, Offset: int64(n), Msg: "read failed", Err: err}
 	}
 	src := io.MultiReader(bytes.NewReader(magic[:n]), r)
 	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(src)
 		if err != nil {
-			return nil, &TraceError{File: name, Offset: -1, Msg: "not a valid gzip stream", Err: err}
+			return nil, &Error{File: name, Offset: -1, Msg: "not a valid gzip stream", Err: err}
 		}
 		// Decompress on another goroutine so that inflating and parsing overlap.
 		ra := newReadAhead(gz)
@@ -210,25 +187,20 @@ func readTrace(r io.Reader, name string, opts ReadOptions, par parConfig) (*Trac
 	return d.resolve(), nil
 }
 
-// OpenTrace reads the trace file at path with ReadTrace, naming it path in errors; "-" reads
+// Open reads the trace file at path with Read, naming it path in errors; "-" reads
 // standard input (named "<stdin>"). Gzip input (a ".gz" file, or any input starting with the
 // gzip magic bytes) is decompressed on the fly, on a second goroutine. A file that cannot be
-// opened gives os.Open's error (an *fs.PathError); every other error is a *TraceError.
-func OpenTrace(path string) (*TraceData, error) {
-	return OpenTraceOptions(path, ReadOptions{})
-}
-
-// OpenTraceOptions is OpenTrace with options.
-func OpenTraceOptions(path string, opts ReadOptions) (*TraceData, error) {
+// opened gives os.Open's error (an *fs.PathError); every other error is a *Error.
+func Open(path string, opts Options) (*Data, error) {
 	if path == "-" {
-		return ReadTraceOptions(os.Stdin, "<stdin>", opts)
+		return Read(os.Stdin, "<stdin>", opts)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadTraceOptions(f, path, opts)
+	return Read(f, path, opts)
 }
 
 // readPrefix reads up to len(p) bytes, stopping early only at the end of the input. Like

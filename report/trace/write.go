@@ -1,19 +1,16 @@
-package report
+package trace
 
 import (
 	"bufio"
 	"io"
-	"math"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/orprof/orprof/events"
 )
 
-// appendJSONString appends s as a JSON string. Unlike PyTorch's legacy exporter it escapes
-// quotes, backslashes and control characters, so any name gives valid JSON; invalid UTF-8 is
-// replaced with U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
+// AppendString appends s as a JSON string, as Write writes every name and key. Unlike PyTorch's
+// legacy exporter it escapes quotes, backslashes and control characters, so any name gives
+// valid JSON; invalid UTF-8 is replaced with U+FFFD.
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -69,11 +66,11 @@ func appendUs(b []byte, ns int64) []byte {
 	return append(b, '.', byte('0'+r/100), byte('0'+r/10%10), byte('0'+r%10))
 }
 
-// WriteTrace writes t as a Kineto-style Chrome trace object: schemaVersion, deviceProperties,
+// Write writes t as a Kineto-style Chrome trace object: schemaVersion, deviceProperties,
 // metadata, displayTimeUnit, baseTimeNanoseconds, traceEvents (process and thread metadata
 // first, then the events, then "Record Window End"), distributedInfo and traceName. Every ts
 // is relative to BaseTimeNs.
-func WriteTrace(w io.Writer, t *Trace) error {
+func Write(w io.Writer, t *Trace) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	b := make([]byte, 0, 4096)
 	flush := func() error {
@@ -102,9 +99,9 @@ func WriteTrace(w io.Writer, t *Trace) error {
 	b = append(b, ",\n"...)
 	for _, m := range t.Metadata {
 		b = append(b, "  "...)
-		b = appendJSONString(b, m.Key)
+		b = AppendString(b, m.Key)
 		b = append(b, ": "...)
-		b = append(b, m.Value...)
+		b = m.AppendJSON(b)
 		b = append(b, ",\n"...)
 	}
 	b = append(b, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": "...)
@@ -127,12 +124,12 @@ func WriteTrace(w io.Writer, t *Trace) error {
 		b = append(b, "}},"...)
 	}
 	for _, p := range t.Processes {
-		meta("process_name", p.Pid, 0, "name", appendJSONString(nil, p.Name))
-		meta("process_labels", p.Pid, 0, "labels", appendJSONString(nil, p.Label))
+		meta("process_name", p.Pid, 0, "name", AppendString(nil, p.Name))
+		meta("process_labels", p.Pid, 0, ArgLabels, AppendString(nil, p.Label))
 		meta("process_sort_index", p.Pid, 0, "sort_index", strconv.AppendInt(nil, p.SortIndex, 10))
 	}
 	for _, th := range t.Threads {
-		meta("thread_name", th.Pid, th.Tid, "name", appendJSONString(nil, th.Name))
+		meta("thread_name", th.Pid, th.Tid, "name", AppendString(nil, th.Name))
 		meta("thread_sort_index", th.Pid, th.Tid, "sort_index", strconv.AppendInt(nil, th.SortIndex, 10))
 	}
 	for i := range t.Events {
@@ -151,19 +148,19 @@ func WriteTrace(w io.Writer, t *Trace) error {
 		b = append(b, '"')
 		if e.Cat != "" {
 			b = append(b, ", \"cat\": "...)
-			b = appendJSONString(b, e.Cat)
+			b = AppendString(b, e.Cat)
 		}
 		b = append(b, ", \"name\": "...)
-		b = appendJSONString(b, e.Name)
+		b = AppendString(b, e.Name)
 		b = append(b, ", \"pid\": "...)
 		if e.PidStr != "" {
-			b = appendJSONString(b, e.PidStr)
+			b = AppendString(b, e.PidStr)
 		} else {
 			b = strconv.AppendInt(b, e.Pid, 10)
 		}
 		b = append(b, ", \"tid\": "...)
 		if e.TidStr != "" {
-			b = appendJSONString(b, e.TidStr)
+			b = AppendString(b, e.TidStr)
 		} else {
 			b = strconv.AppendInt(b, e.Tid, 10)
 		}
@@ -193,9 +190,9 @@ func WriteTrace(w io.Writer, t *Trace) error {
 				if k > 0 {
 					b = append(b, ", "...)
 				}
-				b = appendJSONString(b, a.Key)
+				b = AppendString(b, a.Key)
 				b = append(b, ": "...)
-				b = append(b, a.Value...)
+				b = a.AppendJSON(b)
 			}
 			b = append(b, '}')
 		}
@@ -209,99 +206,9 @@ func WriteTrace(w io.Writer, t *Trace) error {
 	b = append(b, "\n  {\"ph\": \"i\", \"s\": \"g\", \"name\": \"Record Window End\", \"pid\": \"\", \"tid\": \"\", \"ts\": "...)
 	b = appendUs(b, rel(t.EndNs))
 	b = append(b, "}\n  ],\n  \"traceName\": "...)
-	b = appendJSONString(b, t.TraceName)
+	b = AppendString(b, t.TraceName)
 	b = append(b, "\n}\n"...)
 	if err := flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
-}
-
-// appendPyFloat appends f as Python's str(float) prints it: the shortest repr, with ".0" for
-// whole numbers and exponent form outside [1e-4, 1e16).
-func appendPyFloat(b []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(b, "inf"...)
-	case math.IsInf(f, -1):
-		return append(b, "-inf"...)
-	case math.IsNaN(f):
-		return append(b, "nan"...)
-	}
-	a := math.Abs(f)
-	if a != 0 && (a < 1e-4 || a >= 1e16) {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		// Go writes e+06 / e-05; Python writes e+16 / e-05 (two digits at least): same form.
-		return append(b, s...)
-	}
-	n := len(b)
-	b = strconv.AppendFloat(b, f, 'f', -1, 64)
-	for _, c := range b[n:] {
-		if c == '.' {
-			return b
-		}
-	}
-	return append(b, '.', '0')
-}
-
-// WriteLegacyTrace writes events as PyTorch's legacy export_chrome_trace does: a JSON array of
-// "X" events with "pid": "CPU functions" and the logical thread as tid, times as Python floats
-// in µs, one "s" flow event per kernel with cat "cpu_to_<device>". Unlike PyTorch it escapes
-// names and writes "[]" when no event has a trace name.
-func WriteLegacyTrace(w io.Writer, l *events.List, device string) error {
-	if device == "" {
-		device = "cuda"
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	b := make([]byte, 0, 4096)
-	b = append(b, '[')
-	first := true
-	flow := 0
-	sep := func() {
-		if !first {
-			b = append(b, ", "...)
-		}
-		first = false
-	}
-	for i := 0; i < l.Len(); i++ {
-		e := l.Event(i)
-		if e.TraceName == "" && e.Name == "[memory]" {
-			continue
-		}
-		sep()
-		b = append(b, "{\"name\": "...)
-		b = appendJSONString(b, e.TraceName)
-		b = append(b, ", \"ph\": \"X\", \"ts\": "...)
-		b = appendPyFloat(b, e.StartUs)
-		b = append(b, ", \"dur\": "...)
-		b = appendPyFloat(b, e.ElapsedUs())
-		b = append(b, ", \"tid\": "...)
-		b = strconv.AppendInt(b, e.Thread, 10)
-		b = append(b, ", \"pid\": \"CPU functions\", \"args\": {}}"...)
-		for range e.Kernels {
-			sep()
-			b = append(b, "{\"name\": "...)
-			b = appendJSONString(b, e.TraceName)
-			b = append(b, ", \"ph\": \"s\", \"ts\": "...)
-			b = appendPyFloat(b, e.StartUs)
-			b = append(b, ", \"tid\": "...)
-			b = strconv.AppendInt(b, e.Thread, 10)
-			b = append(b, ", \"pid\": \"CPU functions\", \"id\": "...)
-			b = strconv.AppendInt(b, int64(flow), 10)
-			b = append(b, ", \"cat\": \"cpu_to_"...)
-			b = append(b, device...)
-			b = append(b, "\", \"args\": {}}"...)
-			flow++
-		}
-		if len(b) > 1<<15 {
-			if _, err := bw.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
-		}
-	}
-	b = append(b, ']')
-	if _, err := bw.Write(b); err != nil {
 		return err
 	}
 	return bw.Flush()
