@@ -173,15 +173,20 @@ func (l *lane) pop(sl *slot) {
 	}
 }
 
+// prune drops the ranges on top of the open stack that other goroutines ended, so a lane
+// whose ranges are all ended elsewhere keeps no growing stack.
+func (l *lane) prune() {
+	for n := len(l.open); n > 0 && l.open[n-1].state.Load() != stateOpen; n-- {
+		l.open[n-1] = nil
+		l.open = l.open[:n-1]
+	}
+}
+
 // innermost is the handle of the innermost range still open.
 func (l *lane) innermost() int64 {
-	for len(l.open) > 0 {
-		sl := l.open[len(l.open)-1]
-		if sl.state.Load() == stateOpen {
-			return sl.handle
-		}
-		l.open[len(l.open)-1] = nil
-		l.open = l.open[:len(l.open)-1]
+	l.prune()
+	if n := len(l.open); n > 0 {
+		return l.open[n-1].handle
 	}
 	return 0
 }
@@ -248,7 +253,7 @@ func (s *Session) laneIfAny(t *Thread) *lane {
 func (s *Session) laneSlow(t *Thread, g uintptr, create bool) *lane {
 	if tb := t.lanes.Load(); tb != nil && tb.sess == s {
 		if l := tb.find(g); l != nil {
-			if c := t.cur.Load(); c == nil || c.sess != s {
+			if c := t.cur.Load(); (c == nil || c.sess != s) && !s.stopped.Load() {
 				t.cur.Store(l)
 			}
 			return l

@@ -290,3 +290,26 @@ func TestSharedStreamTracePassesCheck(t *testing.T) {
 	}
 	assert.Len(t, names, 6, "three host threads and three stream rows, each named")
 }
+
+// TestRangesEndedElsewhereDoNotPileUp: a goroutine whose ranges another goroutine ends keeps
+// no growing stack of them, and its correlation id is that of its innermost open range.
+func TestRangesEndedElsewhereDoNotPileUp(t *testing.T) {
+	s, err := Start(Options{})
+	require.NoError(t, err)
+	ctx := WithThread(context.Background(), NewThread())
+	outer := RecordFunction(ctx, "outer")
+	for i := 0; i < 1000; i++ {
+		r := Begin(ctx, Op{Name: "handed"})
+		done := make(chan struct{})
+		go func() { r.End(); close(done) }()
+		<-done
+	}
+	assert.Equal(t, outer.Handle(), CorrelationID(ctx))
+	l := s.laneOf(ThreadFrom(ctx))
+	assert.LessOrEqual(t, len(l.open), 2)
+	outer.End()
+	assert.Zero(t, CorrelationID(ctx))
+	res, err := s.Stop()
+	require.NoError(t, err)
+	assert.Equal(t, 1001, res.Events.Len())
+}

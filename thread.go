@@ -154,6 +154,7 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 		d.device = dev.Device
 		d.stream = dev.Stream
 	}
+	l.prune()
 	l.open = append(l.open, sl)
 	if devOK && s.want&stubs.WantCPUTime != 0 {
 		sl.start = dev.CPUNs
