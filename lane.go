@@ -105,12 +105,16 @@ type lane struct {
 	// those of another lane of t (set at Stop).
 	id int64
 
+	// The fields the goroutine writes on every range sit on cache lines of their own, so that
+	// two goroutines' lanes, allocated side by side, do not share one.
+	_         [64]byte
 	mu        sync.Mutex
 	tail      *chunk
 	n         int     // slots used in tail
 	open      []*slot // ranges begun here and not ended here, innermost last
 	handle    int64   // next handle of the block
 	handleEnd int64
+	_         [64]byte
 }
 
 func newLane(s *Session, t *Thread, g uintptr) *lane {

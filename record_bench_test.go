@@ -19,9 +19,17 @@ const restartEvery = 1 << 15
 // parallel runs body(g, n) on goroutines goroutines, b.N calls in all, each goroutine n at a
 // time, timing only the bodies; setup and teardown run, outside the timer, around each round.
 // ns/op is wall time per call: with 2 goroutines, half the 1-goroutine figure is perfect
-// scaling.
+// scaling. cpu-ns/op is the process's CPU time per call over the same timed stretches: equal
+// for 1 and 2 goroutines when the goroutines do not slow each other down (no shared lock or
+// contended cache line), whatever share of the cores a busy machine gives the benchmark.
 func parallel(b *testing.B, goroutines int, setup, teardown func(), body func(g, n int)) {
 	b.StopTimer()
+	var cpu int64
+	defer func() {
+		if cpu > 0 {
+			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+		}
+	}()
 	for done := 0; done < b.N; {
 		per := min(restartEvery, (b.N-done+goroutines-1)/goroutines)
 		setup()
@@ -37,8 +45,10 @@ func parallel(b *testing.B, goroutines int, setup, teardown func(), body func(g,
 		}
 		time.Sleep(time.Millisecond) // let every goroutine reach the start line
 		b.StartTimer()
+		c0 := processCPU()
 		close(start)
 		wg.Wait()
+		cpu += processCPU() - c0
 		b.StopTimer()
 		teardown()
 		done += per * goroutines
