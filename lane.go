@@ -34,7 +34,8 @@ const (
 )
 
 const (
-	chunkSize   = 512
+	firstChunk  = 16  // slots of a lane's first chunk: a goroutine that records little costs little
+	maxChunk    = 512 // chunks double up to this many slots
 	handleBlock = 256 // handles a lane takes from the session at a time
 )
 
@@ -86,8 +87,8 @@ func (d *devSlot) releaseAll(s *Session) {
 }
 
 type chunk struct {
-	slots [chunkSize]slot
-	dev   *[chunkSize]devSlot
+	slots []slot       // allocated once: slots never move
+	dev   []devSlot    // beside slots in a fallback session
 	n     atomic.Int32 // slots published
 	next  atomic.Pointer[chunk]
 }
@@ -119,23 +120,23 @@ type lane struct {
 
 func newLane(s *Session, t *Thread, g uintptr) *lane {
 	l := &lane{sess: s, t: t, g: g, id: t.id}
-	l.head = l.newChunk()
+	l.head = l.newChunk(firstChunk)
 	l.tail = l.head
 	return l
 }
 
-func (l *lane) newChunk() *chunk {
-	c := new(chunk)
+func (l *lane) newChunk(size int) *chunk {
+	c := &chunk{slots: make([]slot, size)}
 	if l.sess.fallback {
-		c.dev = new([chunkSize]devSlot)
+		c.dev = make([]devSlot, size)
 	}
 	return c
 }
 
 // next returns the next free slot; publish makes it visible to Stop.
 func (l *lane) next() *slot {
-	if l.n == chunkSize {
-		c := l.newChunk()
+	if l.n == len(l.tail.slots) {
+		c := l.newChunk(min(2*len(l.tail.slots), maxChunk))
 		l.tail.next.Store(c)
 		l.tail, l.n = c, 0
 	}

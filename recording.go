@@ -4,6 +4,7 @@ import (
 	"iter"
 	"runtime"
 	"slices"
+	"sort"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
@@ -173,7 +174,7 @@ func (rec *recording) assignThreadIDs() {
 		for i, l := range ls {
 			busy := l.busy()
 			if i == 0 || !overlaps(kept, busy) {
-				kept = unionSpans(kept, busy)
+				kept = mergeSpans(kept, busy)
 				continue
 			}
 			l.id = threadSeq.Add(1)
@@ -198,13 +199,12 @@ func (l *lane) busy() []span {
 			}
 		}
 	}
-	return unionSpans(nil, sp)
+	return unionSpans(sp)
 }
 
-// unionSpans merges a and b (each sorted or not) into sorted disjoint spans. Spans that only
-// touch stay apart: a range that starts where another ends does not nest in it.
-func unionSpans(a, b []span) []span {
-	all := append(append(make([]span, 0, len(a)+len(b)), a...), b...)
+// unionSpans sorts spans and merges the overlapping ones, in place. Spans that only touch stay
+// apart: a range that starts where another ends does not nest in it.
+func unionSpans(all []span) []span {
 	slices.SortFunc(all, func(x, y span) int {
 		switch {
 		case x.start < y.start:
@@ -225,20 +225,33 @@ func unionSpans(a, b []span) []span {
 	return out
 }
 
-// overlaps reports whether two sorted lists of disjoint spans share any time.
-func overlaps(a, b []span) bool {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if a[i].start < b[j].end && b[j].start < a[i].end {
+// overlaps reports whether b shares any time with kept, both sorted lists of disjoint spans:
+// a binary search in kept per span of b, so a Thread handed through many goroutines costs
+// little per goroutine.
+func overlaps(kept, b []span) bool {
+	for _, x := range b {
+		i := sort.Search(len(kept), func(i int) bool { return kept[i].end > x.start })
+		if i < len(kept) && kept[i].start < x.end {
 			return true
-		}
-		if a[i].end <= b[j].end {
-			i++
-		} else {
-			j++
 		}
 	}
 	return false
+}
+
+// mergeSpans merges two sorted lists of disjoint spans that do not overlap each other.
+func mergeSpans(a, b []span) []span {
+	out := make([]span, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i].start <= b[j].start {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return append(append(out, a[i:]...), b[j:]...)
 }
 
 // memoryRecords returns the collected memory records.

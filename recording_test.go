@@ -313,3 +313,66 @@ func TestRangesEndedElsewhereDoNotPileUp(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1001, res.Events.Len())
 }
+
+// TestManyGoroutines: thousands of goroutines, each recording a little with a plain
+// context.Background() at the same time, cost little each and all get their own thread.
+func TestManyGoroutines(t *testing.T) {
+	n := 5000
+	if raceEnabled || testing.Short() {
+		n = 500
+	}
+	s, err := Start(Options{})
+	require.NoError(t, err)
+	var ready, done sync.WaitGroup
+	release := make(chan struct{})
+	for g := 0; g < n; g++ {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			r := RecordFunction(context.Background(), "request")
+			ready.Done()
+			<-release // every range is open at once
+			Begin(context.Background(), Op{Name: "aten::add"}).End()
+			r.End()
+		}()
+	}
+	ready.Wait()
+	close(release)
+	done.Wait()
+	res, err := s.Stop()
+	require.NoError(t, err)
+	require.Equal(t, 2*n, res.Events.Len())
+	threads := map[int64]bool{}
+	for i := 0; i < res.Events.Len(); i++ {
+		e := res.Events.Event(i)
+		if e.Name == "request" {
+			threads[e.Thread] = true
+			if res.Events.Parent(i) != -1 {
+				t.Fatalf("event %d: a request nested in another goroutine's", i)
+			}
+		} else if p := res.Events.Parent(i); p < 0 || res.Events.Event(p).Thread != e.Thread {
+			t.Fatalf("event %d: aten::add outside its request", i)
+		}
+	}
+	assert.Len(t, threads, n, "a thread per goroutine: their ranges all overlap")
+}
+
+func TestSpans(t *testing.T) {
+	assert.Equal(t, []span{{0, 10}, {10, 20}, {25, 40}},
+		unionSpans([]span{{25, 30}, {0, 5}, {10, 20}, {2, 10}, {28, 40}}), "touching spans stay apart")
+	kept := []span{{0, 10}, {20, 30}}
+	for _, tc := range []struct {
+		b    []span
+		want bool
+	}{
+		{[]span{{10, 20}}, false},
+		{[]span{{30, 35}, {-5, 0}}, false},
+		{[]span{{9, 11}}, true},
+		{[]span{{12, 15}, {25, 26}}, true},
+		{[]span{{-1, 40}}, true},
+	} {
+		assert.Equal(t, tc.want, overlaps(kept, tc.b), "%v", tc.b)
+	}
+	assert.Equal(t, []span{{-5, 0}, {0, 10}, {10, 20}, {20, 30}}, mergeSpans(kept, []span{{-5, 0}, {10, 20}}))
+}
