@@ -376,3 +376,28 @@ func TestSpans(t *testing.T) {
 	}
 	assert.Equal(t, []span{{-5, 0}, {0, 10}, {10, 20}, {20, 30}}, mergeSpans(kept, []span{{-5, 0}, {10, 20}}))
 }
+
+// TestReusedGoroutineDescriptors: goroutines that exit while others start reuse the runtime's
+// goroutine descriptors, and so each other's lanes; nothing is lost and, under -race, the
+// detector sees the lanes' handover.
+func TestReusedGoroutineDescriptors(t *testing.T) {
+	s, err := Start(Options{})
+	require.NoError(t, err)
+	const n = 2000
+	var wg sync.WaitGroup
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			RecordFunction(context.Background(), "short").End()
+			RecordMemory(context.Background(), 8, 0)
+		}()
+		if g%8 == 0 {
+			time.Sleep(time.Microsecond) // let some exit before the next start
+		}
+	}
+	wg.Wait()
+	res, err := s.Stop()
+	require.NoError(t, err)
+	assert.Equal(t, n, res.Events.Len())
+}
