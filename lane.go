@@ -166,7 +166,7 @@ func (l *lane) nextHandle() int64 {
 	return h
 }
 
-// pop removes sl from the open ranges, and any range above it that another goroutine ended.
+// pop removes sl from the open ranges.
 func (l *lane) pop(sl *slot) {
 	for i := len(l.open) - 1; i >= 0; i-- {
 		if l.open[i] == sl {

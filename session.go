@@ -1,8 +1,8 @@
 // Package orprof is a profiler stub runtime modeled on PyTorch's legacy autograd profiler. A
 // device backend implements the stubs (package stubs); a Session records operators and user
 // ranges from many goroutines, times their device work through the backend, and returns an
-// event list from which package report prints PyTorch's key_averages() table and writes a
-// Chrome/Perfetto trace.
+// event list from which package report prints PyTorch's key_averages() table and package
+// report/trace writes a Chrome/Perfetto trace.
 //
 //	sess, err := orprof.Start(orprof.Options{Device: "openreg"})
 //	r := orprof.RecordFunction(ctx, "step")
