@@ -63,8 +63,13 @@ func (s *Session) collect(conv *tsc.Converter, endNs int64) *recording {
 						}
 						break
 					}
-					if sl.state.Load() != stateClaimed {
-						break // orphaned by its recorder
+					if st := sl.state.Load(); st != stateClaimed {
+						// Orphaned by its recorder, which saw Stop begin: a range that was open
+						// then, or begun as Stop began, is counted with the unfinished ones.
+						if st == stateOrphan && sl.kind == events.RangeRecord {
+							rec.unfinished++
+						}
+						break
 					}
 					runtime.Gosched() // another goroutine is ending it: a few stores away
 				}

@@ -301,7 +301,8 @@ type Result struct {
 	Events *events.List
 	// Device is the lower-case device name, "" for CPU-only.
 	Device string
-	// Unfinished counts ranges still open at Stop; they are left out.
+	// Unfinished counts ranges still open at Stop (or begun while it began); they are left
+	// out, and a warning says how many.
 	Unfinished int
 	// Warnings are child-profiler problems that did not stop the profile.
 	Warnings []string
