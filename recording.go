@@ -2,6 +2,7 @@ package orprof
 
 import (
 	"iter"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -145,9 +146,12 @@ func (s *Session) measure(rec *recording) {
 			d.elapsedUs = us
 			if ref, ok := refs[d.device]; ok && int64(us) > 0 {
 				if a, err := s.dev.Elapsed(ref.event, d.start); err == nil {
-					st := ref.cpuNs + int64(a*1000)
+					// Both ends are offsets from the reference rounded to the ns, a monotonic map:
+					// intervals that nest or follow each other on the device still do (truncating
+					// µs that came from ns stamps, x.999… ns, could make one end 1 ns after the
+					// next one starts).
 					rec.intervals = append(rec.intervals, deviceInterval{l: l, sl: sl, device: d.device, stream: d.stream,
-						startNs: st, endNs: st + int64(us*1000)})
+						startNs: ref.cpuNs + int64(math.Round(a*1000)), endNs: ref.cpuNs + int64(math.Round((a+us)*1000))})
 				}
 			}
 		}
