@@ -96,7 +96,7 @@ func writeTraceOutput(path string, stdout io.Writer, res *orprof.Result, legacy 
 		if legacy {
 			err = tracefile.WriteLegacy(w, res.Events, res.Device)
 		} else {
-			err = trace.Write(w, res.Trace)
+			err = trace.Write(w, res.Trace())
 		}
 		if zw != nil {
 			if cerr := zw.Close(); err == nil {
@@ -107,9 +107,9 @@ func writeTraceOutput(path string, stdout io.Writer, res *orprof.Result, legacy 
 	}
 	if path == "-" {
 		ignoreSIGPIPE() // a closed pipe is a write error (exit 2), not a silent death
-		res.Trace.TraceName = "-"
+		res.Trace().TraceName = "-"
 		return write(stdout, false)
 	}
-	res.Trace.TraceName = filepath.Base(path)
+	res.Trace().TraceName = filepath.Base(path)
 	return outfile.Write(path, func(w io.Writer) error { return write(w, strings.HasSuffix(path, ".gz")) })
 }
