@@ -72,9 +72,9 @@ func (l *List) KeyAverages(o AverageOptions) []Avg {
 	idx := make(map[string]int, 64)
 	out := make([]Avg, 0, 64)
 	var kb []byte
-	for i := range l.evs {
-		e := &l.evs[i]
+	for i := range l.nodes {
 		nd := &l.nodes[i]
+		e := &l.src[nd.src]
 		kb = append(kb[:0], e.Name...)
 		kb = append(kb, 0)
 		kb = strconv.AppendInt(kb, int64(e.NodeID), 10)
@@ -92,7 +92,7 @@ func (l *List) KeyAverages(o AverageOptions) []Avg {
 			}
 		}
 		if o.GroupByStackN > 0 {
-			st := nd.stack
+			st := l.stackOf(i)
 			if len(st) > o.GroupByStackN {
 				st = st[:o.GroupByStackN]
 			}
@@ -115,7 +115,7 @@ func (l *List) KeyAverages(o AverageOptions) []Avg {
 				a.OverloadName = e.OverloadName
 			}
 			if o.GroupByStackN > 0 {
-				st := nd.stack
+				st := l.stackOf(i)
 				if len(st) > o.GroupByStackN {
 					st = st[:o.GroupByStackN]
 				}
