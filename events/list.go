@@ -138,9 +138,10 @@ func (l *List) TotalSelfCPUTime() float64 {
 func (l *List) build() {
 	evs := l.src
 	n := len(evs)
-	order := sortOrder(evs)
 	nodes := make([]node, n)
-	// 1. parents per (thread, node id), events in (start, −end) order.
+	// 1. parents per (thread, node id), events in (start, −end) order. The events are taken to
+	// be in order (traces usually are) and checked on the way; if they are not, the pass
+	// restarts over the sorted order.
 	type group struct {
 		thread int64
 		nodeID int
@@ -150,15 +151,25 @@ func (l *List) build() {
 		end float64
 	}
 	type openStack struct{ st []open }
+	var order []int32
+	var nKids int
+	var hasBackward, hasStack bool
+link:
 	stacks := map[group]*openStack{}
 	var lastG group
 	var last *openStack
-	nKids := 0
-	hasBackward, hasStack := false, false
+	nKids, hasBackward, hasStack = 0, false, false
 	for i := 0; i < n; i++ {
 		s := int32(i)
 		if order != nil {
 			s = order[i]
+		} else if i > 0 {
+			a, b := &evs[i], &evs[i-1]
+			if a.StartUs < b.StartUs || a.StartUs == b.StartUs && a.EndUs > b.EndUs {
+				order = sortOrder(evs)
+				clear(nodes)
+				goto link
+			}
 		}
 		nd := &nodes[i]
 		nd.src, nd.parent, nd.kern, nd.stack = s, -1, s, s
@@ -280,20 +291,9 @@ func (l *List) build() {
 }
 
 // sortOrder returns the order of evs by start time, the longer first on equal starts, keeping
-// the input order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort), or
-// nil when evs is already in that order (traces usually are: one pass). evs is not modified.
+// the input order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort). It
+// sorts a compact array of keys; evs is not modified.
 func sortOrder(evs []FunctionEvent) []int32 {
-	sorted := true
-	for i := 1; i < len(evs); i++ {
-		a, b := &evs[i], &evs[i-1]
-		if a.StartUs < b.StartUs || a.StartUs == b.StartUs && a.EndUs > b.EndUs {
-			sorted = false
-			break
-		}
-	}
-	if sorted {
-		return nil
-	}
 	type key struct {
 		start, end float64
 		i          int32
