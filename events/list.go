@@ -40,6 +40,8 @@ type node struct {
 	kidsOff, nKids int32 // the children, a range of List.kids
 	kern           int32 // the src event whose Kernels this event carries after the collapse
 	stack          int32 // the src event whose Stack this event carries; −1 for none
+	tree           bool  // a CPU event that is not async: it has a place in the tree
+	legacy         bool  // IsLegacy
 	cpuTotal       float64
 	selfCPU        float64
 	deviceTotal    float64
@@ -176,8 +178,23 @@ link:
 		e := &evs[s]
 		hasBackward = hasBackward || e.Scope == ScopeBackwardFunction
 		hasStack = hasStack || e.Stack != nil
-		if e.IsAsync || e.DeviceType != devices.CPU {
+		// The event's own figures, read here once; step 4 finishes them from the nodes alone.
+		if e.DeviceType == devices.CPU {
+			nd.cpuTotal = e.ElapsedUs()
+		}
+		if e.IsAsync {
 			continue
+		}
+		if e.DeviceType != devices.CPU {
+			nd.deviceTotal = e.ElapsedUs()
+			nd.selfDevice = nd.deviceTotal
+			continue
+		}
+		nd.tree = true
+		nd.legacy = e.IsLegacy
+		nd.selfCPUMem, nd.selfDevMem = e.CPUMemoryUsage, e.DeviceMemoryUsage
+		for _, k := range e.Kernels {
+			nd.deviceTotal += k.DurationUs // the kernels' sum until step 4
 		}
 		g := group{e.Thread, e.NodeID}
 		if last == nil || g != lastG {
@@ -235,6 +252,7 @@ link:
 		}
 		nodes[p].kidsOff, nodes[p].nKids = nodes[i].kidsOff, nodes[i].nKids
 		nodes[p].kern = nodes[i].kern
+		nodes[p].deviceTotal = nodes[i].deviceTotal // the kernels' sum
 		for _, c := range kids[nodes[i].kidsOff : nodes[i].kidsOff+nodes[i].nKids] {
 			nodes[c].parent = p
 		}
@@ -248,44 +266,31 @@ link:
 	if hasBackward && hasStack {
 		setBackwardStacks(evs, nodes)
 	}
-	// 4. derived figures, children before parents (children always follow their parent).
+	// 4. derived figures. Self memory is the total minus the children's totals: parents come
+	// before their children, so in index order a child still holds its total when it is
+	// subtracted from its parent's. Times go children before parents, each sum as PyTorch
+	// adds it: the children's times first, then subtracted from the event's.
+	for i := range nodes {
+		if p := nodes[i].parent; p >= 0 {
+			nodes[p].selfCPUMem -= nodes[i].selfCPUMem
+			nodes[p].selfDevMem -= nodes[i].selfDevMem
+		}
+	}
 	for i := n - 1; i >= 0; i-- {
 		nd := &nodes[i]
-		e := &evs[nd.src]
-		if e.DeviceType == devices.CPU {
-			nd.cpuTotal = e.ElapsedUs()
-		}
-		if e.IsAsync {
-			continue
-		}
-		if e.DeviceType != devices.CPU {
-			nd.deviceTotal = e.ElapsedUs()
-			nd.selfDevice = nd.deviceTotal
+		if !nd.tree {
 			continue
 		}
 		var childCPU, childDev float64
-		var childCPUMem, childDevMem int64
 		for _, c := range kids[nd.kidsOff : nd.kidsOff+nd.nKids] {
-			cn := &nodes[c]
-			childCPU += cn.cpuTotal
-			childDev += cn.deviceTotal
-			ce := &evs[cn.src]
-			childCPUMem += ce.CPUMemoryUsage
-			childDevMem += ce.DeviceMemoryUsage
+			childCPU += nodes[c].cpuTotal
+			childDev += nodes[c].deviceTotal
 		}
 		nd.selfCPU = nd.cpuTotal - childCPU
-		var k float64
-		for _, kk := range evs[nd.kern].Kernels {
-			k += kk.DurationUs
-		}
-		if e.IsLegacy {
-			nd.deviceTotal = k
-		} else {
-			nd.deviceTotal = k + childDev
+		if !nd.legacy {
+			nd.deviceTotal += childDev
 		}
 		nd.selfDevice = nd.deviceTotal - childDev
-		nd.selfCPUMem = e.CPUMemoryUsage - childCPUMem
-		nd.selfDevMem = e.DeviceMemoryUsage - childDevMem
 	}
 	l.nodes, l.kids = nodes, kids
 }
