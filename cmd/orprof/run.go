@@ -44,9 +44,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if msg := tf.check(); msg != "" {
 		return fail(stderr, "run: %s", msg)
 	}
-	w, ok := openreg.LookupWorkload(*workload)
+	runWorkload, have, ok := deviceWorkload(*workload, *device)
 	if !ok {
-		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, workloadNames())
+		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, have)
 	}
 	opts := orprof.Options{Device: *device, RecordShapes: *shapes, ProfileMemory: *memory}
 	if strings.EqualFold(*device, "cpu") || *device == "" {
@@ -91,10 +91,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "run: %v", err)
 	}
 	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
-	runErr := w.Run(ctx, openreg.Default())
+	runErr := runWorkload(ctx)
 	res, stopErr := sess.Stop()
 	if runErr != nil {
-		return fail(stderr, "run: workload %s: %v", w.Name, runErr)
+		return fail(stderr, "run: workload %s: %v", *workload, runErr)
 	}
 	if stopErr != nil {
 		if res == nil {
