@@ -27,27 +27,26 @@ type List struct {
 	opts  ListOptions
 	src   []FunctionEvent // the caller's events, never written
 	nodes []node          // in list order
-	// kids holds every child list back to back: node i's children are
-	// kids[nodes[i].kidsOff : nodes[i].kidsOff+nodes[i].nKids], in start order.
-	kids []int32
 }
 
 // node is one event of the list: where it is in src, its tree links and its derived figures.
 // It holds no pointers, so the garbage collector never scans the nodes.
 type node struct {
-	src            int32 // the event, an index into List.src
-	parent         int32 // −1 for none
-	kidsOff, nKids int32 // the children, a range of List.kids
-	kern           int32 // the src event whose Kernels this event carries after the collapse
-	stack          int32 // the src event whose Stack this event carries; −1 for none
-	tree           bool  // a CPU event that is not async: it has a place in the tree
-	legacy         bool  // IsLegacy
-	cpuTotal       float64
-	selfCPU        float64
-	deviceTotal    float64
-	selfDevice     float64
-	selfCPUMem     int64
-	selfDevMem     int64
+	src         int32 // the event, an index into List.src
+	parent      int32 // −1 for none
+	first, last int32 // the first and last child, −1 for none; children are in start order
+	next        int32 // the next sibling, −1 for none
+	nKids       int32 // the number of children
+	kern        int32 // the src event whose Kernels this event carries after the collapse
+	stack       int32 // the src event whose Stack this event carries; −1 for none
+	tree        bool  // a CPU event that is not async: it has a place in the tree
+	legacy      bool  // IsLegacy
+	cpuTotal    float64
+	selfCPU     float64
+	deviceTotal float64
+	selfDevice  float64
+	selfCPUMem  int64
+	selfDevMem  int64
 }
 
 // NewList builds the list of evs. evs is neither copied nor modified: the list reads it for as
@@ -98,18 +97,11 @@ func (l *List) Events() []FunctionEvent {
 // Parent returns the index of event i's CPU parent, or −1.
 func (l *List) Parent(i int) int { return int(l.nodes[i].parent) }
 
-// children returns event i's direct CPU children (a view into l.kids).
-func (l *List) children(i int) []int32 {
-	nd := &l.nodes[i]
-	return l.kids[nd.kidsOff : nd.kidsOff+nd.nKids]
-}
-
 // Children returns the indexes of event i's direct CPU children, in start order.
 func (l *List) Children(i int) []int {
-	c := l.children(i)
-	out := make([]int, len(c))
-	for k, v := range c {
-		out[k] = int(v)
+	out := make([]int, 0, l.nodes[i].nKids)
+	for c := l.nodes[i].first; c >= 0; c = l.nodes[c].next {
+		out = append(out, int(c))
 	}
 	return out
 }
@@ -134,9 +126,10 @@ func (l *List) TotalSelfCPUTime() float64 {
 	return s
 }
 
-// build sorts the events, links the tree and computes the derived figures. Everything past
-// the sort is done on the nodes: the same-name collapse compacts them in place and the child
-// lists share one array.
+// build sorts the events, links the tree and computes the derived figures. The events are read
+// once; everything after that pass is done on the nodes, whose child lists are linked through
+// the nodes themselves (first child, next sibling), and the same-name collapse compacts them in
+// place.
 func (l *List) build() {
 	evs := l.src
 	n := len(evs)
@@ -154,13 +147,12 @@ func (l *List) build() {
 	}
 	type openStack struct{ st []open }
 	var order []int32
-	var nKids int
 	var hasBackward, hasStack bool
 link:
 	stacks := map[group]*openStack{}
 	var lastG group
 	var last *openStack
-	nKids, hasBackward, hasStack = 0, false, false
+	hasBackward, hasStack = false, false
 	for i := 0; i < n; i++ {
 		s := int32(i)
 		if order != nil {
@@ -175,6 +167,7 @@ link:
 		}
 		nd := &nodes[i]
 		nd.src, nd.parent, nd.kern, nd.stack = s, -1, s, s
+		nd.first, nd.last, nd.next = -1, -1, -1
 		e := &evs[s]
 		hasBackward = hasBackward || e.Scope == ScopeBackwardFunction
 		hasStack = hasStack || e.Stack != nil
@@ -216,26 +209,17 @@ link:
 		}
 		if len(st) > 0 {
 			p := st[len(st)-1].i
-			nodes[p].nKids++
+			pn := &nodes[p]
+			if pn.last < 0 {
+				pn.first = int32(i)
+			} else {
+				nodes[pn.last].next = int32(i)
+			}
+			pn.last = int32(i)
+			pn.nKids++
 			nd.parent = p
-			nKids++
 		}
 		last.st = append(st, open{int32(i), e.EndUs})
-	}
-	// The child lists, back to back: children come after their parent and in start order, so
-	// filling them in index order keeps each list sorted.
-	kids := make([]int32, nKids)
-	off := int32(0)
-	for i := range nodes {
-		nodes[i].kidsOff = off
-		off += nodes[i].nKids
-		nodes[i].nKids = 0
-	}
-	for i := range nodes {
-		if p := nodes[i].parent; p >= 0 {
-			kids[nodes[p].kidsOff+nodes[p].nKids] = int32(i)
-			nodes[p].nKids++
-		}
 	}
 	// 2. collapse a same-name only child into its parent, to a fixpoint. One pass in index
 	// order reaches it: parents come before their children, so by the time an event is looked
@@ -250,16 +234,16 @@ link:
 		if deleted == nil {
 			deleted = make([]bool, n)
 		}
-		nodes[p].kidsOff, nodes[p].nKids = nodes[i].kidsOff, nodes[i].nKids
+		nodes[p].first, nodes[p].last, nodes[p].nKids = nodes[i].first, nodes[i].last, nodes[i].nKids
 		nodes[p].kern = nodes[i].kern
 		nodes[p].deviceTotal = nodes[i].deviceTotal // the kernels' sum
-		for _, c := range kids[nodes[i].kidsOff : nodes[i].kidsOff+nodes[i].nKids] {
+		for c := nodes[i].first; c >= 0; c = nodes[c].next {
 			nodes[c].parent = p
 		}
 		deleted[i] = true
 	}
 	if deleted != nil {
-		nodes = compact(nodes, kids, deleted)
+		nodes = compact(nodes, deleted)
 		n = len(nodes)
 	}
 	// 3. backward ops take the stack of their forward op.
@@ -282,7 +266,7 @@ link:
 			continue
 		}
 		var childCPU, childDev float64
-		for _, c := range kids[nd.kidsOff : nd.kidsOff+nd.nKids] {
+		for c := nd.first; c >= 0; c = nodes[c].next {
 			childCPU += nodes[c].cpuTotal
 			childDev += nodes[c].deviceTotal
 		}
@@ -292,7 +276,7 @@ link:
 		}
 		nd.selfDevice = nd.deviceTotal - childDev
 	}
-	l.nodes, l.kids = nodes, kids
+	l.nodes = nodes
 }
 
 // sortOrder returns the order of evs by start time, the longer first on equal starts, keeping
@@ -344,29 +328,34 @@ func sortOrder(evs []FunctionEvent) []int32 {
 	return order
 }
 
-// compact drops deleted nodes in place and renumbers the tree links (parents, and every entry
-// of kids; entries of lists no node uses any more may become −1).
-func compact(nodes []node, kids []int32, deleted []bool) []node {
+// compact drops deleted nodes in place and renumbers the tree links. A deleted node was the
+// only child of its parent, which took over its children, so no link of a kept node points to
+// a deleted one.
+func compact(nodes []node, deleted []bool) []node {
 	remap := make([]int32, len(nodes))
 	j := int32(0)
 	for i := range nodes {
+		remap[i] = -1
+		if !deleted[i] {
+			remap[i] = j
+			j++
+		}
+	}
+	re := func(k int32) int32 {
+		if k < 0 {
+			return k
+		}
+		return remap[k]
+	}
+	j = 0
+	for i := range nodes {
 		if deleted[i] {
-			remap[i] = -1
 			continue
 		}
-		remap[i] = j
-		if int(j) != i {
-			nodes[j] = nodes[i]
-		}
-		if p := nodes[j].parent; p >= 0 {
-			nodes[j].parent = remap[p] // p < i: already renumbered
-		}
+		nd := nodes[i]
+		nd.parent, nd.first, nd.last, nd.next = re(nd.parent), re(nd.first), re(nd.last), re(nd.next)
+		nodes[j] = nd
 		j++
-	}
-	for k, c := range kids {
-		if c >= 0 {
-			kids[k] = remap[c]
-		}
 	}
 	return nodes[:j]
 }
