@@ -120,8 +120,12 @@ func main() {
 	cli(root, tmp)
 	export(root, tmp)
 
-	fmt.Printf("Measured by `go run ./scripts/bench` (%d runs of each figure, interleaved with its anchors) on %s, %d CPUs, %s, %s, load average %s at the start; %s.\n\n",
-		*count, cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH, load, start.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Printf("Measured by `go run ./scripts/bench` on %s, %d CPUs, %s %s, %s, load average %s at the start.\n",
+		cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH, start.UTC().Format("2006-01-02 15:04 MST"), load)
+	fmt.Printf("Each figure is the median and the min (best) of %d runs, interleaved with its anchors, and each\n", *count)
+	fmt.Println("ratio is of medians from the same run. The machine is shared with other jobs, so absolute figures")
+	fmt.Println("move from run to run; the ratios to the anchors are what to compare.")
+	fmt.Println()
 	fmt.Println("| what | median | min (best) | compared in the same run |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range rows {
@@ -332,6 +336,11 @@ func recording(root, tmp string) {
 		goBench(root, tmp, "./openreg", "300ms", []want{
 			{what: dev[0].what, names: []string{"BenchmarkRangeWithDeviceEvents"}, unit: "ns"}})
 	}
+	goBench(root, tmp, "./kineto", "300ms", []want{
+		{what: "range in a session with the sample Kineto plugin (correlation push/pop through purego per op)", names: []string{"BenchmarkRecordFunction/sample-plugin"}, unit: "ns",
+			vs: []string{"range in a session without a plugin, same benchmark"}},
+		{what: "range in a session without a plugin, same benchmark", names: []string{"BenchmarkRecordFunction/no-plugin"}, unit: "ns"},
+	})
 	torchRecord()
 }
 
@@ -369,9 +378,9 @@ func reader(root, tmp string) {
 
 func export(root, tmp string) {
 	goBench(root, tmp, "./report/trace", "3x", []want{
-		{what: "trace export, plain JSON (200k ops, ~80 MB)", names: []string{"BenchmarkWriteTrace/plain"}, unit: "MB/s"},
+		{what: "trace export, plain JSON (250k events, 61 MB)", names: []string{"BenchmarkWriteTrace/plain"}, unit: "MB/s"},
 		{what: "trace export, `--trace x.gz` (internal/gz)", names: []string{"BenchmarkWriteTrace/gz"}, unit: "MB/s",
-			vs: []string{"anchor: export through stdlib gzip BestSpeed", "trace export, plain JSON (200k ops, ~80 MB)"}},
+			vs: []string{"anchor: export through stdlib gzip BestSpeed", "trace export, plain JSON (250k events, 61 MB)"}},
 		{what: "anchor: export through stdlib gzip BestSpeed", names: []string{"BenchmarkWriteTrace/gzip-stdlib-BestSpeed"}, unit: "MB/s"},
 	})
 }
