@@ -10,7 +10,7 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/xpu"
@@ -29,6 +29,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	activities := fs.String("activities", "", "Kineto activity types for child profilers, comma-separated (e.g. cpu_op,kernel,gpu_memcpy,privateuse1_runtime)")
 	configPath := fs.String("config", "", "Kineto config file (KEY = VALUE lines); default $KINETO_CONFIG")
 	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
+	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file")
 	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orprof run [flags]")
@@ -116,6 +117,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if *pprofPath != "" {
+		if err := writePprofFile(*pprofPath, res.Events); err != nil {
+			return fail(stderr, "run: --pprof %s: %v", *pprofPath, err)
+		}
+	}
 	if *tracePath != "" {
 		if err := writeTraceFile(*tracePath, res, *legacy); err != nil {
 			return fail(stderr, "run: --trace %s: %v", *tracePath, err)
@@ -192,7 +198,7 @@ func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
 
 func workloadNames() string {
 	var names []string
-	for _, w := range openreg.Workloads() {
+	for _, w := range ops.Workloads() {
 		names = append(names, w.Name)
 	}
 	return strings.Join(names, ", ")
