@@ -350,6 +350,13 @@ func averages(root, tmp string) {
 			vs: []string{"PyTorch 1.13 `key_averages()` alone over " + strconv.Itoa(*torchEvents) + " events"}},
 	})
 	torchKeyAverages()
+	const reads = "reading both of two `mtia_rank0` traces (456k events each), same benchmark"
+	goBench(root, tmp, "./report/ranks", "1x", []want{
+		{what: "two-rank table of two `mtia_rank0` traces (reads + trees)", names: []string{"BenchmarkTwoMTIATraces/table-two-ranks"}, unit: "ns", vs: []string{reads}},
+		{what: "`merge` of the same two ranks", names: []string{"BenchmarkTwoMTIATraces/merge"}, unit: "ns", vs: []string{reads}},
+		{what: "`diff` of the same two ranks", names: []string{"BenchmarkTwoMTIATraces/diff"}, unit: "ns", vs: []string{reads}},
+		{what: reads, names: []string{"BenchmarkTwoMTIATraces/read-both"}, unit: "ns"},
+	})
 }
 
 func reader(root, tmp string) {
