@@ -244,8 +244,10 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 	}
 	slices.Sort(pat)
 	samples := make([]*sample, len(wants))
+	cpus := make([]*sample, len(wants)) // CPU time per op, when the benchmark reports it
 	for i, w := range wants {
 		samples[i] = &sample{unit: w.unit}
+		cpus[i] = &sample{unit: "ns"}
 	}
 	for k := 0; k < *count && len(pat) > 0; k++ {
 		fmt.Fprintf(os.Stderr, "bench: %s %s (run %d of %d)\n", pkg, strings.Join(pat, "|"), k+1, *count)
@@ -264,6 +266,11 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 			if v, ok := res[n][wants[i].unit]; ok {
 				samples[i].add(v)
 			}
+			if v, ok := res[n]["cpu-ns/op"]; ok {
+				cpus[i].add(v)
+			} else if v, ok := res[n]["cpu-ms/op"]; ok {
+				cpus[i].add(v * 1e6)
+			}
 		}
 	}
 	for i, w := range wants {
@@ -275,6 +282,9 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 			r.note = fmt.Sprintf("%s in %s printed no %s", chosen[i], pkg, w.unit)
 		default:
 			r.note = fmt.Sprintf("`%s` in `%s`", chosen[i], pkg)
+			if len(cpus[i].vals) > 0 {
+				r.note = fmt.Sprintf("CPU time %s per op (median); ", format(cpus[i].median(), "ns")) + r.note
+			}
 		}
 		add(r)
 	}
@@ -322,6 +332,9 @@ func recording(root, tmp string) {
 		{what: "CPU-only range, 2 goroutines (wall per range: half the 1-goroutine figure is perfect scaling)", names: []string{"BenchmarkRange/cpu/goroutines=2"}, unit: "ns",
 			vs: []string{"CPU-only range (RecordFunction + End), 1 goroutine", "anchor: 2× RDTSC, 2 goroutines"}},
 		{what: "anchor: 2× RDTSC, 2 goroutines", names: []string{"BenchmarkRange/anchor-2xRDTSC/goroutines=2"}, unit: "ns", vs: []string{"anchor: 2× RDTSC, 1 goroutine"}},
+	})
+	goBench(root, tmp, ".", "1x", []want{
+		{what: "`Stop` of 8 goroutines × 200k ranges (1.6M), no trace asked for", names: []string{"BenchmarkStop1600k"}, unit: "ns"},
 	})
 	dev := []want{
 		{what: "range with OpenReg device events (fallback mode)", names: []string{"BenchmarkRangeOpenReg/device"}, unit: "ns",
