@@ -137,8 +137,7 @@ func main() {
 		for _, v := range r.vs {
 			a := find(v)
 			if a == nil || a.s == nil || len(a.s.vals) == 0 {
-				cmp = append(cmp, "vs "+v+": not measured")
-				continue
+				continue // its own row says why
 			}
 			cmp = append(cmp, ratio(r.s, a.s)+" "+v)
 		}
@@ -277,17 +276,25 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 		r := &row{what: w.what, s: samples[i], vs: w.vs}
 		switch {
 		case chosen[i] == "":
-			r.note = fmt.Sprintf("no benchmark %s in %s", strings.Join(w.names, " or "), pkg)
+			r.note = fmt.Sprintf("no benchmark %s in %s", strings.Join(w.names, " or "), pkgName(pkg))
 		case len(samples[i].vals) == 0:
-			r.note = fmt.Sprintf("%s in %s printed no %s", chosen[i], pkg, w.unit)
+			r.note = fmt.Sprintf("%s in %s printed no %s", chosen[i], pkgName(pkg), w.unit)
 		default:
-			r.note = fmt.Sprintf("`%s` in `%s`", chosen[i], pkg)
+			r.note = fmt.Sprintf("`%s` in %s", chosen[i], pkgName(pkg))
 			if len(cpus[i].vals) > 0 {
 				r.note = fmt.Sprintf("CPU time %s per op (median); ", format(cpus[i].median(), "ns")) + r.note
 			}
 		}
 		add(r)
 	}
+}
+
+// pkgName names a package directory for the table.
+func pkgName(pkg string) string {
+	if pkg == "." {
+		return "the root package"
+	}
+	return "`" + pkg + "`"
 }
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
