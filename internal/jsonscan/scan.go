@@ -1029,4 +1029,3 @@ func QuoteByte(c byte) string {
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
 }
-
