@@ -7,7 +7,8 @@ import (
 )
 
 // JSON's number grammar, written once: the scanner's fast and general paths, Skip and the
-// trace reader's Python renderer all match numbers with numberEnd.
+// trace reader's Python renderer all match numbers with numberEnd. A token is whole when the byte after
+// the match cannot continue it (!NumTable[b[end]]).
 
 // NumKind says what Num found.
 type NumKind uint8
@@ -64,14 +65,6 @@ func numberEnd(b []byte, i int) (end int, kind NumKind) {
 		}
 	}
 	return i, kind
-}
-
-// numberAt matches a whole number token at b[i:]: ok when a number starts there and is followed,
-// inside b, by a byte that cannot continue the token. ok is false for an invalid token and for
-// one that may go on past the end of b.
-func numberAt(b []byte, i int) (end int, kind NumKind, ok bool) {
-	end, kind = numberEnd(b, i)
-	return end, kind, end > i && end < len(b) && !NumTable[b[end]]
 }
 
 // NumGrammar checks tok against JSON's number grammar.

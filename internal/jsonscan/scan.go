@@ -366,16 +366,25 @@ func (s *Scanner) first(closing byte) (bool, error) {
 //
 // Each call of Next must be preceded by reading (or skipping) the current value.
 type Iter struct {
-	s      *Scanner
-	close  byte // '}' or ']'; 0 once the walk is over
-	inside bool // Next has been called
-	k      []byte
-	err    error
+	s     *Scanner
+	close byte // '}' or ']'; 0 once the walk is over
+	step  step
+	k     []byte
+	err   error
 }
 
-// Object enters the object that is the next value (after whitespace) and returns the walk of its
-// members; a value that is not an object is an error (Err).
-func (s *Scanner) Object() Iter { return s.enter('{', '}', "'{'") }
+// step is where an Iter stands.
+type step uint8
+
+const (
+	stepEnter step = iota // before the opening byte (Object and Array consume it in Next)
+	stepFirst             // after the opening byte
+	stepMore              // after a member or element
+)
+
+// Object returns the walk of the members of the object that is the next value (after
+// whitespace); the first Next enters it, and a value that is not an object is an error (Err).
+func (s *Scanner) Object() Iter { return Iter{s: s, close: '}'} }
 
 // ObjectOrSkip is Object when the next value is an object; a value of another type is skipped
 // and the walk has no members.
@@ -383,39 +392,68 @@ func (s *Scanner) ObjectOrSkip() Iter {
 	if c, _ := s.Peek(); c != '{' {
 		return Iter{err: s.Skip()}
 	}
-	return s.enter('{', '}', "'{'")
+	return Iter{s: s, close: '}'}
 }
 
-// Array enters the array that is the next value (after whitespace) and returns the walk of its
-// elements; a value that is not an array is an error (Err).
-func (s *Scanner) Array() Iter { return s.enter('[', ']', "'['") }
+// Array returns the walk of the elements of the array that is the next value (after
+// whitespace); the first Next enters it, and a value that is not an array is an error (Err).
+func (s *Scanner) Array() Iter { return Iter{s: s, close: ']'} }
 
 // InArray returns the walk of an array whose '[' was read elsewhere, for a scan resumed in the
 // middle of it (Resume, Reset): the scanner stands at an element, which the caller reads before
 // calling Next.
-func (s *Scanner) InArray() Iter { return Iter{s: s, close: ']', inside: true} }
-
-func (s *Scanner) enter(open, close byte, what string) Iter {
-	if err := s.expect(open, what); err != nil {
-		return Iter{err: err}
-	}
-	return Iter{s: s, close: close}
-}
+func (s *Scanner) InArray() Iter { return Iter{s: s, close: ']', step: stepMore} }
 
 // Next moves to the next member (reading its name and the ':') or element, and reports false
 // after the container's closing byte or on an error (Err).
 func (it *Iter) Next() bool {
+	// The trace reader's hot path, in one step (BenchmarkReadTraceMTIA shows it matters: one
+	// call per member instead of three, 4 % fewer instructions for the whole read): the ',' of
+	// an array, the ',' and the next short name and ':' of an object, or the '{' and its first
+	// one, or the closing byte, all in the buffered bytes. Everything else goes through next.
+	if s := it.s; it.close != 0 && s.pos < s.end {
+		p := s.pos
+		switch c := s.buf[p]; {
+		case it.step == stepMore && c == it.close:
+			s.pos, it.close = p+1, 0
+			return false
+		case it.close == ']':
+			if c == ',' && it.step == stepMore {
+				s.pos = p + 1
+				return true
+			}
+		case c == ',' && it.step == stepMore, c == '{' && it.step == stepEnter:
+			if k, end := keyFast(s.buf[:s.end], p+1); end > 0 {
+				s.pos, it.k, it.step = end, k, stepMore
+				return true
+			}
+		}
+	}
+	return it.next()
+}
+
+func (it *Iter) next() bool {
 	if it.close == 0 {
 		return false
 	}
 	var more bool
 	var err error
-	if it.inside {
-		more, err = it.s.more(it.close)
-	} else {
-		it.inside = true
+	switch it.step {
+	case stepEnter:
+		what := "'{'"
+		if it.close == ']' {
+			what = "'['"
+		}
+		if err = it.s.expect(it.close-2, what); err != nil { // '{' or '['
+			break
+		}
+		fallthrough
+	case stepFirst:
 		more, err = it.s.first(it.close)
+	case stepMore:
+		more, err = it.s.more(it.close)
 	}
+	it.step = stepMore
 	if more && err == nil && it.close == '}' {
 		it.k, err = it.s.key()
 	}
@@ -432,28 +470,32 @@ func (it *Iter) Key() []byte { return it.k }
 // Err is the error that ended the walk, or nil when it ended at the closing byte.
 func (it *Iter) Err() error { return it.err }
 
-// key reads an object member name and the ':' after it.
-func (s *Scanner) key() ([]byte, error) {
-	// Fast path: a short name without escapes, followed by ':', all in the buffered bytes.
-	b := s.buf[:s.end]
-	i := s.pos
+// keyFast matches, at b[i:] after whitespace, a short member name without escapes and the ':'
+// right after it, all in b: it returns the name and the index after the ':', or end 0.
+func keyFast(b []byte, i int) (k []byte, end int) {
 	for i < len(b) && Space[b[i]] {
 		i++
 	}
-	if i+1 < len(b) {
-		if b[i] == '"' {
-			for j := i + 1; j < len(b) && j < i+33; j++ {
-				if c := b[j]; c == '"' {
-					if j+1 < len(b) && b[j+1] == ':' {
-						s.pos = j + 2
-						return b[i+1 : j], nil
-					}
-					break
-				} else if c == '\\' {
-					break
+	if i+1 < len(b) && b[i] == '"' {
+		for j := i + 1; j < len(b) && j < i+33; j++ {
+			if c := b[j]; c == '"' {
+				if j+1 < len(b) && b[j+1] == ':' {
+					return b[i+1 : j], j + 2
 				}
+				return nil, 0
+			} else if c == '\\' {
+				return nil, 0
 			}
 		}
+	}
+	return nil, 0
+}
+
+// key reads an object member name and the ':' after it.
+func (s *Scanner) key() ([]byte, error) {
+	if k, end := keyFast(s.buf[:s.end], s.pos); end > 0 {
+		s.pos = end
+		return k, nil
 	}
 	c, ok := s.Peek()
 	if !ok {
@@ -729,8 +771,15 @@ func (s *Scanner) Num() ([]byte, NumKind, error) {
 	if _, ok := s.Peek(); !ok {
 		return nil, 0, s.ErrEOF()
 	}
-	if end, kind, ok := numberAt(s.buf[:s.end], s.pos); ok { // the token ends in the buffer
-		tok := s.buf[s.pos:end]
+	return s.num()
+}
+
+// num is Num after the Peek: the token starts at pos.
+func (s *Scanner) num() ([]byte, NumKind, error) {
+	b := s.buf[:s.end]
+	if end, kind := numberEnd(b, s.pos); end > s.pos && end < len(b) && !NumTable[b[end]] {
+		// The token is valid and ends in the buffered bytes.
+		tok := b[s.pos:end]
 		s.pos = end
 		return tok, kind, nil
 	}
@@ -772,7 +821,7 @@ func (s *Scanner) Int(wholeFloats bool) (v int64, ok bool, err error) {
 	if c != '-' && c-'0' > 9 {
 		return 0, false, s.Skip()
 	}
-	tok, kind, err := s.Num()
+	tok, kind, err := s.num()
 	if err != nil {
 		return 0, false, err
 	}
@@ -876,8 +925,8 @@ func (s *Scanner) skipFast() bool {
 			}
 			i += 5
 		default:
-			j, _, ok := numberAt(b, i)
-			if !ok {
+			j, _ := numberEnd(b, i)
+			if j == i || j >= len(b) || NumTable[b[j]] {
 				return false
 			}
 			i = j
