@@ -1037,7 +1037,7 @@ func (s *Scanner) skipDepth(depth int) error {
 	case 'n':
 		return s.want("null")
 	}
-	_, _, err := s.Num()
+	_, _, err := s.num()
 	return err
 }
 
