@@ -366,11 +366,12 @@ func (s *Scanner) first(closing byte) (bool, error) {
 //
 // Each call of Next must be preceded by reading (or skipping) the current value.
 type Iter struct {
-	s     *Scanner
-	close byte // '}' or ']'; 0 once the walk is over
-	step  step
-	k     []byte
-	err   error
+	s      *Scanner
+	close  byte // '}' or ']'
+	step   step
+	ks, ke int    // the current name is s.buf[ks:ke], or k when ks < 0
+	k      []byte // a name the slow path read (it may be in the scanner's scratch)
+	err    error
 }
 
 // step is where an Iter stands.
@@ -380,6 +381,7 @@ const (
 	stepEnter step = iota // before the opening byte (Object and Array consume it in Next)
 	stepFirst             // after the opening byte
 	stepMore              // after a member or element
+	stepDone              // after the closing byte or an error
 )
 
 // Object returns the walk of the members of the object that is the next value (after
@@ -390,7 +392,7 @@ func (s *Scanner) Object() Iter { return Iter{s: s, close: '}'} }
 // and the walk has no members.
 func (s *Scanner) ObjectOrSkip() Iter {
 	if c, _ := s.Peek(); c != '{' {
-		return Iter{err: s.Skip()}
+		return Iter{s: s, step: stepDone, err: s.Skip()}
 	}
 	return Iter{s: s, close: '}'}
 }
@@ -408,23 +410,27 @@ func (s *Scanner) InArray() Iter { return Iter{s: s, close: ']', step: stepMore}
 // after the container's closing byte or on an error (Err).
 func (it *Iter) Next() bool {
 	// The trace reader's hot path, in one step (BenchmarkReadTraceMTIA shows it matters: one
-	// call per member instead of three, 4 % fewer instructions for the whole read): the ',' of
-	// an array, the ',' and the next short name and ':' of an object, or the '{' and its first
-	// one, or the closing byte, all in the buffered bytes. Everything else goes through next.
-	if s := it.s; it.close != 0 && s.pos < s.end {
-		p := s.pos
+	// call per member instead of three, and no pointer stored): the ',' of an array, the ','
+	// (or an object's '{') and the next short name and ':' of an object, or the closing byte,
+	// all in the buffered bytes. Everything else goes through next.
+	s := it.s
+	if p := s.pos; p < s.end {
 		switch c := s.buf[p]; {
-		case it.step == stepMore && c == it.close:
-			s.pos, it.close = p+1, 0
-			return false
-		case it.close == ']':
-			if c == ',' && it.step == stepMore {
+		case it.step == stepMore && c == ',':
+			if it.close == ']' {
 				s.pos = p + 1
 				return true
 			}
-		case c == ',' && it.step == stepMore, c == '{' && it.step == stepEnter:
-			if k, end := keyFast(s.buf[:s.end], p+1); end > 0 {
-				s.pos, it.k, it.step = end, k, stepMore
+			if ks, ke, end := keyFast(s.buf[:s.end], p+1); end > 0 {
+				s.pos, it.ks, it.ke = end, ks, ke
+				return true
+			}
+		case it.step == stepMore && c == it.close:
+			s.pos, it.step = p+1, stepDone
+			return false
+		case it.step == stepEnter && c == '{' && it.close == '}':
+			if ks, ke, end := keyFast(s.buf[:s.end], p+1); end > 0 {
+				s.pos, it.ks, it.ke, it.step = end, ks, ke, stepMore
 				return true
 			}
 		}
@@ -433,12 +439,11 @@ func (it *Iter) Next() bool {
 }
 
 func (it *Iter) next() bool {
-	if it.close == 0 {
-		return false
-	}
 	var more bool
 	var err error
 	switch it.step {
+	case stepDone:
+		return false
 	case stepEnter:
 		what := "'{'"
 		if it.close == ']' {
@@ -455,24 +460,30 @@ func (it *Iter) next() bool {
 	}
 	it.step = stepMore
 	if more && err == nil && it.close == '}' {
+		it.ks = -1
 		it.k, err = it.s.key()
 	}
 	if !more || err != nil {
-		it.close, it.err = 0, err
+		it.step, it.err = stepDone, err
 		return false
 	}
 	return true
 }
 
 // Key is the current member's name (objects only), valid until the value is read.
-func (it *Iter) Key() []byte { return it.k }
+func (it *Iter) Key() []byte {
+	if it.ks < 0 {
+		return it.k
+	}
+	return it.s.buf[it.ks:it.ke]
+}
 
 // Err is the error that ended the walk, or nil when it ended at the closing byte.
 func (it *Iter) Err() error { return it.err }
 
 // keyFast matches, at b[i:] after whitespace, a short member name without escapes and the ':'
-// right after it, all in b: it returns the name and the index after the ':', or end 0.
-func keyFast(b []byte, i int) (k []byte, end int) {
+// right after it, all in b: the name is b[ks:ke] and end is the index after the ':', or 0.
+func keyFast(b []byte, i int) (ks, ke, end int) {
 	for i < len(b) && Space[b[i]] {
 		i++
 	}
@@ -480,22 +491,22 @@ func keyFast(b []byte, i int) (k []byte, end int) {
 		for j := i + 1; j < len(b) && j < i+33; j++ {
 			if c := b[j]; c == '"' {
 				if j+1 < len(b) && b[j+1] == ':' {
-					return b[i+1 : j], j + 2
+					return i + 1, j, j + 2
 				}
-				return nil, 0
+				return 0, 0, 0
 			} else if c == '\\' {
-				return nil, 0
+				return 0, 0, 0
 			}
 		}
 	}
-	return nil, 0
+	return 0, 0, 0
 }
 
 // key reads an object member name and the ':' after it.
 func (s *Scanner) key() ([]byte, error) {
-	if k, end := keyFast(s.buf[:s.end], s.pos); end > 0 {
+	if ks, ke, end := keyFast(s.buf[:s.end], s.pos); end > 0 {
 		s.pos = end
-		return k, nil
+		return s.buf[ks:ke], nil
 	}
 	c, ok := s.Peek()
 	if !ok {
