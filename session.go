@@ -150,7 +150,7 @@ func Start(opts Options) (*Session, error) {
 		if err != nil {
 			active.Store(nil)
 			s.releaseRefs()
-			return nil, &stubs.CallError{Device: s.devName, Hook: "onEachDevice", Err: err}
+			return nil, stubs.Wrap(s.devName, "onEachDevice", err)
 		}
 	}
 	s.startChildren()
@@ -201,7 +201,11 @@ func (s *Session) startChildren() {
 	if cfg == nil {
 		cfg = kineto.NewConfig()
 	}
-	profs := append(append([]kineto.ActivityProfiler(nil), kineto.RegisteredProfilers()...), s.opts.Profilers...)
+	profs := append([]kineto.ActivityProfiler(nil), kineto.RegisteredProfilers()...)
+	if p := kineto.DeviceProfiler(s.devName); p != nil && s.devName != "" {
+		profs = append(profs, p)
+	}
+	profs = append(profs, s.opts.Profilers...)
 	for _, p := range profs {
 		cs, err := p.Configure(s.opts.Activities, cfg)
 		if err != nil {
@@ -231,7 +235,7 @@ func (s *Session) fail(hook string, err error) {
 	s.mu.Lock()
 	s.nErrs++
 	if len(s.errs) < 10 {
-		s.errs = append(s.errs, &stubs.CallError{Device: s.devName, Hook: hook, Err: err})
+		s.errs = append(s.errs, stubs.Wrap(s.devName, hook, err))
 	}
 	s.mu.Unlock()
 }
@@ -249,13 +253,19 @@ func (s *Session) releaseRefs() {
 	s.refs = nil
 }
 
-// kernelPath reports whether the PrivateUse1 backend's registered activity profiler records
-// device work for these activities, so the session takes device time from its kernels.
+// kernelPath reports whether the device's registered activity profiler (the PrivateUse1
+// profiler, or one registered with kineto.RegisterDeviceProfiler) records device work for these
+// activities, so the session takes device time from its kernels.
 func kernelPath(device string, acts kineto.ActivitySet) bool {
-	if acts.Empty() || device != devices.PrivateUse1BackendName() {
+	if acts.Empty() {
 		return false
 	}
-	p := kineto.PrivateUse1Profiler()
+	var p kineto.ActivityProfiler
+	if device == devices.PrivateUse1BackendName() {
+		p = kineto.PrivateUse1Profiler()
+	} else {
+		p = kineto.DeviceProfiler(device)
+	}
 	if p == nil {
 		return false
 	}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/orprof/orprof/devices/opencl"
+	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
+)
+
+// deviceWorkload finds the built-in workload called name for device: OpenCL's own workloads
+// for --device opencl, OpenReg's otherwise. have lists the names the device offers.
+func deviceWorkload(name, device string) (run func(ctx context.Context) error, have string, ok bool) {
+	if strings.EqualFold(device, "opencl") {
+		var names []string
+		for _, w := range opencl.Workloads() {
+			names = append(names, w.Name)
+		}
+		w, ok := opencl.LookupWorkload(name)
+		return w.Run, strings.Join(names, ", "), ok
+	}
+	w, ok := ops.LookupWorkload(name)
+	return func(ctx context.Context) error { return w.Run(ctx, openreg.Default()) }, workloadNames(), ok
+}
