@@ -147,7 +147,7 @@ func TestScanObjectArray(t *testing.T) {
 }
 
 func TestScanValues(t *testing.T) {
-	in := `["s", 7, 2.0, 2.5, 99999999999999999999, "t", NaN, [1, {"k": "v"}], 8]`
+	in := `["s", 7, 2.0, 2.5, 99999999999999999999, "t", null, [1, {"k": "v"}], 8]`
 	for name, s := range map[string]*Scanner{"buffered": New(strings.NewReader(in), "v", nil), "one byte": scanOne(in)} {
 		it := s.Array()
 		require.True(t, it.Next())
@@ -177,7 +177,7 @@ func TestScanValues(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, ok, name)
 		require.True(t, it.Next())
-		_, ok, err = s.Int(true) // NaN is skipped
+		_, ok, err = s.Int(true) // null is skipped
 		require.NoError(t, err)
 		assert.False(t, ok, name)
 		require.True(t, it.Next())
