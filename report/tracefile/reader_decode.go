@@ -9,6 +9,10 @@ import (
 	"github.com/orprof/orprof/report/trace"
 )
 
+// argExternalIDLower is the link key as Kineto builds of 2021 (PyTorch 1.8, 1.9) spelled it
+// on runtime and kernel events; later ones write trace.ArgExternalID.
+const argExternalIDLower = "external id"
+
 // evFields collects the members of one trace event while it is scanned (members come in any
 // order). Type problems with ts/dur/name are recorded and reported only if the event is used.
 type evFields struct {
@@ -67,6 +71,8 @@ type decoder struct {
 	stacks    [][]string
 
 	baseTimeNs int64
+	rank       int64 // top-level "distributedInfo": {"rank": N}; valid when hasRank
+	hasRank    bool
 	deviceName string // top-level "deviceName"
 	orprofDev  string // top-level "orprof": {"device": …}
 	isOrprof   bool   // the trace has orprof's top-level "orprof" object
@@ -89,6 +95,17 @@ type scanFacts struct {
 	hasHost bool
 	minAny  int64
 	hasAny  bool
+
+	skipped   int   // malformed or unknown trace events skipped
+	skipFirst error // the first one's problem
+}
+
+// skipEvent counts a malformed or unknown trace event, which is skipped.
+func (f *scanFacts) skipEvent(err error) {
+	f.skipped++
+	if f.skipFirst == nil {
+		f.skipFirst = err
+	}
 }
 
 // merge adds the facts of a later part of the file.
@@ -109,6 +126,10 @@ func (f *scanFacts) merge(o *scanFacts) {
 	if o.hasAny && (!f.hasAny || o.minAny < f.minAny) {
 		f.minAny, f.hasAny = o.minAny, true
 	}
+	f.skipped += o.skipped
+	if f.skipFirst == nil {
+		f.skipFirst = o.skipFirst
+	}
 }
 
 func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
@@ -124,6 +145,7 @@ func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder 
 // run scans the whole input.
 func (d *decoder) run() error {
 	s := d.s
+	s.SkipBOM()
 	c, ok := s.Peek()
 	if !ok {
 		if err := s.ReadErr(); err != nil {
@@ -142,6 +164,8 @@ func (d *decoder) run() error {
 		if err := d.topObject(); err != nil {
 			return err
 		}
+	case 0xFE, 0xFF:
+		return s.ErrHere("not a trace: it starts with a UTF-16 byte order mark (%s); JSON traces are UTF-8", jsonscan.QuoteByte(c))
 	default:
 		return s.ErrHere("not a trace: expected '[' or '{', found %s", jsonscan.QuoteByte(c))
 	}
@@ -168,6 +192,8 @@ func (d *decoder) topObject() error {
 			d.baseTimeNs, err = d.intValue("baseTimeNanoseconds")
 		case trace.MetaOrprof:
 			err = d.orprofMeta()
+		case "distributedInfo":
+			err = d.distributedInfo()
 		case trace.MetaDeviceName:
 			var v []byte
 			var ok bool
@@ -188,6 +214,30 @@ func (d *decoder) topObject() error {
 		return s.ErrAt(at, "not a trace: the top-level object has no \"traceEvents\" array")
 	}
 	return nil
+}
+
+// distributedInfo reads the rank from Kineto's top-level "distributedInfo" object
+// ({"backend": "nccl", "rank": 0, "world_size": 8, …}); a rank that is not an integer, or a
+// value of another shape, is skipped.
+func (d *decoder) distributedInfo() error {
+	s := d.s
+	it := s.ObjectOrSkip()
+	for it.Next() {
+		var err error
+		if string(it.Key()) == "rank" {
+			var v int64
+			var ok bool
+			if v, ok, err = s.Int(false); ok && v >= 0 {
+				d.rank, d.hasRank = v, true
+			}
+		} else {
+			err = s.Skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return it.Err()
 }
 
 // orprofMeta reads the top-level "orprof" object orprof's sessions write
@@ -236,7 +286,7 @@ func (d *decoder) intValue(key string) (int64, error) {
 	if v, ok := jsonscan.IntOf(tok, kind, true); ok {
 		return v, nil
 	}
-	return 0, s.ErrAt(at, "%q is not an integer (%s)", key, tok)
+	return 0, s.ErrAt(at, "%q is not an integer (%s)", key, jsonscan.Cut(tok))
 }
 
 // eventArray reads an array of trace events.
@@ -275,7 +325,8 @@ func (d *decoder) arrayElement() error {
 	case ']', '}', ',', ':':
 		return s.ErrHere("expected a trace event object, found %s", jsonscan.QuoteByte(c))
 	default:
-		return s.ErrHere("trace event is %s, not an object", s.ValueKind())
+		d.skipEvent(s.ErrHere("trace event is %s, not an object", s.ValueKind()))
+		return s.Skip()
 	}
 	return d.event()
 }
@@ -324,9 +375,17 @@ func (d *decoder) event() error {
 		return err
 	}
 	if ev.unused {
+		if !knownPhase(ev.ph) {
+			d.skipEvent(s.ErrAt(ev.at, "trace event has an unknown \"ph\" %s", jsonscan.Clip([]byte{ev.ph})))
+		}
 		return nil
 	}
 	return d.keep(ev)
+}
+
+// knownPhase reports whether ph is an event type of the Trace Event Format.
+func knownPhase(ph byte) bool {
+	return ph != 0 && strings.IndexByte("BEXiICbnesPtfpOND MVvRc()", ph) >= 0 && ph != ' '
 }
 
 // unused reports whether what is known of an event already rules out that keep uses it.
@@ -418,10 +477,8 @@ func (d *decoder) timeNumber(key string, isDur bool) (ns int64, us float64, prob
 	switch {
 	case err != nil:
 		return 0, 0, nil, err
-	case kind == jsonscan.NumNonFinite:
-		return 0, 0, s.ErrAt(at, "%q is not a finite number (%s)", key, tok), nil
 	case isDur && tok[0] == '-' && !isZero(tok):
-		return 0, 0, s.ErrAt(at, "%q is negative (%s)", key, tok), nil
+		return 0, 0, s.ErrAt(at, "%q is negative (%s)", key, jsonscan.Cut(tok)), nil
 	}
 	if d.format == Kineto {
 		ns, ok = parseMicrosToNs(tok, kind)
@@ -430,7 +487,7 @@ func (d *decoder) timeNumber(key string, isDur bool) (ns int64, us float64, prob
 		ok = ok && !math.IsInf(us, 0)
 	}
 	if !ok {
-		return 0, 0, s.ErrAt(at, "%q is out of range (%s)", key, tok), nil
+		return 0, 0, s.ErrAt(at, "%q is out of range (%s)", key, jsonscan.Cut(tok)), nil
 	}
 	return ns, us, nil, nil
 }
@@ -465,7 +522,7 @@ func (d *decoder) args(ev *evFields) error {
 	for it.Next() {
 		var err error
 		switch string(it.Key()) {
-		case trace.ArgExternalID:
+		case trace.ArgExternalID, argExternalIDLower:
 			ev.extID, err = d.argInt(ev.extID)
 		case trace.ArgCorrelation:
 			ev.corr, err = d.argInt(ev.corr)

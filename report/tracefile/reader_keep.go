@@ -1,6 +1,10 @@
 package tracefile
 
-import "math"
+import (
+	"math"
+
+	"github.com/orprof/orprof/internal/jsonscan"
+)
 
 // What a scanned trace event contributes: the choice of events, the deferred problems of used
 // events, and the record kept for each.
@@ -15,6 +19,9 @@ func (d *decoder) keep(ev *evFields) error {
 		if ev.hasName && ev.hasLabels && d.nameFlags[ev.name]&nameProcessLabels != 0 {
 			d.labelHintFrom(ev.labels)
 		}
+		return nil
+	case 0:
+		d.skipEvent(d.s.ErrAt(ev.at, "trace event has no \"ph\" (a one-letter string)"))
 		return nil
 	default:
 		return nil // flows, counters, async and B/E events are not FunctionEvents
@@ -41,7 +48,8 @@ func (d *decoder) keep(ev *evFields) error {
 		return nil
 	}
 	if err := d.checkTimes(ev, true); err != nil {
-		return err
+		d.skipEvent(err)
+		return nil
 	}
 	if d.nameFlags[ev.name]&nameFiltered != 0 || (kind == rawDevice && ev.fallback) {
 		return nil
@@ -74,7 +82,8 @@ func (d *decoder) keepInstant(ev *evFields) error {
 		return nil
 	}
 	if err := d.checkTimes(ev, false); err != nil {
-		return err
+		d.skipEvent(err)
+		return nil
 	}
 	kind := rawMemory
 	if f&nameOOM != 0 {
@@ -94,14 +103,14 @@ func (d *decoder) checkTimes(ev *evFields, needDur bool) error {
 	case ev.tsErr != nil:
 		return ev.tsErr
 	case !ev.hasTS:
-		return d.s.ErrAt(ev.at, "trace event %q has no \"ts\"", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "trace event %s has no \"ts\"", jsonscan.Clip(d.nameStrs[ev.name]))
 	case needDur && ev.durErr != nil:
 		return ev.durErr
 	case needDur && !ev.hasDur:
-		return d.s.ErrAt(ev.at, "complete (\"X\") event %q has no \"dur\"", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "complete (\"X\") event %s has no \"dur\"", jsonscan.Clip(d.nameStrs[ev.name]))
 	}
 	if d.format == Kineto && ev.tsNs > math.MaxInt64-ev.durNs {
-		return d.s.ErrAt(ev.at, "trace event %q ends beyond the representable time range", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "trace event %s ends beyond the representable time range", jsonscan.Clip(d.nameStrs[ev.name]))
 	}
 	return nil
 }
