@@ -54,7 +54,7 @@ measure() {
 	: >"$tmp/times"
 	for ((i = 1; i <= runs; i++)); do
 		t0=$EPOCHREALTIME
-		/usr/bin/time -f "%M" -o "$tmp/rss" "$@" >/dev/null
+		/usr/bin/time -f "%M" -o "$tmp/rss" "$@" >/dev/null 2>&1 # the warm-up run showed stderr
 		t1=$EPOCHREALTIME
 		kb=$(tail -n 1 "$tmp/rss")
 		awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f\n", b-a}' >>"$tmp/times"

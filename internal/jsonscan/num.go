@@ -14,9 +14,8 @@ import (
 type NumKind uint8
 
 const (
-	NumInt       NumKind = iota // -?digits
-	NumFloat                    // with a fraction or an exponent
-	NumNonFinite                // NaN, Infinity, -Infinity
+	NumInt   NumKind = iota // -?digits
+	NumFloat                // with a fraction or an exponent
 )
 
 // NumTable marks the bytes a number token can hold. A number token is the longest run of them;
