@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -112,4 +113,10 @@ func writeTraceOutput(path string, stdout io.Writer, res *orprof.Result, legacy 
 	}
 	res.Trace().TraceName = filepath.Base(path)
 	return outfile.Write(path, func(w io.Writer) error { return write(w, strings.HasSuffix(path, ".gz")) })
+}
+
+// writeTraceFile writes the trace of a run to path as --trace does (writeTraceOutput), "-"
+// being the process's stdout; for callers without the command's stdout writer.
+func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
+	return writeTraceOutput(path, os.Stdout, res, legacy)
 }
