@@ -2,6 +2,7 @@ package events
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/orprof/orprof/devices"
 )
@@ -48,6 +49,10 @@ type node struct {
 	selfCPUMem  int64
 	selfDevMem  int64
 }
+
+// sortOrder lays its keys out in the nodes' memory.
+var _ [unsafe.Sizeof(node{}) - unsafe.Sizeof(sortKey{})]struct{}
+var _ [unsafe.Alignof(node{}) - unsafe.Alignof(sortKey{})]struct{}
 
 // NewList builds the list of evs. evs is neither copied nor modified: the list reads it for as
 // long as it is used, so the caller must not change evs afterwards.
@@ -160,7 +165,7 @@ link:
 		} else if i > 0 {
 			a, b := &evs[i], &evs[i-1]
 			if a.StartUs < b.StartUs || a.StartUs == b.StartUs && a.EndUs > b.EndUs {
-				order = sortOrder(evs)
+				order = sortOrder(evs, nodes)
 				clear(nodes)
 				goto link
 			}
@@ -279,15 +284,26 @@ link:
 	l.nodes = nodes
 }
 
+// sortKey is what sortOrder sorts: an event's times and its index.
+type sortKey struct {
+	start, end float64
+	i          int32
+}
+
 // sortOrder returns the order of evs by start time, the longer first on equal starts, keeping
 // the input order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort). It
-// sorts a compact array of keys; evs is not modified.
-func sortOrder(evs []FunctionEvent) []int32 {
-	type key struct {
-		start, end float64
-		i          int32
+// sorts a compact array of keys, which it lays out in scratch's memory (one node per event, not
+// yet in use: the keys are smaller), so that a large list does not take fresh memory for them
+// on top of the nodes; scratch's content is garbage afterwards. evs is not modified.
+func sortOrder(evs []FunctionEvent, scratch []node) []int32 {
+	type key = sortKey
+	var keys []key
+	if len(evs) > 0 && len(scratch) >= len(evs) {
+		// Both types hold no pointers, and a node is larger than a key and at least as aligned.
+		keys = unsafe.Slice((*key)(unsafe.Pointer(&scratch[0])), len(evs))
+	} else {
+		keys = make([]key, len(evs))
 	}
-	keys := make([]key, len(evs))
 	nan := false
 	for i := range evs {
 		e := &evs[i]

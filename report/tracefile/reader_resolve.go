@@ -427,7 +427,7 @@ func hostID(r *rawEvent, legacy *int64) int64 {
 // record that is not a memory record.
 func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, float64)) *links {
 	lk := &links{}
-	nLinked := 0
+	nRuntime, nDevice := 0, 0 // the events that may be linked
 	var legacy int64
 	k := -1
 	for _, r := range d.raws.all() {
@@ -441,20 +441,24 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 			id = hostID(r, &legacy)
 		case rawRuntime:
 			if r.extID > 0 {
-				nLinked++
+				nRuntime++
 			}
 		case rawDevice:
 			if attachable(deviceEventType(r.cat, trace)) && (r.extID > 0 || r.corr > 0) {
-				nLinked++
+				nDevice++
 			}
 		}
 		lk.maxID = max(lk.maxID, id)
 	}
-	if nLinked == 0 {
+	if nRuntime+nDevice == 0 {
 		return lk
 	}
 	l := d.newLinker()
 	lk.l = l
+	// Sized up front: grown by appending, they would leave their old arrays behind as garbage
+	// the size of the final ones, at the point where the read's memory peaks.
+	lk.threads = make([]threadFix, 0, nRuntime)
+	lk.pairs = make([]kernelPair, 0, nDevice)
 	k = -1
 	for _, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
@@ -588,7 +592,13 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 // newLinker returns a linker with every host operator's id indexed (the first non-async op
 // of each id, as convert numbers them).
 func (d *decoder) newLinker() *linker {
-	l := &linker{d: d, opByID: make(map[int64]opRef)}
+	nOps := 0
+	for _, r := range d.raws.all() {
+		if r.kind == rawHostOp {
+			nOps++
+		}
+	}
+	l := &linker{d: d, opByID: make(map[int64]opRef, nOps)}
 	k := int32(-1)
 	var legacy int64
 	for i, r := range d.raws.all() {
