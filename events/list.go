@@ -37,7 +37,6 @@ type node struct {
 	parent      int32 // −1 for none
 	first, last int32 // the first and last child, −1 for none; children are in start order
 	next        int32 // the next sibling, −1 for none
-	nKids       int32 // the number of children
 	kern        int32 // the src event whose Kernels this event carries after the collapse
 	stack       int32 // the src event whose Stack this event carries; −1 for none
 	tree        bool  // a CPU event that is not async: it has a place in the tree
@@ -104,7 +103,7 @@ func (l *List) Parent(i int) int { return int(l.nodes[i].parent) }
 
 // Children returns the indexes of event i's direct CPU children, in start order.
 func (l *List) Children(i int) []int {
-	out := make([]int, 0, l.nodes[i].nKids)
+	var out []int
 	for c := l.nodes[i].first; c >= 0; c = l.nodes[c].next {
 		out = append(out, int(c))
 	}
@@ -221,7 +220,6 @@ link:
 				nodes[pn.last].next = int32(i)
 			}
 			pn.last = int32(i)
-			pn.nKids++
 			nd.parent = p
 		}
 		last.st = append(st, open{int32(i), e.EndUs})
@@ -233,13 +231,13 @@ link:
 	var deleted []bool
 	for i := 0; i < n; i++ {
 		p := nodes[i].parent
-		if p < 0 || nodes[p].nKids != 1 || evs[nodes[p].src].Name != evs[nodes[i].src].Name {
+		if p < 0 || nodes[p].first < 0 || nodes[p].first != nodes[p].last || evs[nodes[p].src].Name != evs[nodes[i].src].Name {
 			continue
 		}
 		if deleted == nil {
 			deleted = make([]bool, n)
 		}
-		nodes[p].first, nodes[p].last, nodes[p].nKids = nodes[i].first, nodes[i].last, nodes[i].nKids
+		nodes[p].first, nodes[p].last = nodes[i].first, nodes[i].last
 		nodes[p].kern = nodes[i].kern
 		nodes[p].deviceTotal = nodes[i].deviceTotal // the kernels' sum
 		for c := nodes[i].first; c >= 0; c = nodes[c].next {
