@@ -371,3 +371,6 @@ func (p *Profiler) advanceCapture() {
 	}
 	c.sess = s
 }
+
+// Options are the session options the profiler was made with.
+func (p *Profiler) Options() Options { return p.opts.Options }
