@@ -68,8 +68,9 @@ type handler struct{ p *orprof.Profiler }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
+	if r.Method != http.MethodGet {
+		// Not even HEAD: every request to trace or table runs a capture.
+		w.Header().Set("Allow", "GET")
 		http.Error(w, "orprof: "+r.Method+" not allowed (use GET)", http.StatusMethodNotAllowed)
 		return
 	}
@@ -271,9 +272,6 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
 	default:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
-	if r.Method == http.MethodHead {
-		return
-	}
 	report.Write(w, req.format, rows, o) //nolint:errcheck // a write error means the client left
 }
 
@@ -296,9 +294,6 @@ func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFi
 		}
 	}
 	hdr.Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	if r.Method == http.MethodHead {
-		return
-	}
 	var out io.Writer = w
 	var zw *gzip.Writer
 	if compress {
