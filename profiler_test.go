@@ -216,6 +216,7 @@ func TestProfilerCapture(t *testing.T) {
 			_, err := p.Capture(cctx, CaptureOptions{Steps: 1 << 20})
 			errc <- err
 		}()
+		time.Sleep(10 * time.Millisecond) // a head start; the probe may still come first
 	probe:
 		for {
 			select {

@@ -1,8 +1,8 @@
 // Package orprof is a profiler stub runtime modeled on PyTorch's legacy autograd profiler. A
 // device backend implements the stubs (package stubs); a Session records operators and user
 // ranges from many goroutines, times their device work through the backend, and returns an
-// event list from which package report prints PyTorch's key_averages() table and writes a
-// Chrome/Perfetto trace.
+// event list from which package report prints PyTorch's key_averages() table and package
+// report/trace writes a Chrome/Perfetto trace.
 //
 //	sess, err := orprof.Start(orprof.Options{Device: "openreg"})
 //	r := orprof.RecordFunction(ctx, "step")
@@ -27,6 +27,7 @@ import (
 	"github.com/orprof/orprof/internal/tsc"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
 )
 
@@ -200,7 +201,11 @@ func (s *Session) startChildren() {
 	if cfg == nil {
 		cfg = kineto.NewConfig()
 	}
-	profs := append(append([]kineto.ActivityProfiler(nil), kineto.RegisteredProfilers()...), s.opts.Profilers...)
+	profs := append([]kineto.ActivityProfiler(nil), kineto.RegisteredProfilers()...)
+	if p := kineto.DeviceProfiler(s.devName); p != nil && s.devName != "" {
+		profs = append(profs, p)
+	}
+	profs = append(profs, s.opts.Profilers...)
 	for _, p := range profs {
 		cs, err := p.Configure(s.opts.Activities, cfg)
 		if err != nil {
@@ -248,13 +253,19 @@ func (s *Session) releaseRefs() {
 	s.refs = nil
 }
 
-// kernelPath reports whether the PrivateUse1 backend's registered activity profiler records
-// device work for these activities, so the session takes device time from its kernels.
+// kernelPath reports whether the device's registered activity profiler (the PrivateUse1
+// profiler, or one registered with kineto.RegisterDeviceProfiler) records device work for these
+// activities, so the session takes device time from its kernels.
 func kernelPath(device string, acts kineto.ActivitySet) bool {
-	if acts.Empty() || device != devices.PrivateUse1BackendName() {
+	if acts.Empty() {
 		return false
 	}
-	p := kineto.PrivateUse1Profiler()
+	var p kineto.ActivityProfiler
+	if device == devices.PrivateUse1BackendName() {
+		p = kineto.PrivateUse1Profiler()
+	} else {
+		p = kineto.DeviceProfiler(device)
+	}
 	if p == nil {
 		return false
 	}
@@ -278,7 +289,7 @@ type Result struct {
 	// Events is the list with its tree built.
 	Events *events.List
 	// Trace is the session's trace: host ops, device rows, child profilers' events.
-	Trace *report.Trace
+	Trace *trace.Trace
 	// Device is the lower-case device name, "" for CPU-only.
 	Device string
 	// Unfinished counts ranges still open at Stop; they are left out.
@@ -371,7 +382,7 @@ func (s *Session) Stop() (*Result, error) {
 
 // dropUnpairedFlows removes flow starts without an end and ends without a start (same category
 // and id), which viewers draw as dangling arrows or reject. It returns how many it removed.
-func dropUnpairedFlows(t *report.Trace) int {
+func dropUnpairedFlows(t *trace.Trace) int {
 	type key struct {
 		cat string
 		id  uint64
@@ -527,19 +538,20 @@ func AttachDeviceActivities(evs []events.FunctionEvent, acts []kineto.DeviceActi
 }
 
 // buildTrace writes the host ops, memory instants, markers and device rows into a trace.
-func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs int64) *report.Trace {
+func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs int64) *trace.Trace {
 	pid := int64(os.Getpid())
-	t := &report.Trace{BaseTimeNs: s.baseNs, StartNs: s.baseNs, EndNs: endNs}
-	devMeta := `"cpu"`
+	t := &trace.Trace{BaseTimeNs: s.baseNs, StartNs: s.baseNs, EndNs: endNs}
+	devMeta := "cpu"
 	if s.devName != "" {
-		devMeta = strconv.Quote(s.devName)
+		devMeta = s.devName
 	}
-	devTime := `"kernels"`
+	devTime := trace.DeviceTimeKernels
 	if s.fallback {
-		devTime = `"fallback"`
+		devTime = trace.DeviceTimeFallback
 	}
-	t.Metadata = append(t.Metadata, report.Arg{Key: "orprof", Value: `{"device": ` + devMeta + `, "device_time": ` + devTime + `}`})
-	t.Processes = append(t.Processes, report.Process{Pid: pid, Name: "orprof", Label: "CPU", SortIndex: pid})
+	t.Metadata = append(t.Metadata, trace.Raw(trace.MetaOrprof, `{"`+trace.MetaDevice+`": `+string(trace.AppendString(nil, devMeta))+
+		`, "`+trace.ArgDeviceTime+`": "`+devTime+`"}`))
+	t.Processes = append(t.Processes, trace.Process{Pid: pid, Name: "orprof", Label: "CPU", SortIndex: pid})
 	// Kineto's span of the host buffer: readers (ours, PyTorch's) take its start as the
 	// profile's start, so times read back are the ones the session computed.
 	ops := 0
@@ -549,9 +561,9 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 		}
 	}
 	t.Events = append(t.Events,
-		report.TraceEvent{Ph: 'X', Cat: "Trace", Name: "PyTorch Profiler (0)", PidStr: "Spans", TidStr: "PyTorch Profiler",
-			TsNs: s.baseNs, DurNs: endNs - s.baseNs, Args: []report.Arg{{Key: "Op count", Value: strconv.Itoa(ops)}}},
-		report.TraceEvent{Ph: 'i', Name: "Iteration Start: PyTorch Profiler", PidStr: "Traces", TidStr: "Trace PyTorch Profiler",
+		trace.Event{Ph: 'X', Cat: "Trace", Name: "PyTorch Profiler (0)", PidStr: "Spans", TidStr: "PyTorch Profiler",
+			TsNs: s.baseNs, DurNs: endNs - s.baseNs, Args: []trace.Arg{trace.Int(trace.ArgOpCount, int64(ops))}},
+		trace.Event{Ph: 'i', Name: "Iteration Start: PyTorch Profiler", PidStr: "Traces", TidStr: "Trace PyTorch Profiler",
 			TsNs: s.baseNs, Scope: 'g'})
 	threads := map[int64]bool{}
 	for i := range recs {
@@ -559,13 +571,13 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 		threads[r.Thread] = true
 		switch r.Kind {
 		case events.MemoryRecord:
-			t.Events = append(t.Events, report.TraceEvent{Ph: 'i', Cat: "cpu_instant_event", Name: "[memory]",
-				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't', Args: []report.Arg{
-					{Key: "Device Type", Value: strconv.Itoa(r.MemoryDevice.C10())},
-					{Key: "Bytes", Value: strconv.FormatInt(r.Bytes, 10)}}})
+			t.Events = append(t.Events, trace.Event{Ph: 'i', Cat: "cpu_instant_event", Name: "[memory]",
+				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't', Args: []trace.Arg{
+					trace.Int(trace.ArgMemDeviceType, int64(r.MemoryDevice.C10())),
+					trace.Int(trace.ArgMemBytes, r.Bytes)}})
 			continue
 		case events.MarkRecord:
-			t.Events = append(t.Events, report.TraceEvent{Ph: 'i', Cat: "user_annotation", Name: r.Name,
+			t.Events = append(t.Events, trace.Event{Ph: 'i', Cat: "user_annotation", Name: r.Name,
 				Pid: pid, Tid: r.Thread, TsNs: r.StartNs, Scope: 't'})
 			continue
 		}
@@ -576,29 +588,29 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 		if r.Scope == events.ScopeUserScope {
 			cat = "user_annotation"
 		}
-		args := []report.Arg{{Key: "External id", Value: strconv.FormatInt(r.Handle, 10)},
-			{Key: "Record function id", Value: strconv.FormatInt(r.Handle, 10)}}
+		args := []trace.Arg{trace.Int(trace.ArgExternalID, r.Handle),
+			trace.Int(trace.ArgRecordFunctionID, r.Handle)}
 		if r.Shapes != nil {
-			args = append(args, report.Arg{Key: "Input Dims", Value: events.FormatShapes(r.Shapes)})
+			args = append(args, trace.Raw(trace.ArgInputDims, events.FormatShapes(r.Shapes)))
 		}
 		if r.SequenceNr >= 0 {
-			args = append(args, report.Arg{Key: "Fwd thread id", Value: strconv.FormatInt(r.FwdThread, 10)},
-				report.Arg{Key: "Sequence number", Value: strconv.FormatInt(r.SequenceNr, 10)})
+			args = append(args, trace.Int(trace.ArgFwdThreadID, r.FwdThread),
+				trace.Int(trace.ArgSequenceNumber, r.SequenceNr))
 		}
 		if r.Scope != 0 {
-			args = append(args, report.Arg{Key: "Scope", Value: strconv.Itoa(r.Scope)})
+			args = append(args, trace.Int(trace.ArgScope, int64(r.Scope)))
 		}
 		if r.Async || r.Thread != r.EndThread {
-			args = append(args, report.Arg{Key: "Async", Value: "true"}, report.Arg{Key: "End thread id", Value: strconv.FormatInt(r.EndThread, 10)})
+			args = append(args, trace.Bool(trace.ArgAsync, true), trace.Int(trace.ArgEndThreadID, r.EndThread))
 		}
 		if len(r.Stack) > 0 {
-			args = append(args, report.Arg{Key: "Call stack", Value: strconv.Quote(strings.Join(r.Stack, ";"))})
+			args = append(args, trace.Str(trace.ArgCallStack, strings.Join(r.Stack, ";")))
 		}
 		if us := int64(r.DeviceElapsedUs); us > 0 && !(r.Async || r.Thread != r.EndThread) {
-			args = append(args, report.Arg{Key: "Device time us", Value: strconv.FormatInt(us, 10)},
-				report.Arg{Key: "Device", Value: strconv.Itoa(r.DeviceIndex)})
+			args = append(args, trace.Int(trace.ArgDeviceTimeUs, us),
+				trace.Int(trace.ArgOpDevice, int64(r.DeviceIndex)))
 		}
-		t.Events = append(t.Events, report.TraceEvent{Ph: 'X', Cat: cat, Name: r.Name, Pid: pid, Tid: r.Thread,
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: cat, Name: r.Name, Pid: pid, Tid: r.Thread,
 			TsNs: r.StartNs, DurNs: r.EndNs - r.StartNs, Args: args})
 	}
 	tids := make([]int64, 0, len(threads))
@@ -607,7 +619,7 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 	}
 	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
 	for _, id := range tids {
-		t.Threads = append(t.Threads, report.ThreadRow{Pid: pid, Tid: id, Name: fmt.Sprintf("thread %d (orprof)", id), SortIndex: id})
+		t.Threads = append(t.Threads, trace.Thread{Pid: pid, Tid: id, Name: fmt.Sprintf("thread %d (orprof)", id), SortIndex: id})
 	}
 	if len(ivs) > 0 {
 		label := strings.ToUpper(s.devName)
@@ -617,12 +629,12 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 			r := &recs[iv.rec]
 			if !seenDev[iv.device] {
 				seenDev[iv.device] = true
-				t.Processes = append(t.Processes, report.Process{Pid: int64(iv.device), Name: label + " " + strconv.Itoa(iv.device),
+				t.Processes = append(t.Processes, trace.Process{Pid: int64(iv.device), Name: label + " " + strconv.Itoa(iv.device),
 					Label: label + " " + strconv.Itoa(iv.device), SortIndex: int64(iv.device) + 5000000})
 			}
 			if k := [2]int64{int64(iv.device), iv.stream}; !streams[k] {
 				streams[k] = true
-				t.Threads = append(t.Threads, report.ThreadRow{Pid: int64(iv.device), Tid: iv.stream,
+				t.Threads = append(t.Threads, trace.Thread{Pid: int64(iv.device), Tid: iv.stream,
 					Name: "stream " + strconv.FormatInt(iv.stream, 10) + " ", SortIndex: iv.stream})
 			}
 			id := uint64(r.Handle)
@@ -632,14 +644,14 @@ func (s *Session) buildTrace(recs []events.Record, ivs []deviceInterval, endNs i
 			fts := max(iv.startNs, r.StartNs)
 			fts = min(fts, iv.endNs)
 			t.Events = append(t.Events,
-				report.TraceEvent{Ph: 'X', Cat: "gpu_user_annotation", Name: r.Name, Pid: int64(iv.device), Tid: iv.stream,
-					TsNs: iv.startNs, DurNs: iv.endNs - iv.startNs, Args: []report.Arg{
-						{Key: "External id", Value: strconv.FormatInt(r.Handle, 10)},
-						{Key: "device", Value: strconv.Itoa(iv.device)},
-						{Key: "stream", Value: strconv.FormatInt(iv.stream, 10)},
-						{Key: "device_time", Value: `"fallback"`}}},
-				report.TraceEvent{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: r.Thread, TsNs: r.StartNs, ID: id},
-				report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: int64(iv.device), Tid: iv.stream, TsNs: fts, ID: id})
+				trace.Event{Ph: 'X', Cat: "gpu_user_annotation", Name: r.Name, Pid: int64(iv.device), Tid: iv.stream,
+					TsNs: iv.startNs, DurNs: iv.endNs - iv.startNs, Args: []trace.Arg{
+						trace.Int(trace.ArgExternalID, r.Handle),
+						trace.Int(trace.ArgDevice, int64(iv.device)),
+						trace.Int(trace.ArgStream, iv.stream),
+						trace.Str(trace.ArgDeviceTime, trace.DeviceTimeFallback)}},
+				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: r.Thread, TsNs: r.StartNs, ID: id},
+				trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: int64(iv.device), Tid: iv.stream, TsNs: fts, ID: id})
 		}
 	}
 	return t

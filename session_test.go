@@ -5,7 +5,7 @@ import (
 
 	"context"
 	"errors"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -255,8 +255,8 @@ func TestTracePassesCheck(t *testing.T) {
 	res, err := s.Stop()
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, report.WriteTrace(&buf, res.Trace))
-	require.NoError(t, report.CheckTrace(buf.Bytes()), buf.String())
+	require.NoError(t, trace.Write(&buf, res.Trace))
+	require.NoError(t, trace.Check(buf.Bytes()), buf.String())
 	n := 0
 	for _, e := range res.Trace.Events {
 		if e.Ph == 'X' && e.Cat == "gpu_user_annotation" {
@@ -267,7 +267,7 @@ func TestTracePassesCheck(t *testing.T) {
 }
 
 func TestDropUnpairedFlows(t *testing.T) {
-	tr := &report.Trace{Events: []report.TraceEvent{
+	tr := &trace.Trace{Events: []trace.Event{
 		{Ph: 's', Cat: "ac2g", ID: 1}, {Ph: 'f', Cat: "ac2g", ID: 1},
 		{Ph: 'f', Cat: "ac2g", ID: 2},
 		{Ph: 's', Cat: "fwdbwd", ID: 1},

@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/orprof/orprof/devices"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // TraceHandlerOptions configure TensorBoardTraceHandler.
@@ -93,15 +93,15 @@ func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, err
 	return "", fmt.Errorf("trace handler: %s: 1000 names from %d ms on are taken", dir, ms)
 }
 
-func writeTrace(w io.Writer, t *report.Trace, gz bool) error {
+func writeTrace(w io.Writer, t *trace.Trace, gz bool) error {
 	if !gz {
-		return report.WriteTrace(w, t)
+		return trace.Write(w, t)
 	}
 	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteTrace(zw, t); err != nil {
+	if err := trace.Write(zw, t); err != nil {
 		return err
 	}
 	return zw.Close()

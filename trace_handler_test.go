@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/devices"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 func TestTensorBoardTraceHandler(t *testing.T) {
@@ -45,7 +46,7 @@ func TestTensorBoardTraceHandler(t *testing.T) {
 		"w0.1700000000125.pt.trace.json", "w0.1700000000125.pt.trace.json.gz",
 	}, names, "no temporary file left, none replaced")
 	for i, n := range names {
-		data, err := report.OpenTrace(filepath.Join(dir, n))
+		data, err := tracefile.Open(filepath.Join(dir, n), tracefile.Options{})
 		require.NoError(t, err, n)
 		steps := 0
 		for _, e := range data.Events {
@@ -58,7 +59,7 @@ func TestTensorBoardTraceHandler(t *testing.T) {
 		if !strings.HasSuffix(n, ".gz") {
 			raw, err := os.ReadFile(filepath.Join(dir, n))
 			require.NoError(t, err)
-			require.NoError(t, report.CheckTrace(raw), n)
+			require.NoError(t, trace.Check(raw), n)
 			assert.Contains(t, string(raw), `"traceName": "`+n+`"`)
 		}
 	}

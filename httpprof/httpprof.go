@@ -49,6 +49,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // Prefix is where programs usually mount the handler: mux.Handle(httpprof.Prefix, h).
@@ -300,7 +301,7 @@ func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFi
 		zw, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
 		out = zw
 	}
-	if err := report.WriteTrace(out, &t); err != nil {
+	if err := trace.Write(out, &t); err != nil {
 		return // the client left
 	}
 	if zw != nil {

@@ -26,6 +26,8 @@ import (
 	"github.com/orprof/orprof/internal/workloop"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 // loop runs openreg's MLP a step at a time under p on its own goroutine and keeps the longest
@@ -112,7 +114,7 @@ var stepRE = regexp.MustCompile(`"cat": "user_annotation", "name": "ProfilerStep
 // traceSteps checks a captured trace and returns the numbers of its steps, ascending.
 func traceSteps(t *testing.T, body []byte) []int {
 	t.Helper()
-	require.NoError(t, report.CheckTrace(body))
+	require.NoError(t, trace.Check(body))
 	var steps []int
 	for _, m := range stepRE.FindAllSubmatch(body, -1) {
 		n, _ := strconv.Atoi(string(m[1]))
@@ -152,7 +154,7 @@ func TestCaptureTableEqualsInProcess(t *testing.T) {
 	assert.True(t, consecutive(steps), "%v", steps)
 	res := <-results
 
-	data, err := report.ReadTrace(bytes.NewReader(body), "capture")
+	data, err := tracefile.Read(bytes.NewReader(body), "capture", tracefile.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "openreg", data.DeviceName)
 	read := events.NewList(data.Events, events.ListOptions{UseDevice: data.DeviceName})
@@ -200,6 +202,7 @@ func TestConcurrentClients(t *testing.T) {
 			code, _, _, _ := get(longCtx, base+"trace?steps=100000")
 			longDone <- code
 		}()
+		time.Sleep(10 * time.Millisecond) // a head start; the probe may still come first
 	probe:
 		for {
 			select {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // PluginDirEnv is the environment variable naming the plugin directory
@@ -197,7 +197,7 @@ func (s *pluginSession) PopUserCorrelationID() {
 // ProcessTrace calls profilerProcessEvents with a trace builder, then profilerDestroy, and
 // adds what the plugin reported to t. Problems (a rejected event, invalid metadata, a failing
 // call) come back as one PluginError; whatever was valid is in t regardless.
-func (s *pluginSession) ProcessTrace(t *report.Trace) error {
+func (s *pluginSession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.finished {

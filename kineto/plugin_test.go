@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // TestHeaderLayout compiles testdata/layout.c against kineto_plugin.h and checks every offset
@@ -167,7 +167,7 @@ func TestLoadSamplePlugin(t *testing.T) {
 }
 
 // runSample drives one full session of the sample plugin with one op pushed and popped.
-func runSample(t *testing.T, p *Plugin, want ActivitySet, op uint64) (*report.Trace, []DeviceActivity, error) {
+func runSample(t *testing.T, p *Plugin, want ActivitySet, op uint64) (*trace.Trace, []DeviceActivity, error) {
 	t.Helper()
 	s, err := p.Configure(want, NewConfig())
 	require.NoError(t, err)
@@ -176,12 +176,12 @@ func runSample(t *testing.T, p *Plugin, want ActivitySet, op uint64) (*report.Tr
 	s.PushCorrelationID(op)
 	s.PopCorrelationID()
 	require.NoError(t, s.Stop())
-	tr := &report.Trace{BaseTimeNs: 1}
+	tr := &trace.Trace{BaseTimeNs: 1}
 	err = s.ProcessTrace(tr)
 	return tr, s.(DeviceActivitySource).DeviceActivities(), err
 }
 
-func findEvent(t *testing.T, tr *report.Trace, ph byte, name string) report.TraceEvent {
+func findEvent(t *testing.T, tr *trace.Trace, ph byte, name string) trace.Event {
 	t.Helper()
 	for _, e := range tr.Events {
 		if e.Ph == ph && e.Name == name {
@@ -189,7 +189,7 @@ func findEvent(t *testing.T, tr *report.Trace, ph byte, name string) report.Trac
 		}
 	}
 	t.Fatalf("no %c event %q in %+v", ph, name, tr.Events)
-	return report.TraceEvent{}
+	return trace.Event{}
 }
 
 func TestSamplePluginTrace(t *testing.T) {
@@ -201,29 +201,29 @@ func TestSamplePluginTrace(t *testing.T) {
 
 	rt := findEvent(t, tr, 'X', "cudaLaunchKernel")
 	base := rt.TsNs
-	assert.Equal(t, report.TraceEvent{Ph: 'X', Cat: "cuda_runtime", Name: "cudaLaunchKernel", Pid: 7, Tid: 123, TsNs: base, DurNs: 5000,
-		Args: []report.Arg{{Key: "External id", Value: "42"}, {Key: "cbid", Value: "211"}}}, rt)
-	assert.Equal(t, report.TraceEvent{Ph: 'X', Cat: "cuda_driver", Name: "cuLaunchKernel", Pid: 7, Tid: 124, TsNs: base + 10000, DurNs: 5000},
+	assert.Equal(t, trace.Event{Ph: 'X', Cat: "cuda_runtime", Name: "cudaLaunchKernel", Pid: 7, Tid: 123, TsNs: base, DurNs: 5000,
+		Args: []trace.Arg{trace.Int(trace.ArgExternalID, 42), trace.Raw("cbid", "211")}}, rt)
+	assert.Equal(t, trace.Event{Ph: 'X', Cat: "cuda_driver", Name: "cuLaunchKernel", Pid: 7, Tid: 124, TsNs: base + 10000, DurNs: 5000},
 		findEvent(t, tr, 'X', "cuLaunchKernel"), "a driver call gets no External id of its own")
-	assert.Equal(t, report.TraceEvent{Ph: 'X', Cat: "kernel", Name: "test_kernel", Pid: 7, Tid: 1, TsNs: base + 20000, DurNs: 30000,
-		Args: []report.Arg{{Key: "External id", Value: "42"}, {Key: "kind", Value: `"compute"`},
-			{Key: "registers per thread", Value: "32"}, {Key: "grid", Value: "[1, 2, 3]"}}},
+	assert.Equal(t, trace.Event{Ph: 'X', Cat: "kernel", Name: "test_kernel", Pid: 7, Tid: 1, TsNs: base + 20000, DurNs: 30000,
+		Args: []trace.Arg{trace.Int(trace.ArgExternalID, 42), trace.Raw("kind", `"compute"`),
+			trace.Raw("registers per thread", "32"), trace.Raw("grid", "[1, 2, 3]")}},
 		findEvent(t, tr, 'X', "test_kernel"))
-	assert.Equal(t, report.TraceEvent{Ph: 'X', Cat: "gpu_memcpy", Name: "cudaMemcpyHtoD", Pid: 7, Tid: 2, TsNs: base + 60000, DurNs: 10000,
-		Args: []report.Arg{{Key: "bytes", Value: "4096"}}}, findEvent(t, tr, 'X', "cudaMemcpyHtoD"))
-	assert.Equal(t, report.TraceEvent{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: 7, Tid: 123, TsNs: base, ID: 77}, findEvent(t, tr, 's', "ac2g"))
-	assert.Equal(t, report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: 7, Tid: 1, TsNs: base + 20000, ID: 77}, findEvent(t, tr, 'f', "ac2g"))
+	assert.Equal(t, trace.Event{Ph: 'X', Cat: "gpu_memcpy", Name: "cudaMemcpyHtoD", Pid: 7, Tid: 2, TsNs: base + 60000, DurNs: 10000,
+		Args: []trace.Arg{trace.Raw(trace.ArgBytes, "4096")}}, findEvent(t, tr, 'X', "cudaMemcpyHtoD"))
+	assert.Equal(t, trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: 7, Tid: 123, TsNs: base, ID: 77}, findEvent(t, tr, 's', "ac2g"))
+	assert.Equal(t, trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g", Pid: 7, Tid: 1, TsNs: base + 20000, ID: 77}, findEvent(t, tr, 'f', "ac2g"))
 
-	var counters []report.TraceEvent
+	var counters []trace.Event
 	for _, e := range tr.Events {
 		if e.Ph == 'C' {
 			counters = append(counters, e)
 		}
 	}
-	assert.Equal(t, []report.TraceEvent{
-		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 20000, Args: []report.Arg{{Key: "sm_active", Value: "0.5"}, {Key: "dram_bw", Value: "120"}}},
-		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 35000, Args: []report.Arg{{Key: "sm_active", Value: "0.75"}, {Key: "dram_bw", Value: "340"}}},
-		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 50000, Args: []report.Arg{{Key: "sm_active", Value: "0"}, {Key: "dram_bw", Value: "0"}}},
+	assert.Equal(t, []trace.Event{
+		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 20000, Args: []trace.Arg{trace.Raw("sm_active", "0.5"), trace.Raw("dram_bw", "120")}},
+		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 35000, Args: []trace.Arg{trace.Raw("sm_active", "0.75"), trace.Raw("dram_bw", "340")}},
+		{Ph: 'C', Cat: "gpu_pm_counter", Name: "gpu_pm", Pid: 7, Tid: 1, TsNs: base + 50000, Args: []trace.Arg{trace.Raw("sm_active", "0"), trace.Raw("dram_bw", "0")}},
 	}, counters, "counters: metadata as series, no External id, no dur")
 
 	span := findEvent(t, tr, 'X', "SamplePlugin (-1)")
@@ -233,8 +233,8 @@ func TestSamplePluginTrace(t *testing.T) {
 	assert.Less(t, base-span.TsNs, int64(1e9))
 	assert.Equal(t, "Traces", findEvent(t, tr, 'i', "Iteration Start: SamplePlugin").PidStr)
 
-	assert.Equal(t, []report.Process{{Pid: 7, Name: "Sample GPU 7", Label: "GPU 7", SortIndex: 5000007}}, tr.Processes)
-	assert.Equal(t, []report.ThreadRow{{Pid: 7, Tid: 1, Name: "stream 1 ", SortIndex: 1}, {Pid: 7, Tid: 2, Name: "stream 2 ", SortIndex: 2},
+	assert.Equal(t, []trace.Process{{Pid: 7, Name: "Sample GPU 7", Label: "GPU 7", SortIndex: 5000007}}, tr.Processes)
+	assert.Equal(t, []trace.Thread{{Pid: 7, Tid: 1, Name: "stream 1 ", SortIndex: 1}, {Pid: 7, Tid: 2, Name: "stream 2 ", SortIndex: 2},
 		{Pid: 7, Tid: 123, Name: "runtime thread", SortIndex: 123}, {Pid: 7, Tid: 124, Name: "124", SortIndex: 124}}, tr.Threads)
 
 	assert.Equal(t, []DeviceActivity{
@@ -246,7 +246,7 @@ func TestSamplePluginTrace(t *testing.T) {
 
 	// The report writer's output is JSON.
 	var buf bytes.Buffer
-	require.NoError(t, report.WriteTrace(&buf, tr))
+	require.NoError(t, trace.Write(&buf, tr))
 	var doc struct {
 		TraceEvents []map[string]any `json:"traceEvents"`
 	}
@@ -304,7 +304,7 @@ func TestConfigureActivityTypes(t *testing.T) {
 			assert.Equal(t, tc.got, hooks.LastEnabled())
 			require.NoError(t, s.Start())
 			require.NoError(t, s.Stop())
-			require.NoError(t, s.ProcessTrace(&report.Trace{}))
+			require.NoError(t, s.ProcessTrace(&trace.Trace{}))
 		})
 	}
 }
@@ -333,8 +333,8 @@ func TestCorrelationConcurrent(t *testing.T) {
 	assert.Equal(t, int64(4000), c[4])
 	assert.Equal(t, int64(4000), c[5])
 	require.NoError(t, s.Stop())
-	require.NoError(t, s.ProcessTrace(&report.Trace{}))
-	assert.Error(t, s.ProcessTrace(&report.Trace{}), "a session is processed once")
+	require.NoError(t, s.ProcessTrace(&trace.Trace{}))
+	assert.Error(t, s.ProcessTrace(&trace.Trace{}), "a session is processed once")
 }
 
 // TestBrokenPlugins loads a directory where every broken plugin is refused with its reason
@@ -388,7 +388,7 @@ func TestBrokenPlugins(t *testing.T) {
 	s.PushCorrelationID(1) // no correlation functions: nothing to call
 	s.PopCorrelationID()
 	require.NoError(t, s.Stop())
-	tr := &report.Trace{}
+	tr := &trace.Trace{}
 	err = s.ProcessTrace(tr)
 	require.Error(t, err)
 	require.ErrorAs(t, err, &pe)
@@ -404,7 +404,7 @@ func TestBrokenPlugins(t *testing.T) {
 	}
 	assert.NotContains(t, err.Error(), "rejected event", "set-last calls after a rejected event fail quietly")
 	good := findEvent(t, tr, 'X', "good event")
-	assert.Equal(t, []report.Arg{{Key: "External id", Value: "4294967298"}, {Key: "note", Value: `"not json"`}, {Key: "count", Value: "3"}}, good.Args)
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 4294967298), trace.Raw("note", `"not json"`), trace.Raw("count", "3")}, good.Args)
 	for _, e := range tr.Events {
 		assert.NotContains(t, []byte{'s', 'f'}, e.Ph, "no flow for an unknown flow type")
 		assert.NotEqual(t, "rejected event", e.Name)
@@ -486,5 +486,5 @@ func BenchmarkCorrelationPushPop(b *testing.B) {
 		s.PopCorrelationID()
 	}
 	require.NoError(b, s.Stop())
-	require.NoError(b, s.ProcessTrace(&report.Trace{}))
+	require.NoError(b, s.ProcessTrace(&trace.Trace{}))
 }

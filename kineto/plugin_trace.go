@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // pluginEvent is one event a plugin reported, every field copied out of plugin memory.
@@ -19,7 +19,7 @@ type pluginEvent struct {
 	device, resource int32
 	name             string
 	seq              int // 1-based position among the plugin's addEvent calls, for messages
-	meta             []report.Arg
+	meta             []trace.Arg
 	// link is the op's correlation id given as the "External id" metadata (0: none).
 	link      int64
 	flowType  int32
@@ -39,8 +39,8 @@ type traceBuilder struct {
 	added     int  // addEvent calls, accepted or not
 	last      int  // index of the event the set-last calls apply to, -1 for none
 	lastFail  bool // the last addEvent was rejected: its set-last calls fail quietly
-	devices   []report.Process
-	resources []report.ThreadRow
+	devices   []trace.Process
+	resources []trace.Thread
 	problems  []string
 	nProblems int
 }
@@ -158,7 +158,7 @@ func (b *traceBuilder) addLastEventMetadata(key string, keyOK bool, value string
 		return b.problem("event #%d %q: addLastEventMetadata: NULL or unterminated key or value", e.seq, e.name)
 	}
 	value = strings.TrimSpace(value)
-	if key == externalIDKey {
+	if key == trace.ArgExternalID {
 		id, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
 			return b.problem("event #%d %q: metadata %q = %s is not an integer correlation id", e.seq, e.name, key, value)
@@ -181,7 +181,7 @@ func (b *traceBuilder) addLastEventMetadata(key string, keyOK bool, value string
 		q, _ := json.Marshal(value) // a JSON string; invalid UTF-8 becomes U+FFFD
 		value = string(q)
 	}
-	e.meta = append(e.meta, report.Arg{Key: key, Value: value})
+	e.meta = append(e.meta, trace.Raw(key, value))
 	return 0
 }
 
@@ -197,7 +197,7 @@ func (b *traceBuilder) addDeviceInfo(size uintptr, d *cDeviceInfo) int32 {
 		name = strconv.FormatInt(d.deviceID, 10)
 	}
 	label, _ := goString(d.label)
-	b.devices = append(b.devices, report.Process{Pid: d.deviceID, Name: name, Label: label, SortIndex: d.sortIndex})
+	b.devices = append(b.devices, trace.Process{Pid: d.deviceID, Name: name, Label: label, SortIndex: d.sortIndex})
 	return 0
 }
 
@@ -212,13 +212,10 @@ func (b *traceBuilder) addResourceInfo(size uintptr, r *cResourceInfo) int32 {
 	if !ok {
 		name = strconv.FormatInt(int64(r.resource), 10)
 	}
-	b.resources = append(b.resources, report.ThreadRow{Pid: int64(r.device), Tid: sanitizeTid(int64(r.resource)),
+	b.resources = append(b.resources, trace.Thread{Pid: int64(r.device), Tid: sanitizeTid(int64(r.resource)),
 		Name: name, SortIndex: int64(r.displayOrder)})
 	return 0
 }
-
-// externalIDKey is the args key linking an event to an op (Kineto's "External id").
-const externalIDKey = "External id"
 
 // sanitizeTid is Kineto's tid rule: the absolute value, with the minimum integer as 0.
 func sanitizeTid(tid int64) int64 {
@@ -271,13 +268,13 @@ type pluginSpan struct {
 // appendTo writes what the builder collected into t: the span, device and resource rows (a
 // row t already has is kept, and the clash recorded), the events (X, i for instant events, C
 // for counters) each followed by its flow event, and returns the device work for the table.
-func (b *traceBuilder) appendTo(t *report.Trace, span pluginSpan) []DeviceActivity {
+func (b *traceBuilder) appendTo(t *trace.Trace, span pluginSpan) []DeviceActivity {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t.Events = append(t.Events,
-		report.TraceEvent{Ph: 'X', Cat: "Trace", Name: span.name + " (-1)", PidStr: "Spans", TidStr: span.name,
-			TsNs: span.startNs, DurNs: max(0, span.stopNs-span.startNs), Args: []report.Arg{{Key: "Op count", Value: "0"}}},
-		report.TraceEvent{Ph: 'i', Name: "Iteration Start: " + span.name, PidStr: "Traces", TidStr: "Trace " + span.name,
+		trace.Event{Ph: 'X', Cat: "Trace", Name: span.name + " (-1)", PidStr: "Spans", TidStr: span.name,
+			TsNs: span.startNs, DurNs: max(0, span.stopNs-span.startNs), Args: []trace.Arg{trace.Int(trace.ArgOpCount, 0)}},
+		trace.Event{Ph: 'i', Name: "Iteration Start: " + span.name, PidStr: "Traces", TidStr: "Trace " + span.name,
 			TsNs: span.startNs, Scope: 'g'})
 	pids := map[int64]bool{}
 	for _, p := range t.Processes {
@@ -307,15 +304,15 @@ func (b *traceBuilder) appendTo(t *report.Trace, span pluginSpan) []DeviceActivi
 	var acts []DeviceActivity
 	for i := range b.events {
 		e := &b.events[i]
-		ev := report.TraceEvent{Ph: 'X', Cat: e.typ.String(), Name: e.name, Pid: int64(e.device),
+		ev := trace.Event{Ph: 'X', Cat: e.typ.String(), Name: e.name, Pid: int64(e.device),
 			Tid: sanitizeTid(int64(e.resource)), TsNs: e.startNs, DurNs: max(0, e.endNs-e.startNs)}
 		switch e.typ {
 		case GPUPMCounter:
 			ev.Ph, ev.DurNs = 'C', 0
 			for _, a := range e.meta {
 				var f float64
-				if json.Unmarshal([]byte(a.Value), &f) != nil {
-					b.problem("counter %q: series %q = %s is not a number", e.name, a.Key, a.Value)
+				if json.Unmarshal([]byte(a.JSON()), &f) != nil {
+					b.problem("counter %q: series %q = %s is not a number", e.name, a.Key, a.JSON())
 				}
 			}
 		case CPUInstantEvent:
@@ -326,7 +323,7 @@ func (b *traceBuilder) appendTo(t *report.Trace, span pluginSpan) []DeviceActivi
 			ext = e.id
 		}
 		if ext != 0 && e.typ != GPUPMCounter {
-			ev.Args = append(ev.Args, report.Arg{Key: externalIDKey, Value: strconv.FormatInt(ext, 10)})
+			ev.Args = append(ev.Args, trace.Int(trace.ArgExternalID, ext))
 		}
 		ev.Args = append(ev.Args, e.meta...)
 		t.Events = append(t.Events, ev)
@@ -339,7 +336,7 @@ func (b *traceBuilder) appendTo(t *report.Trace, span pluginSpan) []DeviceActivi
 			if e.flowStart {
 				ph = 's'
 			}
-			t.Events = append(t.Events, report.TraceEvent{Ph: ph, Cat: cat, Name: cat, Pid: ev.Pid, Tid: ev.Tid,
+			t.Events = append(t.Events, trace.Event{Ph: ph, Cat: cat, Name: cat, Pid: ev.Pid, Tid: ev.Tid,
 				TsNs: e.startNs, ID: uint64(e.flowID)})
 		}
 		switch {

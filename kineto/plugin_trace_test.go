@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // These tests drive the trace builder with Go values, as the C callbacks do after copying.
@@ -32,18 +32,18 @@ func TestBuilderExternalID(t *testing.T) {
 	add(6, 9, "linked kernel", "External id", "77", "x", "1")
 	add(8, 5, "unlinked runtime")
 	add(22, 3, "counter", "External id", "77", "v", "1.5")
-	tr := &report.Trace{}
+	tr := &trace.Trace{}
 	acts := b.appendTo(tr, pluginSpan{name: "P"})
-	args := map[string][]report.Arg{}
+	args := map[string][]trace.Arg{}
 	for _, e := range tr.Events[2:] {
 		args[e.Name] = e.Args
 	}
-	assert.Equal(t, []report.Arg{{Key: "External id", Value: "1099511627776"}}, args["cpu op with a 64-bit id"])
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 1099511627776)}, args["cpu op with a 64-bit id"])
 	assert.Nil(t, args["annotation with id 0"], "0 is omitted")
 	assert.Nil(t, args["unlinked kernel"], "device work has no External id of its own")
-	assert.Equal(t, []report.Arg{{Key: "External id", Value: "77"}, {Key: "x", Value: "1"}}, args["linked kernel"])
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 77), trace.Raw("x", "1")}, args["linked kernel"])
 	assert.Nil(t, args["unlinked runtime"])
-	assert.Equal(t, []report.Arg{{Key: "v", Value: "1.5"}}, args["counter"], "counters never carry External id")
+	assert.Equal(t, []trace.Arg{trace.Raw("v", "1.5")}, args["counter"], "counters never carry External id")
 	require.Len(t, acts, 3)
 	assert.Equal(t, int64(0), acts[0].Correlation)
 	assert.Equal(t, int64(77), acts[1].Correlation)
@@ -62,14 +62,14 @@ func TestBuilderMetadata(t *testing.T) {
 		b.addLastEventMetadata(kv[0], true, kv[1], true)
 	}
 	assert.Equal(t, int32(-1), b.addLastEventMetadata("k", false, "1", true), "NULL key")
-	tr := &report.Trace{}
+	tr := &trace.Trace{}
 	b.appendTo(tr, pluginSpan{})
 	got := tr.Events[2].Args
-	assert.Equal(t, []report.Arg{{Key: "External id", Value: "1"}, {Key: "s", Value: `"quoted"`}, {Key: "n", Value: "42"},
-		{Key: "l", Value: "[1, 2, 3]"}, {Key: "o", Value: `{"a": 1}`}, {Key: "bad", Value: `"not json"`},
-		{Key: "ctl", Value: `"a\u0001b\ufffd"`}}, got)
+	assert.Equal(t, []trace.Arg{trace.Int(trace.ArgExternalID, 1), trace.Raw("s", `"quoted"`), trace.Raw("n", "42"),
+		trace.Raw("l", "[1, 2, 3]"), trace.Raw("o", `{"a": 1}`), trace.Raw("bad", `"not json"`),
+		trace.Raw("ctl", `"a\u0001b\ufffd"`)}, got)
 	for _, a := range got {
-		assert.True(t, json.Valid([]byte(a.Value)), a.Key)
+		assert.True(t, json.Valid([]byte(a.JSON())), a.Key)
 	}
 	err := b.err()
 	require.Error(t, err)
@@ -89,10 +89,10 @@ func TestBuilderRejections(t *testing.T) {
 	assert.Equal(t, int32(-1), b.addDeviceInfo(32, nil))
 	assert.Equal(t, int32(-1), b.addResourceInfo(8, nil))
 	assert.Equal(t, int32(-1), b.nullArg("addEvent", true))
-	tr := &report.Trace{}
+	tr := &trace.Trace{}
 	b.appendTo(tr, pluginSpan{})
 	require.Len(t, tr.Events, 3)
-	assert.Equal(t, report.TraceEvent{Ph: 'X', Cat: "kernel", Tid: 1 << 31, TsNs: 5, DurNs: 0}, tr.Events[2], "negative durations clamp; tid = abs(int64(resource)) as on Kineto main")
+	assert.Equal(t, trace.Event{Ph: 'X', Cat: "kernel", Tid: 1 << 31, TsNs: 5, DurNs: 0}, tr.Events[2], "negative durations clamp; tid = abs(int64(resource)) as on Kineto main")
 	err := b.err()
 	require.Error(t, err)
 	for _, want := range []string{
@@ -122,12 +122,12 @@ func TestBuilderFlowsAndRows(t *testing.T) {
 	require.Zero(t, b.addResourceInfo(resourceInfoSize, &cResourceInfo{device: 3, resource: -4, displayOrder: 2}))
 	require.Zero(t, b.addResourceInfo(resourceInfoSize, &cResourceInfo{device: 1, resource: 1}))
 
-	tr := &report.Trace{Processes: []report.Process{{Pid: 1, Name: "host"}}, Threads: []report.ThreadRow{{Pid: 1, Tid: 1, Name: "main"}}}
+	tr := &trace.Trace{Processes: []trace.Process{{Pid: 1, Name: "host"}}, Threads: []trace.Thread{{Pid: 1, Tid: 1, Name: "main"}}}
 	b.appendTo(tr, pluginSpan{name: "P", startNs: 5, stopNs: 60})
-	assert.Equal(t, []report.Process{{Pid: 1, Name: "host"}, {Pid: 3, Name: "3", SortIndex: 9}}, tr.Processes)
-	assert.Equal(t, []report.ThreadRow{{Pid: 1, Tid: 1, Name: "main"}, {Pid: 3, Tid: 4, Name: "-4", SortIndex: 2}}, tr.Threads)
-	assert.Equal(t, []report.TraceEvent{
-		{Ph: 'X', Cat: "Trace", Name: "P (-1)", PidStr: "Spans", TidStr: "P", TsNs: 5, DurNs: 55, Args: []report.Arg{{Key: "Op count", Value: "0"}}},
+	assert.Equal(t, []trace.Process{{Pid: 1, Name: "host"}, {Pid: 3, Name: "3", SortIndex: 9}}, tr.Processes)
+	assert.Equal(t, []trace.Thread{{Pid: 1, Tid: 1, Name: "main"}, {Pid: 3, Tid: 4, Name: "-4", SortIndex: 2}}, tr.Threads)
+	assert.Equal(t, []trace.Event{
+		{Ph: 'X', Cat: "Trace", Name: "P (-1)", PidStr: "Spans", TidStr: "P", TsNs: 5, DurNs: 55, Args: []trace.Arg{trace.Int(trace.ArgOpCount, 0)}},
 		{Ph: 'i', Name: "Iteration Start: P", PidStr: "Traces", TidStr: "Trace P", TsNs: 5, Scope: 'g'},
 		{Ph: 'X', Cat: "cpu_op", Pid: 3, Tid: 4, TsNs: 10, DurNs: 10},
 		{Ph: 's', Cat: "fwdbwd", Name: "fwdbwd", Pid: 3, Tid: 4, TsNs: 10, ID: 9},
@@ -146,7 +146,7 @@ func TestBuilderCounterNotNumber(t *testing.T) {
 	require.Zero(t, b.addEvent(eventSize, event(22, 10, 0, 0, 0, 0)))
 	require.Zero(t, b.setLastEventName("c", true))
 	require.Zero(t, b.addLastEventMetadata("series", true, `"high"`, true))
-	b.appendTo(&report.Trace{}, pluginSpan{})
+	b.appendTo(&trace.Trace{}, pluginSpan{})
 	assert.ErrorContains(t, b.err(), `counter "c": series "series" = "high" is not a number`)
 }
 

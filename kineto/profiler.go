@@ -3,7 +3,7 @@ package kineto
 import (
 	"sync"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // ActivityProfiler is a child profiler, the Go form of Kineto's IActivityProfiler: it names
@@ -40,7 +40,7 @@ type ActivityProfilerSession interface {
 	// ProcessTrace adds the session's events and its device and resource rows to t (absolute
 	// ns). Events linked to an op carry "External id" = the op's correlation id. t is owned by
 	// the caller and must not be kept. An error is a warning: what was added stays.
-	ProcessTrace(t *report.Trace) error
+	ProcessTrace(t *trace.Trace) error
 }
 
 // DeviceActivity is device work a session recorded, for the operator table: the table

@@ -5,7 +5,6 @@ package kineto_test
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +13,7 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 func profilers(ps []*kineto.Plugin) []kineto.ActivityProfiler {
@@ -48,7 +47,7 @@ func TestPluginsInSession(t *testing.T) {
 	assert.Contains(t, warnings, "event #1 rejected: KinetoPlugin_ProfileEvent: unpaddedStructSize 24 < 48")
 	assert.NotContains(t, warnings, "sample.so")
 
-	var kernel, step *report.TraceEvent
+	var kernel, step *trace.Event
 	for i, e := range res.Trace.Events {
 		switch e.Name {
 		case "test_kernel":
@@ -59,9 +58,8 @@ func TestPluginsInSession(t *testing.T) {
 	}
 	require.NotNil(t, kernel)
 	require.NotNil(t, step)
-	ext := strconv.FormatInt(handle, 10)
-	assert.Equal(t, report.Arg{Key: "External id", Value: ext}, kernel.Args[0], "the kernel is linked to the op")
-	assert.Equal(t, report.Arg{Key: "External id", Value: ext}, step.Args[0])
+	assert.Equal(t, trace.Int(trace.ArgExternalID, handle), kernel.Args[0], "the kernel is linked to the op")
+	assert.Equal(t, trace.Int(trace.ArgExternalID, handle), step.Args[0])
 	var found bool
 	for _, a := range res.DeviceActivities {
 		if a.Name == "test_kernel" {

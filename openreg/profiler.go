@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 func init() {
@@ -88,7 +88,7 @@ func (s *activitySession) wanted(a *Activity) bool {
 
 // ProcessTrace adds the device rows, the work on them, the launches on the host threads and
 // an ac2g flow from each launch to its work.
-func (s *activitySession) ProcessTrace(t *report.Trace) error {
+func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
@@ -116,48 +116,48 @@ func (s *activitySession) ProcessTrace(t *report.Trace) error {
 		if !devs[a.Device] {
 			devs[a.Device] = true
 			n := "OPENREG " + strconv.Itoa(a.Device)
-			t.Processes = append(t.Processes, report.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
+			t.Processes = append(t.Processes, trace.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
 		}
 		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
 			streams[k] = true
-			t.Threads = append(t.Threads, report.ThreadRow{Pid: int64(a.Device), Tid: a.Stream,
+			t.Threads = append(t.Threads, trace.Thread{Pid: int64(a.Device), Tid: a.Stream,
 				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
 		}
-		args := make([]report.Arg, 0, 6)
+		args := make([]trace.Arg, 0, 6)
 		if a.Correlation > 0 {
-			args = append(args, report.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
 		}
-		args = append(args, report.Arg{Key: "device", Value: strconv.Itoa(a.Device)},
-			report.Arg{Key: "stream", Value: strconv.FormatInt(a.Stream, 10)},
-			report.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)),
+			trace.Int(trace.ArgStream, a.Stream),
+			trace.Int(trace.ArgCorrelation, a.ID))
 		if a.Kind == ActivityKernel {
-			args = append(args, report.Arg{Key: "flops", Value: strconv.FormatInt(a.Flops, 10)})
+			args = append(args, trace.Int(trace.ArgFlops, a.Flops))
 		} else {
-			args = append(args, report.Arg{Key: "bytes", Value: strconv.FormatInt(a.BytesWritten, 10)})
+			args = append(args, trace.Int(trace.ArgBytes, a.BytesWritten))
 		}
 		name := a.Name
 		if name == "kernel" { // Kineto's rename, so the name cannot be taken for the category
 			name = "Kernel"
 		}
-		t.Events = append(t.Events, report.TraceEvent{Ph: 'X', Cat: a.Kind.String(), Name: name,
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: name,
 			Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
 		if launched[a.ID] {
-			t.Events = append(t.Events, report.TraceEvent{Ph: 'f', Cat: "ac2g", Name: "ac2g",
+			t.Events = append(t.Events, trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g",
 				Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
 	}
 	if s.acts.Has(kineto.PrivateUse1Runtime) {
 		for i := range s.launches {
 			a := &s.launches[i]
-			args := []report.Arg{}
+			args := []trace.Arg{}
 			if a.Correlation > 0 {
-				args = append(args, report.Arg{Key: "External id", Value: strconv.FormatInt(a.Correlation, 10)})
+				args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
 			}
-			args = append(args, report.Arg{Key: "correlation", Value: strconv.FormatInt(a.ID, 10)})
+			args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
 			t.Events = append(t.Events,
-				report.TraceEvent{Ph: 'X', Cat: "privateuse1_runtime", Name: a.Name, Pid: pid, Tid: a.Thread,
+				trace.Event{Ph: 'X', Cat: "privateuse1_runtime", Name: a.Name, Pid: pid, Tid: a.Thread,
 					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args},
-				report.TraceEvent{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
 	}
 	return nil

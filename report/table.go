@@ -1,7 +1,6 @@
-// Package report renders and reads what a profile produces: PyTorch's key_averages() table
-// (byte-identical layout) and its markdown, CSV and JSON forms, Chrome/Perfetto traces in
-// Kineto's object form or the legacy array, a streaming reader for both forms, and a checker
-// for traces.
+// Package report renders key averages as PyTorch's key_averages() table (byte-identical layout)
+// and as markdown, CSV and JSON. Traces are elsewhere: the model, writer and checker in
+// report/trace, the reader in report/tracefile.
 package report
 
 import (

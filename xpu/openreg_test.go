@@ -14,7 +14,7 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/xpu"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,24 +49,24 @@ func profile(t *testing.T, cfgText string, rtOpts openreg.Options, clock devices
 	return res, sp
 }
 
-// checkTrace writes the trace and runs report.CheckTrace on it.
-func checkTrace(t *testing.T, tr *report.Trace) {
+// checkTrace writes the trace and runs trace.Check on it.
+func checkTrace(t *testing.T, tr *trace.Trace) {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, report.WriteTrace(&buf, tr))
-	require.NoError(t, report.CheckTrace(buf.Bytes()))
+	require.NoError(t, trace.Write(&buf, tr))
+	require.NoError(t, trace.Check(buf.Bytes()))
 }
 
-func arg(e *report.TraceEvent, key string) (string, bool) {
+func arg(e *trace.Event, key string) (string, bool) {
 	for _, a := range e.Args {
 		if a.Key == key {
-			return a.Value, true
+			return a.JSON(), true
 		}
 	}
 	return "", false
 }
 
-func numArg(t *testing.T, e *report.TraceEvent, key string) float64 {
+func numArg(t *testing.T, e *trace.Event, key string) float64 {
 	t.Helper()
 	v, ok := arg(e, key)
 	require.True(t, ok, "%s %q has no arg %q (args %v)", string(e.Ph), e.Name, key, e.Args)
@@ -76,7 +76,7 @@ func numArg(t *testing.T, e *report.TraceEvent, key string) float64 {
 }
 
 // split sorts the trace's device events: OpenReg's kernels, the metrics slices and the counters.
-func split(tr *report.Trace) (kernels, slices, counters []*report.TraceEvent) {
+func split(tr *trace.Trace) (kernels, slices, counters []*trace.Event) {
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		switch {
@@ -92,14 +92,14 @@ func split(tr *report.Trace) (kernels, slices, counters []*report.TraceEvent) {
 }
 
 // counterAt finds the counter event on slice's row at ts.
-func counterAt(counters []*report.TraceEvent, pid, tid, ts int64, zero bool) *report.TraceEvent {
+func counterAt(counters []*trace.Event, pid, tid, ts int64, zero bool) *trace.Event {
 	for _, c := range counters {
 		if c.Pid != pid || c.Tid != tid || c.TsNs != ts || c.Name != xpu.CounterName {
 			continue
 		}
 		allZero := true
 		for _, a := range c.Args {
-			allZero = allZero && a.Value == "0"
+			allZero = allZero && a.JSON() == "0"
 		}
 		if allZero == zero {
 			return c
@@ -119,7 +119,7 @@ func TestPerKernelScopesOnOpenReg(t *testing.T) {
 	assert.Len(t, counters, 2*len(kernels))
 	assert.Len(t, sp.LastScopes(), len(kernels))
 
-	byID := map[string]*report.TraceEvent{}
+	byID := map[string]*trace.Event{}
 	for _, s := range slices {
 		id, ok := arg(s, "kernel_id")
 		require.True(t, ok)
@@ -226,7 +226,7 @@ func TestTwiceLongerKernelTwiceTheCounts(t *testing.T) {
 
 // rangeKernels returns, for the user range r of tr, the kernels launched by the ops it
 // contains on its thread (not counting ops inside the nested ranges skip).
-func rangeKernels(tr *report.Trace, r *report.TraceEvent, skip ...*report.TraceEvent) []*report.TraceEvent {
+func rangeKernels(tr *trace.Trace, r *trace.Event, skip ...*trace.Event) []*trace.Event {
 	ids := map[string]bool{}
 	for i := range tr.Events {
 		e := &tr.Events[i]
@@ -242,7 +242,7 @@ func rangeKernels(tr *report.Trace, r *report.TraceEvent, skip ...*report.TraceE
 			ids[id] = true
 		}
 	}
-	var out []*report.TraceEvent
+	var out []*trace.Event
 	kernels, _, _ := split(tr)
 	for _, k := range kernels {
 		if id, _ := arg(k, "External id"); ids[id] {
@@ -297,13 +297,13 @@ func TestPerRangeScopesOnOpenReg(t *testing.T) {
 	}
 	assert.Equal(t, []string{"range_a", "range_b", "outer", "inner"}, names, "one scope per range, in start order")
 
-	ranges := map[string]*report.TraceEvent{}
+	ranges := map[string]*trace.Event{}
 	for i := range res.Trace.Events {
 		if e := &res.Trace.Events[i]; e.Cat == "user_annotation" {
 			ranges[e.Name] = e
 		}
 	}
-	want := map[string][]*report.TraceEvent{
+	want := map[string][]*trace.Event{
 		"range_a": rangeKernels(res.Trace, ranges["range_a"]),
 		"range_b": rangeKernels(res.Trace, ranges["range_b"]),
 		"outer":   rangeKernels(res.Trace, ranges["outer"], ranges["inner"]),
@@ -341,7 +341,7 @@ func TestPerRangeScopesOnOpenReg(t *testing.T) {
 	checkTrace(t, res.Trace)
 }
 
-func mustArg(t *testing.T, e *report.TraceEvent, key string) string {
+func mustArg(t *testing.T, e *trace.Event, key string) string {
 	t.Helper()
 	v, ok := arg(e, key)
 	require.True(t, ok, key)
@@ -537,7 +537,7 @@ func TestCountersAreNumbers(t *testing.T) {
 		return err
 	})
 	var buf bytes.Buffer
-	require.NoError(t, report.WriteTrace(&buf, res.Trace))
+	require.NoError(t, trace.Write(&buf, res.Trace))
 	var top struct {
 		TraceEvents []map[string]json.RawMessage `json:"traceEvents"`
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // ProfilerName is the scope profiler's name in session warnings.
@@ -114,7 +114,7 @@ func (*session) PopCorrelationID()        {}
 // keeps the first MaxScopes, writes them into t and hands them to the profiler. Dropped scopes,
 // and scopes measured while the profile does not record kernels, are reported by one error of
 // one line, which the session treats as a warning.
-func (s *session) ProcessTrace(t *report.Trace) error {
+func (s *session) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var scopes []Scope

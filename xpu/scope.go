@@ -3,9 +3,8 @@ package xpu
 import (
 	"math"
 	"sort"
-	"strconv"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // Scope is one measured scope: a kernel (per-kernel mode) or a record_function range with the
@@ -118,7 +117,7 @@ type hostRow struct{ pid, tid int64 }
 // "user_annotation" slice whose "External id" is the kernel's Correlation (a kernel launched
 // directly inside a range is linked to the range itself). Kernels outside every range, or
 // whose op is not in t, are not measured. ks is sorted.
-func rangeScopes(t *report.Trace, ks []KernelMetrics, infos []MetricInfo, idx []int) []Scope {
+func rangeScopes(t *trace.Trace, ks []KernelMetrics, infos []MetricInfo, idx []int) []Scope {
 	byExt := map[int64]int{}
 	ranges := map[hostRow][]int{}
 	for i := range t.Events {
@@ -254,13 +253,10 @@ func aggregate(infos []MetricInfo, vals [][]float64, durs []float64) []float64 {
 }
 
 // externalID is an event's "External id" arg, 0 when absent or not an integer.
-func externalID(e *report.TraceEvent) int64 {
+func externalID(e *trace.Event) int64 {
 	for _, a := range e.Args {
-		if a.Key == "External id" {
-			n, err := strconv.ParseInt(a.Value, 10, 64)
-			if err != nil {
-				return 0
-			}
+		if a.Key == trace.ArgExternalID {
+			n, _ := a.Int()
 			return n
 		}
 	}

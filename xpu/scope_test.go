@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +49,7 @@ func kernel(id int64, name string, stream, start, end, corr int64, vals ...float
 
 // run drives a scope profiler session over src with config text, as orprof's session does,
 // and returns the trace (starting from base) and the error of ProcessTrace.
-func run(t *testing.T, src *fakeSource, cfgText string, base *report.Trace) (*report.Trace, *ScopeProfiler, error) {
+func run(t *testing.T, src *fakeSource, cfgText string, base *trace.Trace) (*trace.Trace, *ScopeProfiler, error) {
 	t.Helper()
 	cfg, err := kineto.ParseConfig(cfgText)
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func run(t *testing.T, src *fakeSource, cfgText string, base *report.Trace) (*re
 	require.Equal(t, src.stopErr, sess.Stop())
 	tr := base
 	if tr == nil {
-		tr = &report.Trace{}
+		tr = &trace.Trace{}
 	}
 	err = sess.ProcessTrace(tr)
 	assert.Equal(t, p.LastScopes(), sess.(ScopeSource).Scopes())
@@ -148,26 +148,26 @@ func TestPerKernelEvents(t *testing.T) {
 	require.Len(t, p.LastScopes(), 2)
 	assert.Equal(t, "relu", p.LastScopes()[0].Name, "scopes in start order")
 
-	want := []report.TraceEvent{
-		{Ph: 'X', Cat: "kernel", Name: "metrics: relu", Pid: 0, Tid: 3, TsNs: 999, DurNs: 502, Args: []report.Arg{
-			{Key: "kernel_id", Value: "7"}, {Key: "queue", Value: `"3"`}, {Key: "Time::ns", Value: "500"},
-			{Key: "Busy::%", Value: "0"}, {Key: "Peak", Value: "2"}, {Key: "Spilled", Value: "true"}}},
-		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 3, TsNs: 999, Args: []report.Arg{
-			{Key: "Time", Value: "500"}, {Key: "Busy", Value: "0"}, {Key: "Peak", Value: "2"}, {Key: "Spilled", Value: "1"}}},
-		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 3, TsNs: 1501, Args: []report.Arg{
-			{Key: "Time", Value: "0"}, {Key: "Busy", Value: "0"}, {Key: "Peak", Value: "0"}, {Key: "Spilled", Value: "0"}}},
-		{Ph: 'X', Cat: "kernel", Name: "metrics: gemm", Pid: 0, Tid: 3, TsNs: 4999, DurNs: 1002, Args: []report.Arg{
-			{Key: "kernel_id", Value: "8"}, {Key: "queue", Value: `"3"`}, {Key: "Time::ns", Value: "1000"},
-			{Key: "Busy::%", Value: "42.5"}, {Key: "Peak", Value: "7"}, {Key: "Spilled", Value: "false"}}},
+	want := []trace.Event{
+		{Ph: 'X', Cat: "kernel", Name: "metrics: relu", Pid: 0, Tid: 3, TsNs: 999, DurNs: 502, Args: []trace.Arg{
+			trace.Int("kernel_id", 7), trace.Str("queue", "3"), trace.Raw("Time::ns", "500"),
+			trace.Raw("Busy::%", "0"), trace.Raw("Peak", "2"), trace.Raw("Spilled", "true")}},
+		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 3, TsNs: 999, Args: []trace.Arg{
+			trace.Raw("Time", "500"), trace.Raw("Busy", "0"), trace.Raw("Peak", "2"), trace.Raw("Spilled", "1")}},
+		{Ph: 'C', Cat: "xpu_scope_profiler", Name: "xpu", Pid: 0, Tid: 3, TsNs: 1501, Args: []trace.Arg{
+			trace.Raw("Time", "0"), trace.Raw("Busy", "0"), trace.Raw("Peak", "0"), trace.Raw("Spilled", "0")}},
+		{Ph: 'X', Cat: "kernel", Name: "metrics: gemm", Pid: 0, Tid: 3, TsNs: 4999, DurNs: 1002, Args: []trace.Arg{
+			trace.Int("kernel_id", 8), trace.Str("queue", "3"), trace.Raw("Time::ns", "1000"),
+			trace.Raw("Busy::%", "42.5"), trace.Raw("Peak", "7"), trace.Raw("Spilled", "false")}},
 	}
 	require.Len(t, tr.Events, 6)
 	assert.Equal(t, want, tr.Events[:4])
-	assert.Equal(t, []report.Process{{Pid: 0, Name: "FAKE-TESTPERKERNELEVENTS 0", Label: "FAKE-TESTPERKERNELEVENTS 0", SortIndex: 5000000}}, tr.Processes)
-	assert.Equal(t, []report.ThreadRow{{Pid: 0, Tid: 3, Name: "stream 3 ", SortIndex: 3}}, tr.Threads)
+	assert.Equal(t, []trace.Process{{Pid: 0, Name: "FAKE-TESTPERKERNELEVENTS 0", Label: "FAKE-TESTPERKERNELEVENTS 0", SortIndex: 5000000}}, tr.Processes)
+	assert.Equal(t, []trace.Thread{{Pid: 0, Tid: 3, Name: "stream 3 ", SortIndex: 3}}, tr.Threads)
 
 	var buf bytes.Buffer
-	require.NoError(t, report.WriteTrace(&buf, tr))
-	require.NoError(t, report.CheckTrace(buf.Bytes()))
+	require.NoError(t, trace.Write(&buf, tr))
+	require.NoError(t, trace.Check(buf.Bytes()))
 }
 
 func TestPads(t *testing.T) {
@@ -194,18 +194,18 @@ func TestPads(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := &report.Trace{BaseTimeNs: tc.base}
+			tr := &trace.Trace{BaseTimeNs: tc.base}
 			var ks []KernelMetrics
 			var scopes []Scope
 			for i, k := range tc.kernels {
 				ks = append(ks, kernel(int64(i), "k", 0, k[0], k[1], 0))
 				scopes = append(scopes, Scope{Name: "k", StartNs: k[0], EndNs: k[1]})
-				tr.Events = append(tr.Events, report.TraceEvent{Ph: 'X', Cat: "kernel", Name: "k", TsNs: k[0], DurNs: k[1] - k[0]})
+				tr.Events = append(tr.Events, trace.Event{Ph: 'X', Cat: "kernel", Name: "k", TsNs: k[0], DurNs: k[1] - k[0]})
 			}
 			for _, o := range tc.others {
-				tr.Events = append(tr.Events, report.TraceEvent{Ph: 'X', Cat: "gpu_memcpy", Name: "copy", TsNs: o[0], DurNs: o[1] - o[0]})
+				tr.Events = append(tr.Events, trace.Event{Ph: 'X', Cat: "gpu_memcpy", Name: "copy", TsNs: o[0], DurNs: o[1] - o[0]})
 			}
-			tr.Events = append(tr.Events, report.TraceEvent{Ph: 'X', Cat: "kernel", Name: "other stream", Tid: 9, TsNs: 199, DurNs: 3})
+			tr.Events = append(tr.Events, trace.Event{Ph: 'X', Cat: "kernel", Name: "other stream", Tid: 9, TsNs: 199, DurNs: 3})
 			pre, post := pads(tr, scopes, ks)
 			assert.Equal(t, tc.pre, pre, "pre")
 			assert.Equal(t, tc.post, post, "post")
@@ -215,12 +215,12 @@ func TestPads(t *testing.T) {
 
 // hostTrace is a trace with host ops on two threads: ranges "step" ⊃ "inner" on thread 1
 // (and an op between them), "other" on thread 2.
-func hostTrace() *report.Trace {
-	x := func(cat, name string, tid, ts, dur, id int64) report.TraceEvent {
-		return report.TraceEvent{Ph: 'X', Cat: cat, Name: name, Pid: 77, Tid: tid, TsNs: ts, DurNs: dur,
-			Args: []report.Arg{{Key: "External id", Value: strconv.FormatInt(id, 10)}}}
+func hostTrace() *trace.Trace {
+	x := func(cat, name string, tid, ts, dur, id int64) trace.Event {
+		return trace.Event{Ph: 'X', Cat: cat, Name: name, Pid: 77, Tid: tid, TsNs: ts, DurNs: dur,
+			Args: []trace.Arg{trace.Int(trace.ArgExternalID, id)}}
 	}
-	return &report.Trace{Events: []report.TraceEvent{
+	return &trace.Trace{Events: []trace.Event{
 		x("user_annotation", "step", 1, 100, 900, 1),
 		x("cpu_op", "aten::mm", 1, 150, 50, 2),
 		x("user_annotation", "inner", 1, 300, 200, 3),
@@ -260,16 +260,16 @@ func TestPerRangeScopes(t *testing.T) {
 	assert.Equal(t, Scope{Name: "other", Range: true, ID: 6, Device: 0, Stream: 2, StartNs: 900, EndNs: 1000, Kernels: 1,
 		Metrics: fakeMetrics, Values: []float64{100, 20, 4, 0}}, other)
 
-	var slices []report.TraceEvent
+	var slices []trace.Event
 	for _, e := range tr.Events {
 		if e.Ph == 'X' && strings.HasPrefix(e.Name, SlicePrefix) {
 			slices = append(slices, e)
 		}
 	}
 	require.Len(t, slices, 3)
-	assert.Equal(t, report.TraceEvent{Ph: 'X', Cat: "kernel", Name: "metrics: step", Pid: 0, Tid: 0, TsNs: 999, DurNs: 702,
-		Args: []report.Arg{{Key: "range_id", Value: "1"}, {Key: "kernels", Value: "2"}, {Key: "queue", Value: `"0"`},
-			{Key: "Time::ns", Value: "200"}, {Key: "Busy::%", Value: "70"}, {Key: "Peak", Value: "3"}, {Key: "Spilled", Value: "false"}}},
+	assert.Equal(t, trace.Event{Ph: 'X', Cat: "kernel", Name: "metrics: step", Pid: 0, Tid: 0, TsNs: 999, DurNs: 702,
+		Args: []trace.Arg{trace.Int("range_id", 1), trace.Int("kernels", 2), trace.Str("queue", "0"),
+			trace.Raw("Time::ns", "200"), trace.Raw("Busy::%", "70"), trace.Raw("Peak", "3"), trace.Raw("Spilled", "false")}},
 		slices[0])
 }
 
@@ -280,10 +280,10 @@ func TestAggregateZeroDurations(t *testing.T) {
 
 func TestMaxScopesPerRange(t *testing.T) {
 	var ks []KernelMetrics
-	tr := &report.Trace{}
+	tr := &trace.Trace{}
 	for i := range int64(12) {
-		tr.Events = append(tr.Events, report.TraceEvent{Ph: 'X', Cat: "user_annotation", Name: "r" + strconv.FormatInt(i, 10),
-			Tid: 1, TsNs: i * 100, DurNs: 50, Args: []report.Arg{{Key: "External id", Value: strconv.FormatInt(i+1, 10)}}})
+		tr.Events = append(tr.Events, trace.Event{Ph: 'X', Cat: "user_annotation", Name: "r" + strconv.FormatInt(i, 10),
+			Tid: 1, TsNs: i * 100, DurNs: 50, Args: []trace.Arg{trace.Int(trace.ArgExternalID, i+1)}})
 		ks = append(ks, kernel(i, "k", 0, 10000+i*100, 10050+i*100, i+1, 50, 1, 1, 0))
 	}
 	_, p, err := run(t, &fakeSource{kernels: ks}, fakeConfig+"XPUPTI_PROFILER_ENABLE_PER_KERNEL = 0", tr)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // Trace categories and names of the scope profiler's events, as Kineto writes them.
@@ -33,7 +33,7 @@ type span struct{ start, end int64 }
 // neighbouring kernel or copy, never out of a slice that contains the scope and shares an
 // end with it, and never before the trace's time base. Slices inside a scope's interval do not
 // count.
-func pads(t *report.Trace, scopes []Scope, ks []KernelMetrics) (pre, post []int64) {
+func pads(t *trace.Trace, scopes []Scope, ks []KernelMetrics) (pre, post []int64) {
 	rows := map[row][]span{}
 	for i := range scopes {
 		rows[row{int64(scopes[i].Device), scopes[i].Stream}] = nil
@@ -106,44 +106,44 @@ func pads(t *report.Trace, scopes []Scope, ks []KernelMetrics) (pre, post []int6
 
 // appendScopes adds every scope's "metrics: <name>" slice and its counter pulse to t, and the
 // device and stream rows it lacks. device names the device rows ("OPENREG 0").
-func appendScopes(t *report.Trace, scopes []Scope, ks []KernelMetrics, device string) {
+func appendScopes(t *trace.Trace, scopes []Scope, ks []KernelMetrics, device string) {
 	pre, post := pads(t, scopes, ks)
 	addRows(t, scopes, device)
 	for i := range scopes {
 		s := &scopes[i]
 		start, end := s.StartNs-pre[i], s.EndNs+post[i]
 		pid, tid := int64(s.Device), s.Stream
-		args := make([]report.Arg, 0, len(s.Values)+3)
+		args := make([]trace.Arg, 0, len(s.Values)+3)
 		if s.Range {
-			args = append(args, report.Arg{Key: "range_id", Value: strconv.FormatInt(s.ID, 10)},
-				report.Arg{Key: "kernels", Value: strconv.Itoa(s.Kernels)})
+			args = append(args, trace.Int("range_id", s.ID),
+				trace.Int("kernels", int64(s.Kernels)))
 		} else {
-			args = append(args, report.Arg{Key: "kernel_id", Value: strconv.FormatInt(s.ID, 10)})
+			args = append(args, trace.Int("kernel_id", s.ID))
 		}
-		args = append(args, report.Arg{Key: "queue", Value: `"` + strconv.FormatInt(s.Stream, 10) + `"`})
-		on := make([]report.Arg, len(s.Values))
-		off := make([]report.Arg, len(s.Values))
+		args = append(args, trace.Str("queue", strconv.FormatInt(s.Stream, 10)))
+		on := make([]trace.Arg, len(s.Values))
+		off := make([]trace.Arg, len(s.Values))
 		for m, v := range s.Values {
 			info := s.Metrics[m]
 			key := info.Name
 			if info.Unit != "" {
 				key += "::" + info.Unit
 			}
-			args = append(args, report.Arg{Key: key, Value: formatValue(v, info.Type)})
-			on[m] = report.Arg{Key: info.Name, Value: FormatDouble(v)}
-			off[m] = report.Arg{Key: info.Name, Value: "0"}
+			args = append(args, trace.Raw(key, formatValue(v, info.Type)))
+			on[m] = trace.Raw(info.Name, FormatDouble(v))
+			off[m] = trace.Raw(info.Name, "0")
 		}
 		t.Events = append(t.Events,
-			report.TraceEvent{Ph: 'X', Cat: SliceCat, Name: SlicePrefix + s.Name, Pid: pid, Tid: tid,
+			trace.Event{Ph: 'X', Cat: SliceCat, Name: SlicePrefix + s.Name, Pid: pid, Tid: tid,
 				TsNs: start, DurNs: end - start, Args: args},
-			report.TraceEvent{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: start, Args: on},
-			report.TraceEvent{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: end, Args: off})
+			trace.Event{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: start, Args: on},
+			trace.Event{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: end, Args: off})
 	}
 }
 
 // addRows adds the process row of every device and the thread row of every stream the scopes
 // use, unless the trace has them (OpenReg's activity profiler adds them when it records kernels).
-func addRows(t *report.Trace, scopes []Scope, device string) {
+func addRows(t *trace.Trace, scopes []Scope, device string) {
 	procs := map[int64]bool{}
 	for _, p := range t.Processes {
 		procs[p.Pid] = true
@@ -159,11 +159,11 @@ func addRows(t *report.Trace, scopes []Scope, device string) {
 		if !procs[pid] {
 			procs[pid] = true
 			n := label + " " + strconv.Itoa(s.Device)
-			t.Processes = append(t.Processes, report.Process{Pid: pid, Name: n, Label: n, SortIndex: pid + 5000000})
+			t.Processes = append(t.Processes, trace.Process{Pid: pid, Name: n, Label: n, SortIndex: pid + 5000000})
 		}
 		if r := (row{pid, s.Stream}); !threads[r] {
 			threads[r] = true
-			t.Threads = append(t.Threads, report.ThreadRow{Pid: pid, Tid: s.Stream,
+			t.Threads = append(t.Threads, trace.Thread{Pid: pid, Tid: s.Stream,
 				Name: "stream " + strconv.FormatInt(s.Stream, 10) + " ", SortIndex: s.Stream})
 		}
 	}

@@ -114,6 +114,13 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "orprof conformance: --device %s: no backend registered under that name (registered: %s)\n",
 			*device, orNone(stubs.Devices()))
 		return 2
+	} else if st := stubs.Lookup(*device); !st.Enabled() {
+		// A registered backend that says why it cannot run here (no OpenCL platform) could
+		// not be loaded: its reason, once, instead of the same failure in every check.
+		if err := st.Synchronize(context.Background()); err != nil && !errors.Is(err, stubs.ErrNotEnabled) {
+			fmt.Fprintf(stderr, "orprof conformance: --device %s: %s\n", *device, oneLine(err.Error()))
+			return 2
+		}
 	}
 
 	var passed, failed, skipped int

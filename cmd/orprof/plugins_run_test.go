@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // TestRunWithPlugin: a Kineto plugin compiled from kineto/testdata shows up in `orprof run`'s
@@ -38,16 +38,16 @@ func TestRunWithPlugin(t *testing.T) {
 	require.NoError(t, err, string(out))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "garbage.so"), []byte("not a library"), 0o644))
 
-	trace := filepath.Join(t.TempDir(), "trace.json")
+	tracePath := filepath.Join(t.TempDir(), "trace.json")
 	var stdout, stderr bytes.Buffer
-	code := dispatch([]string{"run", "--device", "cpu", "--plugin-dir", dir, "--trace", trace,
+	code := dispatch([]string{"run", "--device", "cpu", "--plugin-dir", dir, "--trace", tracePath,
 		"--activities", "cpu_op,user_annotation,cuda_runtime,cuda_driver,kernel,gpu_memcpy,gpu_pm_counter"}, nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stderr.String(), "garbage.so", "the refused library is reported")
 
-	data, err := os.ReadFile(trace)
+	data, err := os.ReadFile(tracePath)
 	require.NoError(t, err)
-	require.NoError(t, report.CheckTrace(data))
+	require.NoError(t, trace.Check(data))
 	var doc struct {
 		TraceEvents []struct {
 			Ph   string          `json:"ph"`

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // TestRunTableRoundTrip: the table of a trace written by `orprof run` equals the table `orprof
@@ -29,19 +29,19 @@ func TestRunTableRoundTrip(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			trace := filepath.Join(t.TempDir(), "trace.json.gz")
+			tracePath := filepath.Join(t.TempDir(), "trace.json.gz")
 			var runOut, runErr bytes.Buffer
-			args := append([]string{"run", "--trace", trace, "--row-limit", "-1", "--profile-memory", "--record-shapes"}, c.args...)
+			args := append([]string{"run", "--trace", tracePath, "--row-limit", "-1", "--profile-memory", "--record-shapes"}, c.args...)
 			require.Equal(t, 0, dispatch(args, nil, &runOut, &runErr), runErr.String())
 			var tabOut, tabErr bytes.Buffer
-			require.Equal(t, 0, dispatch([]string{"table", "--row-limit", "-1", trace}, nil, &tabOut, &tabErr), tabErr.String())
+			require.Equal(t, 0, dispatch([]string{"table", "--row-limit", "-1", tracePath}, nil, &tabOut, &tabErr), tabErr.String())
 			require.Equal(t, runOut.String(), tabOut.String())
 			if c.name != "cpu-only" {
 				require.Contains(t, runOut.String(), "Self OPENREG time total")
 			}
-			data, err := os.ReadFile(strings.TrimSuffix(trace, ".gz"))
+			data, err := os.ReadFile(strings.TrimSuffix(tracePath, ".gz"))
 			if err == nil {
-				require.NoError(t, report.CheckTrace(data))
+				require.NoError(t, trace.Check(data))
 			}
 		})
 	}
@@ -50,12 +50,12 @@ func TestRunTableRoundTrip(t *testing.T) {
 // TestRunTraceChecks: the traces `orprof run` writes pass the trace checker.
 func TestRunTraceChecks(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--activities", "cpu_op,kernel,gpu_memcpy,privateuse1_runtime"}} {
-		trace := filepath.Join(t.TempDir(), "trace.json")
+		tracePath := filepath.Join(t.TempDir(), "trace.json")
 		var out, errb bytes.Buffer
-		args := append([]string{"run", "--trace", trace, "--workload", "multistream"}, extra...)
+		args := append([]string{"run", "--trace", tracePath, "--workload", "multistream"}, extra...)
 		require.Equal(t, 0, dispatch(args, nil, &out, &errb), errb.String())
-		data, err := os.ReadFile(trace)
+		data, err := os.ReadFile(tracePath)
 		require.NoError(t, err)
-		require.NoError(t, report.CheckTrace(data))
+		require.NoError(t, trace.Check(data))
 	}
 }

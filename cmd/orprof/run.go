@@ -11,7 +11,8 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -45,9 +46,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if msg := tf.check(); msg != "" {
 		return fail(stderr, "run: %s", msg)
 	}
-	w, ok := openreg.LookupWorkload(*workload)
+	runWorkload, have, ok := deviceWorkload(*workload, *device)
 	if !ok {
-		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, workloadNames())
+		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, have)
 	}
 	opts := orprof.Options{Device: *device, RecordShapes: *shapes, ProfileMemory: *memory}
 	if strings.EqualFold(*device, "cpu") || *device == "" {
@@ -95,10 +96,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "run: %v", err)
 	}
 	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
-	runErr := w.Run(ctx, openreg.Default())
+	runErr := runWorkload(ctx)
 	res, stopErr := sess.Stop()
 	if runErr != nil {
-		return fail(stderr, "run: workload %s: %v", w.Name, runErr)
+		return fail(stderr, "run: workload %s: %v", *workload, runErr)
 	}
 	if stopErr != nil {
 		if res == nil {
@@ -174,10 +175,10 @@ func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
 		out = gz
 	}
 	if legacy {
-		err = report.WriteLegacyTrace(out, res.Events, res.Device)
+		err = tracefile.WriteLegacy(out, res.Events, res.Device)
 	} else {
 		res.Trace.TraceName = filepath.Base(path)
-		err = report.WriteTrace(out, res.Trace)
+		err = trace.Write(out, res.Trace)
 	}
 	if gz != nil {
 		if cerr := gz.Close(); err == nil {

@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 var traceStepRE = regexp.MustCompile(`"cat": "user_annotation", "name": "(ProfilerStep#\d+)"`)
@@ -28,7 +29,7 @@ func traceFileSteps(t *testing.T, path string) []string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.NoError(t, report.CheckTrace(raw), path)
+	require.NoError(t, trace.Check(raw), path)
 	var steps []string
 	for _, m := range traceStepRE.FindAllSubmatch(raw, -1) {
 		steps = append(steps, string(m[1]))
@@ -77,7 +78,7 @@ func TestRunSchedule(t *testing.T) {
 	require.Equal(t, 0, code, errb.String())
 	gz, _ := filepath.Glob(filepath.Join(dir, "*.pt.trace.json.gz"))
 	require.Len(t, gz, 1)
-	data, err := report.OpenTrace(gz[0])
+	data, err := tracefile.Open(gz[0], tracefile.Options{})
 	require.NoError(t, err)
 	assert.NotEmpty(t, data.Events)
 

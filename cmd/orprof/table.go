@@ -10,6 +10,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 // tableFlags are the table flags shared by run and table.
@@ -93,16 +94,16 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "table: %s", msg)
 	}
 	defer lazyGC(tableGCFloor)()
-	var opts report.ReadOptions
+	var opts tracefile.Options
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
-	var data *report.TraceData
+	var data *tracefile.Data
 	var err error
 	if pos[0] == "-" {
-		data, err = report.ReadTraceOptions(stdin, "<stdin>", opts)
+		data, err = tracefile.Read(stdin, "<stdin>", opts)
 	} else {
-		data, err = report.OpenTraceOptions(pos[0], opts)
+		data, err = tracefile.Open(pos[0], opts)
 	}
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")

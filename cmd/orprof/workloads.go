@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/orprof/orprof/devices/opencl"
+	"github.com/orprof/orprof/openreg"
+)
+
+// deviceWorkload finds the built-in workload called name for device: OpenCL's own workloads
+// for --device opencl, OpenReg's otherwise. have lists the names the device offers.
+func deviceWorkload(name, device string) (run func(ctx context.Context) error, have string, ok bool) {
+	if strings.EqualFold(device, "opencl") {
+		var names []string
+		for _, w := range opencl.Workloads() {
+			names = append(names, w.Name)
+		}
+		w, ok := opencl.LookupWorkload(name)
+		return w.Run, strings.Join(names, ", "), ok
+	}
+	w, ok := openreg.LookupWorkload(name)
+	return func(ctx context.Context) error { return w.Run(ctx, openreg.Default()) }, workloadNames(), ok
+}

@@ -1,0 +1,44 @@
+package tracefile_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+// ExampleRead reads a small Kineto trace: one operator, the runtime call it made and the
+// kernel that call launched. The kernel's time is attached to the operator.
+func ExampleRead() {
+	const trace = `{"traceEvents": [
+	  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100.000, "dur": 20.000,
+	   "args": {"External id": 7, "Input Dims": [[64, 64], [64, 64]]}},
+	  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 105.000, "dur": 4.000,
+	   "args": {"External id": 7, "correlation": 40}},
+	  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 110.000, "dur": 12.500,
+	   "args": {"External id": 7, "correlation": 40}}
+	]}`
+	td, err := tracefile.Read(strings.NewReader(trace), "example.json", tracefile.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(td.Form, td.DeviceName)
+	for _, e := range td.Events {
+		fmt.Printf("%-16s %-4s %5.1f..%5.1f shapes=%s kernels=%v\n", e.Name, e.DeviceType, e.StartUs, e.EndUs, e.InputShapes, e.Kernels)
+	}
+	// Output:
+	// kineto cuda
+	// aten::mm         cpu    0.0.. 20.0 shapes=[[64, 64], [64, 64]] kernels=[{gemm 0 12.5}]
+	// cudaLaunchKernel cpu    5.0..  9.0 shapes=[] kernels=[]
+	// gemm             cuda  10.0.. 22.5 shapes=[] kernels=[]
+}
+
+// ExampleRead_error shows the error for a bad value: the file, the byte offset, the
+// problem.
+func ExampleRead_error() {
+	_, err := tracefile.Read(strings.NewReader(`[{"name": "a", "ph": "X", "ts": 1, "dur": -5}]`), "trace.json", tracefile.Options{})
+	fmt.Println(err)
+	// Output:
+	// trace.json: byte 42: "dur" is negative (-5)
+}

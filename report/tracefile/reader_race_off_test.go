@@ -1,0 +1,5 @@
+//go:build !race
+
+package tracefile
+
+const raceEnabled = false

@@ -1,0 +1,572 @@
+package tracefile
+
+import (
+	"bytes"
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/orprof/orprof/devices"
+	"github.com/orprof/orprof/events"
+)
+
+// The rules resolve applies are documented on Read (reader.go).
+
+// Device evidence, weakest first.
+const (
+	hintNone uint8 = iota
+	hintCUDA
+	hintHPU
+	hintMTIA
+	hintXPU
+	hintPU1
+)
+
+// labelHintFrom reads a process label "NAME N" (Kineto writes "GPU 0", "MTIA 9", "CPU").
+// It does not allocate unless it meets a new backend name.
+func (d *decoder) labelHintFrom(label []byte) {
+	label = bytes.TrimSpace(label)
+	sp := bytes.IndexByte(label, ' ')
+	if sp <= 0 || sp == len(label)-1 {
+		return
+	}
+	word, rest := label[:sp], label[sp+1:]
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return
+		}
+	}
+	h := hintNone
+	switch {
+	case bytes.EqualFold(word, []byte("gpu")), bytes.EqualFold(word, []byte("cpu")),
+		bytes.EqualFold(word, []byte("cuda")):
+		return // Kineto labels every GPU "GPU n": no more than the categories say
+	case bytes.EqualFold(word, []byte("mtia")):
+		h = hintMTIA
+	case bytes.EqualFold(word, []byte("xpu")):
+		h = hintXPU
+	case bytes.EqualFold(word, []byte("hpu")):
+		h = hintHPU
+	default:
+		for _, c := range word {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+				return
+			}
+		}
+		h = hintPU1
+		if d.labelName == "" {
+			d.labelName = strings.ToLower(string(word))
+		}
+	}
+	if h > d.labelHint {
+		d.labelHint = h
+	}
+}
+
+// traceDevice decides Data.Device and DeviceName.
+func (d *decoder) traceDevice() (devices.Type, string) {
+	name := d.deviceName
+	if name == "" {
+		name = d.orprofDev
+	}
+	if name != "" {
+		if name == "cpu" {
+			return devices.CPU, ""
+		}
+		switch t, err := devices.Parse(name); {
+		case err == nil && t != devices.PrivateUse1:
+			return t, t.String()
+		case name == "privateuseone" || name == "privateuse1":
+			return devices.PrivateUse1, devices.PrivateUse1BackendName()
+		default:
+			return devices.PrivateUse1, name
+		}
+	}
+	h := d.labelHint
+	seen := func(cats ...uint8) bool {
+		for _, c := range cats {
+			if d.catSeen[c] {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case seen(catRuntimePU1):
+		h = max(h, hintPU1)
+	case seen(catRuntimeXPU):
+		h = max(h, hintXPU)
+	case seen(catRuntimeMTIA, catDevMTIA):
+		h = max(h, hintMTIA)
+	case seen(catDevHPU):
+		h = max(h, hintHPU)
+	case seen(catRuntimeCUDA, catDevGeneric, catDevUserAnnotation):
+		h = max(h, hintCUDA)
+	}
+	switch h {
+	case hintPU1:
+		if d.labelName != "" {
+			return devices.PrivateUse1, d.labelName
+		}
+		return devices.PrivateUse1, devices.PrivateUse1BackendName()
+	case hintXPU:
+		return devices.XPU, devices.XPU.String()
+	case hintMTIA:
+		return devices.MTIA, devices.MTIA.String()
+	case hintHPU:
+		return devices.HPU, devices.HPU.String()
+	case hintCUDA:
+		return devices.CUDA, devices.CUDA.String()
+	}
+	return devices.CPU, ""
+}
+
+// deviceEventType is the DeviceType of a device activity of category cat in a trace whose
+// accelerator is trace.
+func deviceEventType(cat uint8, trace devices.Type) devices.Type {
+	switch {
+	case cat == catDevHPU:
+		return devices.HPU
+	case trace == devices.PrivateUse1:
+		return devices.PrivateUse1
+	case cat == catDevMTIA:
+		return devices.MTIA
+	case trace == devices.XPU:
+		return devices.XPU
+	}
+	return devices.CUDA
+}
+
+// attachable reports whether device events of type t become kernels of their op.
+func attachable(t devices.Type) bool {
+	return t == devices.CUDA || t == devices.PrivateUse1 || t == devices.XPU
+}
+
+// memoryBytes splits a memory record's bytes by its "Device Type" the way
+// _parse_kineto_results does. In orprof's own traces any type other than 0 (CPU) is the
+// device's.
+func (d *decoder) memoryBytes(r *rawEvent) (cpu, dev int64) {
+	n := r.memBytes()
+	if d.isOrprof {
+		if r.memDevice() == 0 {
+			return n, 0
+		}
+		return 0, n
+	}
+	switch r.memDevice() {
+	case 0, 2, 5: // CPU, MKLDNN, IDEEP
+		return n, 0
+	case 1, 6, 12, 20: // CUDA, HIP, XPU, PrivateUse1
+		return 0, n
+	}
+	return 0, 0
+}
+
+// memIndex answers which memory records fall in a host event's interval.
+type memIndex struct {
+	ts             []int64 // record times, sorted
+	order          []int32 // raw index of each sorted record
+	cpuSum, devSum []int64 // prefix sums over the sorted records
+	covered        []bool  // per sorted record: inside some host event
+}
+
+func (d *decoder) buildMemIndex() *memIndex {
+	type memRec struct {
+		ts int64
+		r  *rawEvent
+		i  int32
+	}
+	var recs []memRec
+	for i, r := range d.raws.all() {
+		if r.kind == rawMemory {
+			recs = append(recs, memRec{r.ts, r, int32(i)})
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(recs, func(a, b memRec) int { return cmp.Compare(a.ts, b.ts) })
+	m := &memIndex{order: make([]int32, len(recs)), ts: make([]int64, len(recs)),
+		cpuSum: make([]int64, len(recs)+1), devSum: make([]int64, len(recs)+1)}
+	order := m.order
+	for k, rec := range recs {
+		r := rec.r
+		m.order[k] = rec.i
+		m.ts[k] = r.ts
+		c, dv := d.memoryBytes(r)
+		m.cpuSum[k+1] = m.cpuSum[k] + c
+		m.devSum[k+1] = m.devSum[k] + dv
+	}
+	// Mark every record some host event contains: +1 at each interval start, −1 after its end.
+	diff := make([]int32, len(order)+1)
+	for _, r := range d.raws.all() {
+		if r.kind != rawHostOp && r.kind != rawRuntime {
+			continue
+		}
+		if lo, hi := m.span(r); lo < hi {
+			diff[lo]++
+			diff[hi]--
+		}
+	}
+	m.covered = make([]bool, len(order))
+	var run int32
+	for k := range order {
+		run += diff[k]
+		m.covered[k] = run > 0
+	}
+	return m
+}
+
+// span is the range of sorted records with start ≤ ts ≤ end for a host event.
+func (m *memIndex) span(r *rawEvent) (lo, hi int) {
+	start, end := r.ts, r.ts+r.dur
+	lo = sort.Search(len(m.ts), func(k int) bool { return m.ts[k] >= start })
+	hi = lo + sort.Search(len(m.ts)-lo, func(k int) bool { return m.ts[lo+k] > end })
+	return lo, hi
+}
+
+// resolve turns the scanned records into the Data.
+func (d *decoder) resolve() *Data {
+	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Bytes: d.s.Total}
+	td.Device, td.DeviceName = d.traceDevice()
+
+	var base int64
+	switch {
+	case d.hasSpan:
+		base = d.spanNs
+	case d.isOrprof:
+		base = 0 // orprof's sessions measure from baseTimeNanoseconds, the origin of every ts
+	case d.hasHost:
+		base = d.minHost
+	case d.hasAny:
+		base = d.minAny
+	}
+	kineto := d.format == Kineto
+	times := func(r *rawEvent) (float64, float64) {
+		if kineto {
+			return float64(r.ts-base) / 1000, float64(r.ts+r.dur-base) / 1000
+		}
+		t := math.Float64frombits(uint64(r.ts))
+		return t, t + math.Float64frombits(uint64(r.dur))
+	}
+
+	// Per chunk of records: how many events and legacy-numbered ops come before it, so that
+	// the chunks can be turned into events independently.
+	type chunkStart struct{ ev, legacy int }
+	starts := make([]chunkStart, len(d.raws.chunks)+1)
+	nMem := 0
+	for k, c := range d.raws.chunks {
+		st := starts[k]
+		for i := range c {
+			switch r := &c[i]; r.kind {
+			case rawMemory:
+			case rawOOM:
+				nMem++
+			default:
+				st.ev++
+				if r.kind == rawHostOp && r.cat == catNone {
+					st.legacy++
+				}
+			}
+		}
+		starts[k+1] = st
+	}
+	nKeep := starts[len(d.raws.chunks)].ev
+	var mem *memIndex
+	if kineto {
+		mem = d.buildMemIndex()
+		if mem != nil {
+			for _, c := range mem.covered {
+				if !c {
+					nMem++
+				}
+			}
+		}
+	}
+
+	evs := make([]events.FunctionEvent, nKeep, nKeep+nMem)
+	// convert fills the events of chunks [k0, k1) and returns their largest ID and how many
+	// may be linked.
+	convert := func(k0, k1 int) (maxID int64, nLinked int) {
+		for k := k0; k < k1; k++ {
+			c := d.raws.chunks[k]
+			j, legacyID := starts[k].ev, int64(starts[k].legacy)
+			for i := range c {
+				r := &c[i]
+				if r.kind == rawMemory || r.kind == rawOOM {
+					continue
+				}
+				fe := &evs[j]
+				j++
+				d.convert(fe, r, td.Device, mem, times, &legacyID, &nLinked)
+				maxID = max(maxID, fe.ID)
+			}
+		}
+		return maxID, nLinked
+	}
+	var maxID int64
+	nLinked := 0
+	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
+		// Two goroutines: the work is light, but the events are large and fresh memory.
+		var wg sync.WaitGroup
+		var maxID2 int64
+		var nLinked2 int
+		wg.Go(func() { maxID2, nLinked2 = convert(n/2, n) })
+		maxID, nLinked = convert(0, n/2)
+		wg.Wait()
+		maxID, nLinked = max(maxID, maxID2), nLinked+nLinked2
+	} else {
+		maxID, nLinked = convert(0, len(d.raws.chunks))
+	}
+	if nLinked > 0 {
+		d.link(evs)
+	}
+	d.appendMemoryEvents(&evs, mem, maxID, base)
+	td.Events = evs
+	return td
+}
+
+// convert fills *fe, zero, from the record r (not a memory record); legacyID numbers legacy
+// ops, nLinked counts the events that may be linked to an op.
+func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.Type, mem *memIndex,
+	times func(*rawEvent) (float64, float64), legacyID *int64, nLinked *int) {
+	name := d.nameStrs[r.name]
+	start, end := times(r)
+	fe.Name, fe.TraceName = events.RewriteName(name, true), name
+	fe.Thread, fe.NodeID, fe.StartUs, fe.EndUs, fe.SequenceNr = r.tid, -1, start, end, -1
+	fe.InputShapes = "[]"
+	switch r.kind {
+	case rawHostOp:
+		fe.ID = r.extID
+		if r.cat == catNone {
+			*legacyID++
+			fe.ID = *legacyID
+			fe.IsLegacy = d.format == Legacy
+		}
+		if r.remote {
+			fe.NodeID, fe.IsRemote = int(r.node), true
+		}
+		fe.FwdThread, fe.SequenceNr = r.fwd, r.seq
+		if r.shapes >= 0 {
+			fe.InputShapes = d.shapeStrs[r.shapes]
+		}
+		if r.stack >= 0 {
+			fe.Stack = d.stacks[r.stack]
+		}
+		switch {
+		case r.cat == catUserAnnotation:
+			fe.Scope, fe.IsUserAnnotation = events.ScopeUserScope, true
+		case r.fwd != 0:
+			fe.Scope = events.ScopeBackwardFunction
+		}
+		if r.scope >= 0 {
+			fe.Scope = int(r.scope)
+		}
+		fe.IsAsync = r.async
+		if r.devUs > 0 && !r.async {
+			// orprof's fallback device time: PyTorch's one fake kernel named after the op.
+			fe.Kernels = []events.Kernel{{Name: fe.Name, Device: int(r.devIdx), DurationUs: float64(r.devUs)}}
+			fe.IsLegacy = true
+		}
+	case rawRuntime:
+		fe.ID = r.corr
+		if r.extID > 0 {
+			*nLinked++
+		}
+	case rawDevice:
+		fe.ID = r.corr
+		fe.DeviceType = deviceEventType(r.cat, trace)
+		fe.DeviceIndex = int(r.pid)
+		fe.IsUserAnnotation = r.cat == catDevUserAnnotation
+		if attachable(fe.DeviceType) && (r.extID > 0 || r.corr > 0) {
+			*nLinked++
+		}
+	}
+	if mem != nil && (r.kind == rawHostOp || r.kind == rawRuntime) {
+		if lo, hi := mem.span(r); lo < hi {
+			fe.CPUMemoryUsage = mem.cpuSum[hi] - mem.cpuSum[lo]
+			fe.DeviceMemoryUsage = mem.devSum[hi] - mem.devSum[lo]
+		}
+	}
+}
+
+// link attaches device events to their host operators and moves linked runtime events onto
+// their operator's thread. evs holds one event per non-memory raw event, in the same order.
+func (d *decoder) link(evs []events.FunctionEvent) {
+	l := linker{d: d, opByID: make(map[int64]opRef)}
+	type pair struct{ dev, op int32 }
+	var pairs []pair
+	for pass := 0; pass < 2; pass++ {
+		k := int32(-1)
+		for i, r := range d.raws.all() {
+			if r.kind == rawMemory || r.kind == rawOOM {
+				continue
+			}
+			k++
+			switch {
+			case pass == 0 && r.kind == rawHostOp:
+				if id := evs[k].ID; id > 0 && !evs[k].IsAsync {
+					if _, dup := l.opByID[id]; !dup {
+						l.opByID[id] = opRef{ev: k, raw: int32(i)}
+					}
+				}
+			case pass == 1 && r.kind == rawRuntime:
+				if op, ok := l.opByID[l.runtimeLink(r)]; ok {
+					evs[k].Thread = evs[op.ev].Thread
+				}
+			case pass == 1 && r.kind == rawDevice && attachable(evs[k].DeviceType):
+				if op, ok := l.opByID[l.deviceLink(r)]; ok {
+					pairs = append(pairs, pair{k, op.ev})
+				}
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	// One backing array for every kernel list (each op's existing kernels first), each list
+	// capped at its own length.
+	counts := make(map[int32]int)
+	for _, p := range pairs {
+		counts[p.op]++
+	}
+	total := len(pairs)
+	for op := range counts {
+		total += len(evs[op].Kernels)
+	}
+	backing := make([]events.Kernel, 0, total)
+	for _, p := range pairs {
+		if n, ok := counts[p.op]; ok {
+			old := evs[p.op].Kernels
+			off := len(backing)
+			backing = backing[:off+len(old)+n] // reserve this op's slots
+			copy(backing[off:], old)
+			evs[p.op].Kernels = backing[off : off+len(old) : off+len(old)+n]
+			delete(counts, p.op)
+		}
+		dev := &evs[p.dev]
+		evs[p.op].Kernels = append(evs[p.op].Kernels,
+			events.Kernel{Name: dev.Name, Device: dev.DeviceIndex, DurationUs: dev.EndUs - dev.StartUs})
+	}
+}
+
+// opRef locates a host operator: its index in the events and in the raw records.
+type opRef struct{ ev, raw int32 }
+
+// linker resolves which host operator a runtime or device event belongs to.
+type linker struct {
+	d      *decoder
+	opByID map[int64]opRef // first non-async host op with each id
+	rtCorr map[int64]int32 // runtime correlation → raw index (first one), built on demand
+}
+
+// runtimeLink is the id of the op a runtime event is linked to, or 0. Older Kineto versions
+// wrote an unlinked activity's own correlation id as its "External id", so an "External id"
+// equal to the event's "correlation" counts only if the call lies inside that op on the same
+// thread (orprof's own traces, whose ids come from separate small counters, are trusted).
+func (l *linker) runtimeLink(rt *rawEvent) int64 {
+	x := rt.extID
+	if x <= 0 {
+		return 0
+	}
+	if x == rt.corr && !l.d.isOrprof {
+		op, ok := l.opByID[x]
+		if !ok || !l.d.contains(l.d.raws.at(int(op.raw)), rt) {
+			return 0
+		}
+	}
+	return x
+}
+
+// deviceLink is the id of the op a device event is linked to, or 0: its "External id", or
+// without one the link of the runtime call with the same "correlation". An "External id"
+// equal to the event's own "correlation" counts only if that runtime call is linked to it.
+func (l *linker) deviceLink(dev *rawEvent) int64 {
+	x := dev.extID
+	if x > 0 && (x != dev.corr || l.d.isOrprof) {
+		return x
+	}
+	if dev.corr <= 0 {
+		return 0
+	}
+	rt := l.runtime(dev.corr)
+	if rt == nil {
+		return 0
+	}
+	y := l.runtimeLink(rt)
+	if x > 0 && y != x {
+		return 0
+	}
+	return y
+}
+
+// runtime returns the first runtime event with correlation corr, or nil.
+func (l *linker) runtime(corr int64) *rawEvent {
+	if l.rtCorr == nil {
+		l.rtCorr = make(map[int64]int32)
+		for i, r := range l.d.raws.all() {
+			if r.kind == rawRuntime && r.corr > 0 {
+				if _, dup := l.rtCorr[r.corr]; !dup {
+					l.rtCorr[r.corr] = int32(i)
+				}
+			}
+		}
+	}
+	i, ok := l.rtCorr[corr]
+	if !ok {
+		return nil
+	}
+	return l.d.raws.at(int(i))
+}
+
+// contains reports whether raw event r lies within op's interval on op's thread.
+func (d *decoder) contains(op, r *rawEvent) bool {
+	if op.tid != r.tid {
+		return false
+	}
+	if d.format == Kineto {
+		return op.ts <= r.ts && r.ts+r.dur <= op.ts+op.dur
+	}
+	os, od := math.Float64frombits(uint64(op.ts)), math.Float64frombits(uint64(op.dur))
+	rs, rd := math.Float64frombits(uint64(r.ts)), math.Float64frombits(uint64(r.dur))
+	return os <= rs && rs+rd <= os+od
+}
+
+// appendMemoryEvents adds the top-level "[memory]" events (records no host event contains, in
+// file order) and one event per "[OutOfMemory]" record, numbered after the largest ID.
+func (d *decoder) appendMemoryEvents(evs *[]events.FunctionEvent, mem *memIndex, maxID, base int64) {
+	var uncovered map[int32]bool
+	if mem != nil {
+		for k, c := range mem.covered {
+			if !c {
+				if uncovered == nil {
+					uncovered = make(map[int32]bool)
+				}
+				uncovered[mem.order[k]] = true
+			}
+		}
+	}
+	add := func(r *rawEvent) {
+		maxID++
+		t := float64(r.ts-base) / 1000
+		fe := events.FunctionEvent{ID: maxID, Name: d.nameStrs[r.name], Thread: r.tid, NodeID: -1,
+			StartUs: t, EndUs: t, FwdThread: r.tid, InputShapes: "[]", SequenceNr: -1}
+		fe.CPUMemoryUsage, fe.DeviceMemoryUsage = d.memoryBytes(r)
+		*evs = append(*evs, fe)
+	}
+	if len(uncovered) > 0 {
+		for i, r := range d.raws.all() {
+			if r.kind == rawMemory && uncovered[int32(i)] {
+				add(r)
+			}
+		}
+	}
+	for _, r := range d.raws.all() {
+		if r.kind == rawOOM {
+			add(r)
+		}
+	}
+}
