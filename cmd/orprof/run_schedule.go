@@ -60,6 +60,8 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	}
 	var sched *orprof.Schedule
 	switch {
+	case strings.EqualFold(opts.Device, "opencl"):
+		return fail(stderr, "run: --device opencl: the step-by-step modes (--schedule, --steps, --http, --loop) run OpenReg's workloads only")
 	case sf.steps < 0:
 		return fail(stderr, "run: --steps %d: must be ≥ 1", sf.steps)
 	case sf.steps > 0 && sf.loop:

@@ -110,6 +110,7 @@ func TestRunStepFlagErrors(t *testing.T) {
 		{[]string{"--loop"}, "run: --loop: add --http ADDR or --schedule"},
 		{[]string{"--http", "256.1.1.1:http", "--steps", "1"}, `run: --http "256.1.1.1:http": `},
 		{[]string{"--steps", "1", "--workload", "nosuch"}, `unknown workload`},
+		{[]string{"--steps", "1", "--device", "opencl"}, "run: --device opencl: the step-by-step modes"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
