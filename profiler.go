@@ -225,7 +225,7 @@ func (p *Profiler) transit(prev, next ProfilerAction) ([]*Result, error) {
 func (p *Profiler) startSession(warm bool) error {
 	s, err := Start(p.opts.Options)
 	if err != nil {
-		return fmt.Errorf("orprof: step %d: %w", p.stepNum, err)
+		return fmt.Errorf("step %d: %w", p.stepNum, err) // Start's errors name orprof already
 	}
 	p.sess, p.warm = s, warm
 	return nil
@@ -301,7 +301,7 @@ func (p *Profiler) Capture(ctx context.Context, opts CaptureOptions) (*Result, e
 		s, err := Start(c.opts)
 		if err != nil {
 			p.mu.Unlock()
-			return nil, fmt.Errorf("orprof: Capture: %w", err)
+			return nil, err
 		}
 		c.sess = s
 	}
@@ -366,7 +366,7 @@ func (p *Profiler) advanceCapture() {
 	s, err := Start(c.opts)
 	if err != nil {
 		p.cap = nil
-		c.done <- captureDone{err: fmt.Errorf("orprof: Capture: step %d: %w", p.stepNum, err)}
+		c.done <- captureDone{err: fmt.Errorf("step %d: %w", p.stepNum, err)}
 		return
 	}
 	c.sess = s

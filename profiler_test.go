@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/internal/errtext"
 )
 
 // stepNames returns the ProfilerStep#N names and the count of "work" ops of a result.
@@ -113,8 +115,12 @@ func TestProfilerErrors(t *testing.T) {
 	other, err := Start(Options{})
 	require.NoError(t, err)
 	p, _ = NewProfiler(ProfilerOptions{Schedule: &Schedule{Active: 1}})
-	assert.ErrorIs(t, p.Start(ctx), ErrAlreadyProfiling)
-	assert.ErrorIs(t, p.Step(ctx), ErrAlreadyProfiling)
+	err = p.Start(ctx)
+	assert.ErrorIs(t, err, ErrAlreadyProfiling)
+	assert.Equal(t, "step 0: "+ErrAlreadyProfiling.Error(), err.Error())
+	err = p.Step(ctx)
+	assert.ErrorIs(t, err, ErrAlreadyProfiling)
+	assert.Empty(t, errtext.Repeated(err.Error()), "a prefix repeated in %q", err)
 	_, err = other.Stop()
 	require.NoError(t, err)
 	require.NoError(t, p.Step(ctx))

@@ -150,7 +150,7 @@ func Start(opts Options) (*Session, error) {
 		if err != nil {
 			active.Store(nil)
 			s.releaseRefs()
-			return nil, &stubs.CallError{Device: s.devName, Hook: "onEachDevice", Err: err}
+			return nil, stubs.Wrap(s.devName, "onEachDevice", err)
 		}
 	}
 	s.startChildren()
@@ -235,7 +235,7 @@ func (s *Session) fail(hook string, err error) {
 	s.mu.Lock()
 	s.nErrs++
 	if len(s.errs) < 10 {
-		s.errs = append(s.errs, &stubs.CallError{Device: s.devName, Hook: hook, Err: err})
+		s.errs = append(s.errs, stubs.Wrap(s.devName, hook, err))
 	}
 	s.mu.Unlock()
 }

@@ -316,7 +316,7 @@ func RangePush(name string) error {
 		return err
 	}
 	if err := r.RangePush(name); err != nil {
-		return &stubs.CallError{Device: dev, Hook: "rangePush", Err: err}
+		return stubs.Wrap(dev, "rangePush", err)
 	}
 	return nil
 }
@@ -329,7 +329,7 @@ func RangePop() error {
 		return err
 	}
 	if err := r.RangePop(); err != nil {
-		return &stubs.CallError{Device: dev, Hook: "rangePop", Err: err}
+		return stubs.Wrap(dev, "rangePop", err)
 	}
 	return nil
 }

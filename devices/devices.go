@@ -1,6 +1,6 @@
-// Package devices names the device types a profile can involve (CPU, CUDA, XPU, MTIA, HPU and
-// the renamable PrivateUse1 slot) and holds the small runtime-facing abstractions a backend
-// builds on: devices, streams, events, a device guard and an injectable clock.
+// Package devices names the device types a profile can involve (CPU, CUDA, XPU, MTIA, HPU and the
+// renamable PrivateUse1 slot). It also holds the stream and event interfaces a device runtime
+// implements and the injectable clock everything timestamps with.
 package devices
 
 import (
@@ -99,20 +99,6 @@ func Parse(name string) (Type, error) {
 		return PrivateUse1, nil
 	}
 	return CPU, fmt.Errorf("devices: unknown device %q", name)
-}
-
-// Device is one device of a type, with an index (−1 = the current device of that type).
-type Device struct {
-	Type  Type
-	Index int
-}
-
-// String renders the device as PyTorch does: "cuda:0", or "cpu" for the CPU.
-func (d Device) String() string {
-	if d.Type == CPU || d.Index < 0 {
-		return d.Type.String()
-	}
-	return fmt.Sprintf("%s:%d", d.Type, d.Index)
 }
 
 // C10 is the type's c10::DeviceType number, as traces write it ("Device Type" of memory

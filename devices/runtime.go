@@ -1,7 +1,6 @@
 package devices
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 	_ "unsafe" // for go:linkname
@@ -67,38 +66,4 @@ type Event interface {
 	Synchronize() error
 	// Query reports whether the event has completed.
 	Query() bool
-}
-
-// Runtime is what a device runtime exposes to generic code such as a device guard.
-type Runtime interface {
-	// DeviceCount is the number of devices; it must not block.
-	DeviceCount() int
-	// CurrentDevice is the calling context's current device.
-	CurrentDevice() int
-	// SetDevice makes d the current device, or fails when d is out of range.
-	SetDevice(d int) error
-}
-
-// Guard makes a device current and restores the previous one on Restore, like c10::DeviceGuard.
-type Guard struct {
-	rt   Runtime
-	prev int
-	once sync.Once
-}
-
-// NewGuard makes device d current on rt and remembers the previous current device.
-func NewGuard(rt Runtime, d int) (*Guard, error) {
-	g := &Guard{rt: rt, prev: rt.CurrentDevice()}
-	if err := rt.SetDevice(d); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
-// Set makes d current while the guard is held.
-func (g *Guard) Set(d int) error { return g.rt.SetDevice(d) }
-
-// Restore makes the previous device current again. Calling it more than once is harmless.
-func (g *Guard) Restore() {
-	g.once.Do(func() { _ = g.rt.SetDevice(g.prev) })
 }

@@ -242,7 +242,7 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
 		case errors.Is(err, orprof.ErrProfilerStopped):
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		default:
-			http.Error(w, "orprof: capture failed: "+err.Error(), http.StatusInternalServerError)
+			http.Error(w, "orprof: capture failed: "+strings.TrimPrefix(err.Error(), "orprof: "), http.StatusInternalServerError)
 		}
 		return
 	}

@@ -1,7 +1,7 @@
-// Package kineto is orprof's Kineto-compatible layer: activity types, Kineto's KEY = VALUE
-// config, the child activity-profiler interfaces a session drives, the PrivateUse1 profiler
-// registry, and the host for dynamic profiler plugins in shared libraries (kineto PR #1148's
-// C ABI, header kineto_plugin.h).
+// Package kineto is orprof's Kineto-compatible layer: activity types, Kineto's KEY = VALUE config
+// and the child activity-profiler interfaces a session drives, with the PrivateUse1 profiler
+// registry. It also hosts dynamic profiler plugins in shared libraries (kineto PR #1148's C ABI,
+// header kineto_plugin.h).
 package kineto
 
 import (
@@ -103,8 +103,8 @@ func (t *ActivityType) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// AllActivityTypes lists every activity type, in declaration order.
-func AllActivityTypes() []ActivityType {
+// allActivityTypes lists every activity type, in declaration order.
+func allActivityTypes() []ActivityType {
 	out := make([]ActivityType, numActivityTypes)
 	for i := range out {
 		out[i] = ActivityType(i)

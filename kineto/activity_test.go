@@ -29,7 +29,7 @@ func TestParseActivityType(t *testing.T) {
 
 func TestActivityNamesRoundTrip(t *testing.T) {
 	seen := map[string]bool{}
-	for _, a := range AllActivityTypes() {
+	for _, a := range allActivityTypes() {
 		name := a.String()
 		assert.False(t, seen[name], "duplicate name %q", name)
 		seen[name] = true

@@ -183,7 +183,7 @@ var configKeys = map[string]keyKind{
 // (bool, integer, activity list), is a *ConfigError with its line number. Unknown keys are
 // kept in Options and reported in Warnings.
 func ParseConfig(text string) (*Config, error) {
-	return ReadConfig(strings.NewReader(text), "")
+	return readConfig(strings.NewReader(text), "")
 }
 
 // LoadConfig reads the config file at path (ParseConfig); errors name the file.
@@ -193,11 +193,11 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("kineto config: %w", err)
 	}
 	defer f.Close()
-	return ReadConfig(f, path)
+	return readConfig(f, path)
 }
 
-// ReadConfig reads config text from r (ParseConfig); source names r in errors and warnings.
-func ReadConfig(r io.Reader, source string) (*Config, error) {
+// readConfig reads config text from r (ParseConfig); source names r in errors and warnings.
+func readConfig(r io.Reader, source string) (*Config, error) {
 	c := NewConfig()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)

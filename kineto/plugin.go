@@ -138,7 +138,7 @@ func (s *pluginSession) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.finished || s.started {
-		return s.p.errorf("Start: session already started")
+		return s.p.errorf("session already started")
 	}
 	s.started = true
 	s.startNs = time.Now().UnixNano()
@@ -154,7 +154,7 @@ func (s *pluginSession) Stop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.finished || !s.started || s.stopped {
-		return s.p.errorf("Stop: session not running")
+		return s.p.errorf("session not running")
 	}
 	s.stopped = true
 	rc := s.p.fn.stop(s.handle)
@@ -201,7 +201,7 @@ func (s *pluginSession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.finished {
-		return s.p.errorf("ProcessTrace: session already finished")
+		return s.p.errorf("session already finished")
 	}
 	b := newTraceBuilder()
 	rc := s.p.fn.processEvents(s.handle, b)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orprof/orprof/internal/errtext"
 	"github.com/orprof/orprof/report/trace"
 )
 
@@ -334,7 +335,10 @@ func TestCorrelationConcurrent(t *testing.T) {
 	assert.Equal(t, int64(4000), c[5])
 	require.NoError(t, s.Stop())
 	require.NoError(t, s.ProcessTrace(&trace.Trace{}))
-	assert.Error(t, s.ProcessTrace(&trace.Trace{}), "a session is processed once")
+	err = s.ProcessTrace(&trace.Trace{})
+	require.Error(t, err, "a session is processed once")
+	assert.Equal(t, PluginError{Path: p.Path, Name: p.Name(), Err: errors.New("session already finished")}.Error(),
+		err.Error(), "the session's caller names the step (ProcessTrace), the error does not repeat it")
 }
 
 // TestBrokenPlugins loads a directory where every broken plugin is refused with its reason
@@ -354,6 +358,7 @@ func TestBrokenPlugins(t *testing.T) {
 		assert.Equal(t, dir, filepath.Dir(e.Path))
 		assert.Contains(t, e.Error(), e.Path)
 		reasons[filepath.Base(e.Path)] = e.Err.Error()
+		assert.Empty(t, errtext.Repeated(e.Error()), "a prefix repeated in %q", e)
 	}
 	require.Len(t, reasons, 5, "%v", reasons)
 	assert.Contains(t, reasons["register_fails.so"], "KinetoPlugin_register returned 3")

@@ -63,11 +63,11 @@ type DeviceActivity struct {
 }
 
 // IsHost reports whether the activity ran on the host: a runtime or driver call.
-func (a DeviceActivity) IsHost() bool { return IsHostActivity(a.Type) }
+func (a DeviceActivity) IsHost() bool { return isHostActivity(a.Type) }
 
-// IsHostActivity reports whether activities of type t run on the host (runtime and driver
+// isHostActivity reports whether activities of type t run on the host (runtime and driver
 // calls of any device, CPU ops and annotations).
-func IsHostActivity(t ActivityType) bool {
+func isHostActivity(t ActivityType) bool {
 	switch t {
 	case CPUOp, UserAnnotation, ExternalCorrelation, CUDARuntime, CUDADriver, CPUInstantEvent,
 		PythonFunction, Overhead, MTIARuntime, GlowRuntime, XPURuntime, XPUDriver,

@@ -24,7 +24,6 @@ type Buffer struct {
 	size   int64
 	data   []float32
 	freed  atomic.Bool
-	refs   atomic.Int64 // tensor references; the last release frees it
 }
 
 // Device is the buffer's device, HostDevice for host memory.
@@ -53,6 +52,20 @@ func (b *Buffer) String() string {
 		return fmt.Sprintf("host buffer of %d bytes", b.size)
 	}
 	return fmt.Sprintf("buffer of %d bytes on device %d", b.size, b.device)
+}
+
+// HostBuffer wraps data as host memory of rt (size 4·len(data)) without allocating or accounting
+// it, as registering existing host memory does: the source or destination of a copy from or to
+// a Go slice. It must not be freed.
+func (rt *Runtime) HostBuffer(data []float32) *Buffer {
+	return &Buffer{rt: rt, device: HostDevice, size: 4 * int64(len(data)), data: data}
+}
+
+// View is a buffer aliasing n float32s of b from float32 offset off: the same device and memory,
+// not accounted on its own, so it must not be freed. It is how one element of a device buffer
+// is copied to the host. off and n must lie within b.
+func (b *Buffer) View(off, n int64) *Buffer {
+	return &Buffer{rt: b.rt, device: b.device, size: 4 * n, data: b.data[off : off+n]}
 }
 
 // MemoryStats is a device's byte accounting.

@@ -26,7 +26,7 @@ const (
 )
 
 // metricInfos are OpenReg's metrics, named after Intel PTI's where one exists;
-// KernelMetricValues computes them in this order.
+// kernelMetricValues computes them in this order.
 var metricInfos = []xpu.MetricInfo{
 	{Name: "GpuTime", Unit: "ns", Type: xpu.Uint64, Aggregate: xpu.Sum, Description: "kernel duration measured by the stream"},
 	{Name: "GpuCoreClocks", Unit: "cycles", Type: xpu.Uint64, Aggregate: xpu.Sum, Description: "core cycles: GpuTime × frequency"},
@@ -93,12 +93,12 @@ func (m *MetricSource) Stop() ([]xpu.KernelMetrics, error) {
 			continue
 		}
 		out = append(out, xpu.KernelMetrics{KernelID: a.ID, Name: a.Name, Device: a.Device, Stream: a.Stream,
-			StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Values: KernelMetricValues(*a)})
+			StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Values: kernelMetricValues(*a)})
 	}
 	return out, nil
 }
 
-// KernelMetricValues computes a kernel's metrics, aligned with (*MetricSource).Metrics:
+// kernelMetricValues computes a kernel's metrics, aligned with (*MetricSource).Metrics:
 //   - GpuTime is the measured duration d (ns); the core frequency f is NominalClockMHz plus a
 //     deterministic offset in [−5, +5] MHz from the kernel id; GpuCoreClocks = round(d·f/1000).
 //   - The engines are busy d/(d+500 ns) of the time. Of the busy time a share
@@ -107,7 +107,7 @@ func (m *MetricSource) Stop() ([]xpu.KernelMetrics, error) {
 //     XVE_ACTIVE. So XVE_ACTIVE + XVE_STALL ≤ 100 and memory-bound kernels stall more.
 //   - The ALU utilization is XVE_ACTIVE × (1 − m); bandwidth is bytes moved per ns (GB/s).
 //   - Bytes and FLOPs are the kernel's KernelWork.
-func KernelMetricValues(a Activity) []float64 {
+func kernelMetricValues(a Activity) []float64 {
 	d := max(0, a.EndNs-a.StartNs)
 	freq := float64(NominalClockMHz) + float64((a.ID*7919%11+11)%11) - 5
 	bytes := a.BytesRead + a.BytesWritten

@@ -222,6 +222,20 @@ func (rt *Runtime) CurrentStream(ctx context.Context) (*Stream, error) {
 // CurrentStream is Default().CurrentStream.
 func CurrentStream(ctx context.Context) (*Stream, error) { return Default().CurrentStream(ctx) }
 
+// CurrentStreamOn is ctx's current stream of device d (which need not be ctx's current device):
+// the stream WithStream set for d, else d's default stream. It fails when d does not exist on rt
+// or rt is closed. It never blocks.
+func (rt *Runtime) CurrentStreamOn(ctx context.Context, d int) (*Stream, error) {
+	return rt.streamFor(ctx, d)
+}
+
+// CheckDevice fails with an ErrorUnknown naming op when d is not a device of rt or rt is closed,
+// as the runtime's own calls do; op libraries built on the runtime check their arguments with it.
+func (rt *Runtime) CheckDevice(op string, d int) error {
+	_, err := rt.dev(op, d)
+	return err
+}
+
 // streamFor is ctx's current stream of device d.
 func (rt *Runtime) streamFor(ctx context.Context, d int) (*Stream, error) {
 	if s := stateOf(ctx); s != nil && d < len(s.streams) {

@@ -2,7 +2,7 @@ package openreg
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync/atomic"
 
 	"github.com/orprof/orprof/devices"
@@ -93,14 +93,14 @@ func (s *Stubs) Record(ctx context.Context, want stubs.Want) (stubs.Recorded, er
 
 func asEvent(e stubs.Event) (*Event, error) {
 	if e == nil {
-		return nil, unknown("elapsed", "nil event")
+		return nil, unknown("EventElapsedTime", "nil event")
 	}
 	ev, ok := e.(*Event)
 	if !ok {
-		return nil, unknown("elapsed", "event %T is not an OpenReg event", e)
+		return nil, unknown("EventElapsedTime", "event %T is not an OpenReg event", e)
 	}
 	if ev == nil {
-		return nil, unknown("elapsed", "nil event")
+		return nil, unknown("EventElapsedTime", "nil event")
 	}
 	return ev, nil
 }
@@ -171,12 +171,15 @@ func (s *Stubs) RangePush(name string) error {
 	return nil
 }
 
+// errNothingPushed is RangePop's error; the caller's stubs.CallError names the device and hook.
+var errNothingPushed = errors.New("nothing pushed")
+
 // RangePop does nothing but uncount a push; with nothing pushed it is an error.
 func (s *Stubs) RangePop() error {
 	for {
 		d := s.depth.Load()
 		if d <= 0 {
-			return fmt.Errorf("openreg: rangePop with no range pushed")
+			return errNothingPushed
 		}
 		if s.depth.CompareAndSwap(d, d-1) {
 			return nil

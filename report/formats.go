@@ -39,19 +39,19 @@ func ParseFormat(s string) (Format, bool) {
 func Write(w io.Writer, f Format, rows []events.Avg, o TableOptions) error {
 	switch f {
 	case FormatMarkdown:
-		return WriteMarkdown(w, rows, o)
+		return writeMarkdown(w, rows, o)
 	case FormatCSV:
-		return WriteCSV(w, rows, o)
+		return writeCSV(w, rows, o)
 	case FormatJSON:
-		return WriteJSON(w, rows, o)
+		return writeJSON(w, rows, o)
 	}
 	return WriteTable(w, rows, o)
 }
 
-// WriteMarkdown writes the table's cells as a GitHub markdown table (names right-aligned as in
+// writeMarkdown writes the table's cells as a GitHub markdown table (names right-aligned as in
 // the text table, Source Location left-aligned), then the footer lines. Continuation rows of
 // stacks are left out.
-func WriteMarkdown(w io.Writer, rows []events.Avg, o TableOptions) error {
+func writeMarkdown(w io.Writer, rows []events.Avg, o TableOptions) error {
 	m, err := buildTable(rows, o)
 	if err != nil || len(m.cols) == 0 {
 		return err
@@ -111,9 +111,9 @@ func fieldValues(r *events.Avg) []string {
 		strconv.FormatInt(r.DeviceMemoryUsage, 10), strconv.FormatInt(r.SelfDeviceMemoryUsage, 10), r.InputShapes}
 }
 
-// WriteCSV writes the printed rows with a header of FunctionEventAvg attribute names, full
+// writeCSV writes the printed rows with a header of FunctionEventAvg attribute names, full
 // names and raw numbers.
-func WriteCSV(w io.Writer, rows []events.Avg, o TableOptions) error {
+func writeCSV(w io.Writer, rows []events.Avg, o TableOptions) error {
 	m, err := buildTable(rows, o)
 	if err != nil {
 		return err
@@ -147,9 +147,9 @@ type jsonRow struct {
 	InputShapes           string  `json:"input_shapes"`
 }
 
-// WriteJSON writes {"self_cpu_time_total": us, "self_device_time_total": us, "rows": [...]}
+// writeJSON writes {"self_cpu_time_total": us, "self_device_time_total": us, "rows": [...]}
 // with one object per printed row, keyed by FunctionEventAvg attribute names.
-func WriteJSON(w io.Writer, rows []events.Avg, o TableOptions) error {
+func writeJSON(w io.Writer, rows []events.Avg, o TableOptions) error {
 	m, err := buildTable(rows, o)
 	if err != nil {
 		return err

@@ -114,16 +114,16 @@ func FormatTime(us float64) string {
 	return strconv.FormatFloat(us, 'f', 3, 64) + "us"
 }
 
-// FormatTimeShare renders t as a percentage of total ("12.34%"), or "NaN" when total is 0.
-func FormatTimeShare(t, total float64) string {
+// formatTimeShare renders t as a percentage of total ("12.34%"), or "NaN" when total is 0.
+func formatTimeShare(t, total float64) string {
 	if total == 0 {
 		return "NaN"
 	}
 	return strconv.FormatFloat(t*100.0/total, 'f', 2, 64) + "%"
 }
 
-// FormatMemory renders bytes as PyTorch does, base 1024, in the target's units.
-func FormatMemory(n int64, t Target) string {
+// formatMemory renders bytes as PyTorch does, base 1024, in the target's units.
+func formatMemory(n int64, t Target) string {
 	const kb, mb, gb = 1024, 1024 * 1024, 1024 * 1024 * 1024
 	units := [4]string{" GB", " MB", " KB", " B"}
 	if t == Target113 {
@@ -208,7 +208,7 @@ func pad(b []byte, s string, w int, left bool) []byte {
 // WriteTable writes rows as PyTorch's EventList.table() prints them, byte for byte: sorted by
 // SortBy, RowLimit rows, the footer totals. rows is not modified. An empty rows writes nothing.
 func WriteTable(w io.Writer, rows []events.Avg, o TableOptions) error {
-	b, err := AppendTable(nil, rows, o)
+	b, err := appendTable(nil, rows, o)
 	if err != nil {
 		return err
 	}
@@ -352,23 +352,23 @@ func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 		}
 		vals = vals[:0]
 		vals = append(vals, name,
-			FormatTimeShare(r.SelfCPUTimeTotal, tot.SelfCPU),
+			formatTimeShare(r.SelfCPUTimeTotal, tot.SelfCPU),
 			FormatTime(r.SelfCPUTimeTotal))
 		if r.IsAsync {
 			vals = append(vals, "0")
 		} else {
-			vals = append(vals, FormatTimeShare(r.CPUTimeTotal, tot.SelfCPU))
+			vals = append(vals, formatTimeShare(r.CPUTimeTotal, tot.SelfCPU))
 		}
 		vals = append(vals, FormatTime(r.CPUTimeTotal), FormatTime(r.CPUTime()))
 		if tot.HasDevice {
 			vals = append(vals, FormatTime(r.SelfDeviceTimeTotal),
-				FormatTimeShare(r.SelfDeviceTimeTotal, tot.SelfDevice),
+				formatTimeShare(r.SelfDeviceTimeTotal, tot.SelfDevice),
 				FormatTime(r.DeviceTimeTotal), FormatTime(r.DeviceTime()))
 		}
 		if o.ProfileMemory {
-			vals = append(vals, FormatMemory(r.CPUMemoryUsage, o.Target), FormatMemory(r.SelfCPUMemoryUsage, o.Target))
+			vals = append(vals, formatMemory(r.CPUMemoryUsage, o.Target), formatMemory(r.SelfCPUMemoryUsage, o.Target))
 			if hasDevMem {
-				vals = append(vals, FormatMemory(r.DeviceMemoryUsage, o.Target), FormatMemory(r.SelfDeviceMemoryUsage, o.Target))
+				vals = append(vals, formatMemory(r.DeviceMemoryUsage, o.Target), formatMemory(r.SelfDeviceMemoryUsage, o.Target))
 			}
 		}
 		vals = append(vals, strconv.FormatInt(r.Count, 10))
@@ -437,8 +437,8 @@ func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 	return m, nil
 }
 
-// AppendTable is WriteTable into a byte slice.
-func AppendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
+// appendTable is WriteTable into a byte slice.
+func appendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
 	m, err := buildTable(rows, o)
 	if err != nil || len(m.cols) == 0 {
 		return b, err

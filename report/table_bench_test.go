@@ -53,7 +53,7 @@ func BenchmarkKeyAveragesTable500k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		l := events.NewList(evs, events.ListOptions{UseDevice: "openreg"})
 		rows := l.KeyAverages(events.AverageOptions{})
-		if _, err := AppendTable(nil, rows, TableOptions{SortBy: "self_cpu_time_total", UseDevice: "openreg"}); err != nil {
+		if _, err := appendTable(nil, rows, TableOptions{SortBy: "self_cpu_time_total", UseDevice: "openreg"}); err != nil {
 			b.Fatal(err)
 		}
 	}

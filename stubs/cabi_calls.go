@@ -236,7 +236,7 @@ func (s *CStubs) annotate(op rangeOp, hook, name string) error {
 		return s.wrap(hook, err)
 	}
 	if rc != 0 {
-		return s.wrap(hook, cCallError(rc, msg))
+		return s.wrap(hook, cCallError(s.name, hook, rc, msg))
 	}
 	return nil
 }
@@ -245,16 +245,19 @@ func (s *CStubs) annotate(op rangeOp, hook, name string) error {
 // must run on the OS thread of the failed call, still locked.
 func (s *CStubs) callErr(hook string, rc int32) error {
 	msg, _ := cString(s.fn.lastError(), 64<<10)
-	return s.wrap(hook, cCallError(rc, msg))
+	return s.wrap(hook, cCallError(s.name, hook, rc, msg))
 }
 
-func cCallError(rc int32, msg string) error {
+// cCallError is the backend's message for a failed hook. The CallError around it names the device
+// and the hook, so a message that starts with them ("testreg: record: …", as backends written
+// before orprof_stubs.h said so may do) loses that start rather than repeating it.
+func cCallError(device, hook string, rc int32, msg string) error {
+	msg = strings.TrimPrefix(msg, device+": ")
+	msg = strings.TrimPrefix(msg, hook+": ")
 	if msg == "" {
 		return fmt.Errorf("failed with code %d (no lastError message)", rc)
 	}
 	return errors.New(msg)
 }
 
-func (s *CStubs) wrap(hook string, err error) error {
-	return &CallError{Device: s.name, Hook: hook, Err: err}
-}
+func (s *CStubs) wrap(hook string, err error) error { return Wrap(s.name, hook, err) }

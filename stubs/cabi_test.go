@@ -5,6 +5,7 @@ package stubs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/internal/errtext"
 )
 
 // buildFixture compiles testdata/good.c with the given -D macros into dir and returns the path.
@@ -173,7 +176,7 @@ func TestCStubsRecordAndElapsed(t *testing.T) {
 	_, err = s.Elapsed(nil, b.Event)
 	assert.ErrorContains(t, err, "nil event")
 	_, err = s.ElapsedRaw(nil, b.Event)
-	assert.ErrorContains(t, err, "testreg: elapsed: elapsed: NULL event", "the backend's lastError is wrapped")
+	assert.ErrorContains(t, err, "testreg: elapsed: NULL event", "the backend's lastError is wrapped once")
 	_, err = s.Elapsed(a.Event, "not an event")
 	assert.ErrorContains(t, err, "not from this backend")
 
@@ -256,7 +259,8 @@ func TestCStubsRangesAndMarks(t *testing.T) {
 	require.NoError(t, <-done)
 	require.NoError(t, s.RangePop())
 	require.NoError(t, s.RangePop())
-	assert.ErrorContains(t, s.RangePop(), "testreg: rangePop: rangePop: nothing pushed on this thread")
+	assert.EqualError(t, s.RangePop(), "testreg: rangePop: nothing pushed on this thread",
+		"a lastError that repeats the hook name loses the repeat")
 	require.NoError(t, s.Mark(""))
 	require.NoError(t, s.Mark(strings.Repeat("x", 4096)))
 	assert.ErrorContains(t, s.Mark("a\x00b"), "NUL")
@@ -326,4 +330,38 @@ func TestCStubsConcurrentRecord(t *testing.T) {
 		t.Error(err)
 	}
 	require.NoError(t, s.Synchronize(context.Background()))
+}
+
+// TestCStubsErrorsPrefixedOnce runs the loader's failures through errtext.Repeated: the device
+// and hook are named once, whether the failure is the loader's own or the backend's lastError.
+func TestCStubsErrorsPrefixedOnce(t *testing.T) {
+	s := goodLib(t)
+	ctx := context.Background()
+	a, err := s.Record(ctx, WantEvent)
+	require.NoError(t, err)
+	defer s.ReleaseEvent(a.Event)
+	_, e1 := s.ElapsedRaw(nil, a.Event)
+	_, e2 := s.Elapsed(a.Event, "x")
+	_, e3 := s.Elapsed(nil, a.Event)
+	e4 := s.RangePop()
+	e5 := s.Mark("a\x00b")
+	e6 := s.OnEachDevice(ctx, nil)
+	for _, err := range []error{e1, e2, e3, e4, e5, e6} {
+		require.Error(t, err)
+		assert.Empty(t, errtext.Repeated(err.Error()), "a prefix repeated in %q", err)
+		var ce *CallError
+		require.ErrorAs(t, err, &ce)
+		assert.Same(t, ce, err, "one CallError, outermost")
+	}
+}
+
+func TestWrap(t *testing.T) {
+	base := errors.New("queue full")
+	inner := Wrap("testreg", "record", base)
+	assert.EqualError(t, inner, "testreg: record: queue full")
+	assert.ErrorIs(t, inner, base)
+	assert.Same(t, inner, Wrap("testreg", "onEachDevice", inner), "a CallError is not wrapped again")
+	outer := fmt.Errorf("calibrate: %w", inner)
+	assert.Same(t, outer, Wrap("testreg", "onEachDevice", outer), "nor an error holding one")
+	assert.NoError(t, Wrap("testreg", "record", nil))
 }

@@ -2,6 +2,7 @@ package stubs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/orprof/orprof/stubs"
@@ -16,4 +17,16 @@ func ExampleLookup() {
 	// Output:
 	// false
 	// mydevice used in profiler but not enabled.
+}
+
+// A backend error gets the device and hook that failed once, however many layers wrap it.
+func ExampleWrap() {
+	err := stubs.Wrap("mydevice", "record", errors.New("event pool exhausted"))
+	fmt.Println(err)
+	// A caller further up (here the session, timing devices at Start) adds nothing.
+	err = stubs.Wrap("mydevice", "onEachDevice", fmt.Errorf("calibrate: %w", err))
+	fmt.Println(err)
+	// Output:
+	// mydevice: record: event pool exhausted
+	// calibrate: mydevice: record: event pool exhausted
 }

@@ -8,7 +8,10 @@
  * rangePush and rangePop may be NULL, as a group, when the backend has no annotation tool).
  *
  * Every hook returns 0 on success and non-zero on failure unless noted; after a failure,
- * lastError() on the same OS thread describes it. Hooks are called from many threads at once.
+ * lastError() on the same OS thread describes it. orprof reports it as "DEVICE: HOOK: message",
+ * so the message need not repeat the device or hook name ("event pool exhausted", not
+ * "record: event pool exhausted"); a leading "DEVICE: " or "HOOK: " is dropped if present.
+ * Hooks are called from many threads at once.
  * The "current device" is the backend's own per-thread state.
  *
  * Check a backend with:  orprof conformance --lib ./libmybackend.so

@@ -1,7 +1,7 @@
-// Package stubs is the Go form of PyTorch's ProfilerStubs: the handful of hooks a device backend
-// implements so the profiler can time work on it (Record, Elapsed, Synchronize, OnEachDevice,
-// and optionally Mark/RangePush/RangePop), a registry of backends by device name, the default
-// "not enabled" stubs, and a loader for backends written in C against orprof_stubs.h.
+// Package stubs is the Go form of PyTorch's ProfilerStubs: the hooks a device backend implements
+// so the profiler can time work on it (Record, Elapsed, Synchronize, OnEachDevice, optionally
+// Mark/RangePush/RangePop), with a registry of backends by device name. It also loads backends
+// written in C against orprof_stubs.h (Open) and wraps their failures once (CallError, Wrap).
 package stubs
 
 import (
@@ -176,12 +176,27 @@ func Devices() []string {
 	return out
 }
 
-// CallError wraps a backend failure with the hook that failed, keeping the backend's message.
+// CallError wraps a backend failure with the device and the hook that failed, keeping the
+// backend's message: "DEVICE: HOOK: message". Make one with Wrap, which adds the prefix once.
 type CallError struct {
 	Device string
 	Hook   string
 	Err    error
 }
 
+// Wrap returns err as a *CallError naming device and hook, or err itself when it is nil or
+// already holds a *CallError (errors.As): a failure passing through several layers of orprof
+// keeps the one prefix of the call that failed.
+func Wrap(device, hook string, err error) error {
+	var ce *CallError
+	if err == nil || errors.As(err, &ce) {
+		return err
+	}
+	return &CallError{Device: device, Hook: hook, Err: err}
+}
+
+// Error is "DEVICE: HOOK: message".
 func (e *CallError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Device, e.Hook, e.Err) }
+
+// Unwrap returns the backend's error.
 func (e *CallError) Unwrap() error { return e.Err }

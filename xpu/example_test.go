@@ -7,6 +7,7 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -36,8 +37,8 @@ XPUPTI_PROFILER_ENABLE_PER_KERNEL = true`)
 	}
 	ctx := context.Background()
 	rt := openreg.Default()
-	a, _ := openreg.Uniform(ctx, rt, 0, -1, 1, 42, 64, 64)
-	c, _ := openreg.Mm(ctx, a, a)
+	a, _ := ops.Uniform(ctx, rt, 0, -1, 1, 42, 64, 64)
+	c, _ := ops.Mm(ctx, a, a)
 	_, _ = c.ToHost(ctx) // a copy, not a kernel: no scope
 	res, err := sess.Stop()
 	if err != nil {

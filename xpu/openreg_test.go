@@ -14,6 +14,7 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/xpu"
 	"github.com/stretchr/testify/assert"
@@ -109,7 +110,7 @@ func counterAt(counters []*trace.Event, pid, tid, ts int64, zero bool) *trace.Ev
 }
 
 func TestPerKernelScopesOnOpenReg(t *testing.T) {
-	w, ok := openreg.LookupWorkload("mlp")
+	w, ok := ops.LookupWorkload("mlp")
 	require.True(t, ok)
 	res, sp := profile(t, perKernelConfig, openreg.Options{}, nil, w.Run)
 	assert.Empty(t, res.Warnings)
@@ -258,7 +259,7 @@ func TestPerRangeScopesOnOpenReg(t *testing.T) {
 		"XPUPTI_PROFILER_ENABLE_PER_KERNEL = false"
 	const n = 64
 	res, sp := profile(t, cfg, openreg.Options{}, nil, func(ctx context.Context, rt *openreg.Runtime) error {
-		a, err := openreg.Uniform(ctx, rt, 0, -1, 1, 1, n, n) // outside every range: not measured
+		a, err := ops.Uniform(ctx, rt, 0, -1, 1, 1, n, n) // outside every range: not measured
 		if err != nil {
 			return err
 		}
@@ -266,7 +267,7 @@ func TestPerRangeScopesOnOpenReg(t *testing.T) {
 			r := orprof.RecordFunction(ctx, name)
 			defer r.End()
 			for range times {
-				if _, err := openreg.Mm(ctx, a, a); err != nil {
+				if _, err := ops.Mm(ctx, a, a); err != nil {
 					return err
 				}
 			}
@@ -282,7 +283,7 @@ func TestPerRangeScopesOnOpenReg(t *testing.T) {
 		if err := mm("inner", 3); err != nil {
 			return err
 		}
-		if _, err := openreg.Mm(ctx, a, a); err != nil {
+		if _, err := ops.Mm(ctx, a, a); err != nil {
 			return err
 		}
 		outer.End()
@@ -351,12 +352,12 @@ func mustArg(t *testing.T, e *trace.Event, key string) string {
 func TestMaxScopesWarnsOnceAndKeepsFirst(t *testing.T) {
 	cfg := perKernelConfig + "\nXPUPTI_PROFILER_MAX_SCOPES = 3"
 	res, sp := profile(t, cfg, openreg.Options{}, nil, func(ctx context.Context, rt *openreg.Runtime) error {
-		a, err := openreg.Uniform(ctx, rt, 0, -1, 1, 1, 32, 32)
+		a, err := ops.Uniform(ctx, rt, 0, -1, 1, 1, 32, 32)
 		if err != nil {
 			return err
 		}
 		for range 6 {
-			if _, err := openreg.Mm(ctx, a, a); err != nil {
+			if _, err := ops.Mm(ctx, a, a); err != nil {
 				return err
 			}
 		}
@@ -465,7 +466,7 @@ func TestConfigErrors(t *testing.T) {
 func TestActivityConsumersDoNotInterfere(t *testing.T) {
 	var own []openreg.Activity
 	res, sp := profile(t, perKernelConfig, openreg.Options{}, nil, func(ctx context.Context, rt *openreg.Runtime) error {
-		a, err := openreg.Uniform(ctx, rt, 0, -1, 1, 1, 16, 16)
+		a, err := ops.Uniform(ctx, rt, 0, -1, 1, 1, 16, 16)
 		if err != nil {
 			return err
 		}
@@ -473,7 +474,7 @@ func TestActivityConsumersDoNotInterfere(t *testing.T) {
 			return err
 		}
 		rt.EnableActivityTracing()
-		if _, err := openreg.Mm(ctx, a, a); err != nil {
+		if _, err := ops.Mm(ctx, a, a); err != nil {
 			return err
 		}
 		if err := rt.Synchronize(); err != nil {
@@ -481,7 +482,7 @@ func TestActivityConsumersDoNotInterfere(t *testing.T) {
 		}
 		own = rt.DisableActivityTracing()
 		require.True(t, rt.ActivityTracing(), "the sessions' subscriptions keep tracing on")
-		_, err = openreg.Mm(ctx, a, a)
+		_, err = ops.Mm(ctx, a, a)
 		return err
 	})
 	require.Len(t, own, 1)
@@ -533,7 +534,7 @@ func TestSubscriptions(t *testing.T) {
 // The trace a scope profile writes is valid JSON whose counters carry numbers only.
 func TestCountersAreNumbers(t *testing.T) {
 	res, _ := profile(t, perKernelConfig, openreg.Options{}, nil, func(ctx context.Context, rt *openreg.Runtime) error {
-		_, err := openreg.Uniform(ctx, rt, 0, -1, 1, 1, 8, 8)
+		_, err := ops.Uniform(ctx, rt, 0, -1, 1, 1, 8, 8)
 		return err
 	})
 	var buf bytes.Buffer
@@ -559,7 +560,7 @@ func TestCountersAreNumbers(t *testing.T) {
 // gets its scope, with one warning that the slices may not nest with the estimates.
 func TestScopesWithoutKernelActivity(t *testing.T) {
 	cfg := "ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = GpuTime\nXPUPTI_PROFILER_MAX_SCOPES = 5"
-	w, ok := openreg.LookupWorkload("mlp")
+	w, ok := ops.LookupWorkload("mlp")
 	require.True(t, ok)
 	res, sp := profile(t, cfg, openreg.Options{}, nil, w.Run)
 	require.Len(t, res.Warnings, 1)

@@ -131,7 +131,7 @@ func TestFormatDouble(t *testing.T) {
 		{math.NaN(), "0"}, {math.Inf(1), "0"}, {float64(float32(0.1)), "0.10000000149011612"},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, FormatDouble(tc.in), "%v", tc.in)
+		assert.Equal(t, tc.want, formatDouble(tc.in), "%v", tc.in)
 	}
 	assert.Equal(t, "12", formatValue(11.6, Uint64))
 	assert.Equal(t, "true", formatValue(1, Bool))

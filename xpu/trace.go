@@ -130,7 +130,7 @@ func appendScopes(t *trace.Trace, scopes []Scope, ks []KernelMetrics, device str
 				key += "::" + info.Unit
 			}
 			args = append(args, trace.Raw(key, formatValue(v, info.Type)))
-			on[m] = trace.Raw(info.Name, FormatDouble(v))
+			on[m] = trace.Raw(info.Name, formatDouble(v))
 			off[m] = trace.Raw(info.Name, "0")
 		}
 		t.Events = append(t.Events,
@@ -170,7 +170,7 @@ func addRows(t *trace.Trace, scopes []Scope, device string) {
 }
 
 // formatValue prints a slice arg as Kineto does for the metric's type: an integer, a double
-// (FormatDouble) or true/false.
+// (formatDouble) or true/false.
 func formatValue(v float64, t ValueType) string {
 	switch t {
 	case Uint64:
@@ -181,14 +181,14 @@ func formatValue(v float64, t ValueType) string {
 		}
 		return "false"
 	}
-	return FormatDouble(v)
+	return formatDouble(v)
 }
 
-// FormatDouble prints v as Kineto prints doubles (libfmt's "{}"): the shortest digits that
+// formatDouble prints v as Kineto prints doubles (libfmt's "{}"): the shortest digits that
 // read back as v, in fixed notation when the decimal exponent is in [-4, 16) and in exponent
 // notation otherwise ("2048", "0.5", "1e+16", "1.25e-05"). Non-finite values, which a
 // trace cannot hold, print as 0.
-func FormatDouble(v float64) string {
+func formatDouble(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
 		return "0"
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/xpu"
@@ -197,7 +197,7 @@ func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
 
 func workloadNames() string {
 	var names []string
-	for _, w := range openreg.Workloads() {
+	for _, w := range ops.Workloads() {
 		names = append(names, w.Name)
 	}
 	return strings.Join(names, ", ")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/orprof/orprof/devices/opencl"
 	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 )
 
 // deviceWorkload finds the built-in workload called name for device: OpenCL's own workloads
@@ -19,6 +20,6 @@ func deviceWorkload(name, device string) (run func(ctx context.Context) error, h
 		w, ok := opencl.LookupWorkload(name)
 		return w.Run, strings.Join(names, ", "), ok
 	}
-	w, ok := openreg.LookupWorkload(name)
+	w, ok := ops.LookupWorkload(name)
 	return func(ctx context.Context) error { return w.Run(ctx, openreg.Default()) }, workloadNames(), ok
 }

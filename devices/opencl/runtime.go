@@ -139,6 +139,11 @@ type Runtime struct {
 
 // Open loads the ICD loader and opens the platforms and devices opts select. It fails with a
 // *MissingError when there is no loader, no platform or no matching device.
+//
+// The devices are every selected device of every selected platform, platforms in the ICD
+// loader's order and devices in clGetDeviceIDs order. Each device has a profiling-enabled
+// in-order queue per stream. Device timestamps are on the device's own clock; the activity
+// profiler maps them to the host clock by calibration (Calibration) and reports the residual.
 func Open(opts Options) (*Runtime, error) {
 	types, err := parseDeviceTypes(opts.DeviceTypes)
 	if err != nil {

@@ -126,15 +126,17 @@ func (s *Stream) marker() (uintptr, error) {
 	return ev, nil
 }
 
+// asEvent checks an event given to Elapsed. Its errors do not name the device or hook: the
+// caller's stubs.CallError does.
 func asEvent(e stubs.Event) (*Event, error) {
 	ev, ok := e.(*Event)
 	switch {
 	case e == nil || (ok && ev == nil):
-		return nil, errors.New("opencl: elapsed: nil event")
+		return nil, errors.New("nil event")
 	case !ok:
-		return nil, fmt.Errorf("opencl: elapsed: event %T is not an OpenCL event", e)
+		return nil, fmt.Errorf("event %T is not an OpenCL event", e)
 	case ev.released.Load():
-		return nil, errors.New("opencl: elapsed: event already released")
+		return nil, errors.New("event already released")
 	}
 	return ev, nil
 }

@@ -1,6 +1,6 @@
-// Package workloop runs openreg's built-in workloads one step at a time, for programs that
+// Package workloop runs the built-in OpenReg workloads one step at a time, for programs that
 // profile a loop (orprof run --schedule, --loop, the httpprof tests): the ops of each step are
-// those of the workload of the same name in openreg.Workloads, without the ProfilerStep ranges,
+// those of the workload of the same name in ops.Workloads, without the ProfilerStep ranges,
 // which the loop's orprof.Profiler records.
 package workloop
 
@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 )
 
 // Loop is a workload set up on a runtime, run a step at a time from one goroutine.
@@ -41,12 +42,12 @@ const (
 	mlpLR                                  = 0.5
 )
 
-func linear(ctx context.Context, rt *openreg.Runtime, d int, in, out int64, seed uint64) (w, b *openreg.Tensor, err error) {
+func linear(ctx context.Context, rt *openreg.Runtime, d int, in, out int64, seed uint64) (w, b *ops.Tensor, err error) {
 	k := float32(1 / math.Sqrt(float64(in)))
-	if w, err = openreg.Uniform(ctx, rt, d, -k, k, seed, out, in); err != nil {
+	if w, err = ops.Uniform(ctx, rt, d, -k, k, seed, out, in); err != nil {
 		return nil, nil, err
 	}
-	if b, err = openreg.Uniform(ctx, rt, d, -k, k, seed+1, out); err != nil {
+	if b, err = ops.Uniform(ctx, rt, d, -k, k, seed+1, out); err != nil {
 		return nil, nil, err
 	}
 	return w.SetRequiresGrad(true), b.SetRequiresGrad(true), nil
@@ -54,7 +55,7 @@ func linear(ctx context.Context, rt *openreg.Runtime, d int, in, out int64, seed
 
 func newMLP(ctx context.Context, rt *openreg.Runtime) (*Loop, error) {
 	d := openreg.CurrentDevice(ctx)
-	x, err := openreg.Uniform(ctx, rt, d, -1, 1, 7, mlpBatch, mlpIn)
+	x, err := ops.Uniform(ctx, rt, d, -1, 1, 7, mlpBatch, mlpIn)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func newMLP(ctx context.Context, rt *openreg.Runtime) (*Loop, error) {
 	for i := range labels {
 		labels[i] = float32(i % mlpClasses)
 	}
-	y, err := openreg.FromSlice(ctx, rt, d, labels, mlpBatch)
+	y, err := ops.FromSlice(ctx, rt, d, labels, mlpBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -74,22 +75,22 @@ func newMLP(ctx context.Context, rt *openreg.Runtime) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt := &openreg.SGD{Params: []*openreg.Tensor{w1, b1, w2, b2}, LR: mlpLR}
+	opt := &ops.SGD{Params: []*ops.Tensor{w1, b1, w2, b2}, LR: mlpLR}
 	step := func(ctx context.Context) error {
 		opt.ZeroGrad(ctx)
-		h, err := openreg.Linear(ctx, x, w1, b1)
+		h, err := ops.Linear(ctx, x, w1, b1)
 		if err != nil {
 			return err
 		}
-		a, err := openreg.Relu(ctx, h)
+		a, err := ops.Relu(ctx, h)
 		if err != nil {
 			return err
 		}
-		logits, err := openreg.Linear(ctx, a, w2, b2)
+		logits, err := ops.Linear(ctx, a, w2, b2)
 		if err != nil {
 			return err
 		}
-		loss, err := openreg.CrossEntropy(ctx, logits, y)
+		loss, err := ops.CrossEntropy(ctx, logits, y)
 		if err != nil {
 			return err
 		}
@@ -102,14 +103,14 @@ func newMLP(ctx context.Context, rt *openreg.Runtime) (*Loop, error) {
 		if _, err := loss.Item(ctx); err != nil {
 			return err
 		}
-		for _, t := range []*openreg.Tensor{h, a, logits, loss} {
+		for _, t := range []*ops.Tensor{h, a, logits, loss} {
 			t.Release(ctx)
 		}
 		return nil
 	}
 	closeFn := func(ctx context.Context) error {
 		opt.ZeroGrad(ctx)
-		for _, t := range []*openreg.Tensor{x, y, w1, b1, w2, b2} {
+		for _, t := range []*ops.Tensor{x, y, w1, b1, w2, b2} {
 			t.Release(ctx)
 		}
 		return rt.DeviceSynchronize(ctx)
@@ -126,11 +127,11 @@ func newMultistream(ctx context.Context, rt *openreg.Runtime) (*Loop, error) {
 		return nil, err
 	}
 	other := 1 % rt.DeviceCount()
-	a, err := openreg.Uniform(ctx, rt, 0, -1, 1, 21, n, n)
+	a, err := ops.Uniform(ctx, rt, 0, -1, 1, 21, n, n)
 	if err != nil {
 		return nil, err
 	}
-	b, err := openreg.Uniform(ctx, rt, 0, -1, 1, 22, n, n)
+	b, err := ops.Uniform(ctx, rt, 0, -1, 1, 22, n, n)
 	if err != nil {
 		return nil, err
 	}
@@ -169,15 +170,15 @@ func newMultistream(ctx context.Context, rt *openreg.Runtime) (*Loop, error) {
 		if err := s2.WaitEvent(fork); err != nil {
 			return err
 		}
-		y1, err := openreg.Mm(ctx1, a, b)
+		y1, err := ops.Mm(ctx1, a, b)
 		if err != nil {
 			return err
 		}
-		p, err := openreg.Mm(ctx2, b, a)
+		p, err := ops.Mm(ctx2, b, a)
 		if err != nil {
 			return err
 		}
-		y2, err := openreg.Relu(ctx2, p)
+		y2, err := ops.Relu(ctx2, p)
 		if err != nil {
 			return err
 		}
@@ -193,34 +194,34 @@ func newMultistream(ctx context.Context, rt *openreg.Runtime) (*Loop, error) {
 				return err
 			}
 		}
-		z, err := openreg.Add(ctx, y1, y2)
+		z, err := ops.Add(ctx, y1, y2)
 		if err != nil {
 			return err
 		}
-		a1, err := openreg.To(ctxOther, a, other)
+		a1, err := ops.To(ctxOther, a, other)
 		if err != nil {
 			return err
 		}
-		z1, err := openreg.Mm(ctxOther, a1, a1)
+		z1, err := ops.Mm(ctxOther, a1, a1)
 		if err != nil {
 			return err
 		}
-		back, err := openreg.To(ctx, z1, 0)
+		back, err := ops.To(ctx, z1, 0)
 		if err != nil {
 			return err
 		}
-		all, err := openreg.Add(ctx, z, back)
+		all, err := ops.Add(ctx, z, back)
 		if err != nil {
 			return err
 		}
-		total, err := openreg.Sum(ctx, all)
+		total, err := ops.Sum(ctx, all)
 		if err != nil {
 			return err
 		}
 		if _, err := total.Item(ctx); err != nil {
 			return err
 		}
-		for _, t := range []*openreg.Tensor{y1, p, y2, z, a1, z1, back, all, total} {
+		for _, t := range []*ops.Tensor{y1, p, y2, z, a1, z1, back, all, total} {
 			if t != a {
 				t.Release(ctx)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 )
 
 // counts profiles run on OpenReg and returns the call count of every op but the step ranges.
@@ -35,7 +36,7 @@ func counts(t *testing.T, run func(ctx context.Context) error) map[string]int64 
 func TestLoopsMatchWorkloads(t *testing.T) {
 	for name, steps := range map[string]int{"mlp": 4, "multistream": 3} {
 		t.Run(name, func(t *testing.T) {
-			w, ok := openreg.LookupWorkload(name)
+			w, ok := ops.LookupWorkload(name)
 			require.True(t, ok)
 			want := counts(t, func(ctx context.Context) error { return w.Run(ctx, openreg.Default()) })
 			got := counts(t, func(ctx context.Context) error {

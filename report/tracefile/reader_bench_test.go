@@ -76,7 +76,7 @@ func BenchmarkTableMTIA(b *testing.B) {
 			b.Fatal(err)
 		}
 		l := events.NewListOwned(td.Events, events.ListOptions{UseDevice: td.DeviceName})
-		if _, err := report.AppendTable(nil, l.KeyAverages(events.AverageOptions{}), report.TableOptions{UseDevice: td.DeviceName}); err != nil {
+		if err := report.WriteTable(io.Discard, l.KeyAverages(events.AverageOptions{}), report.TableOptions{UseDevice: td.DeviceName}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,17 +1,11 @@
 // Package stubstest is the conformance kit for device backends: named cases that check a
-// stubs.Stubs implementation (a Go backend, or a C backend loaded with stubs.Open) against the
-// contract in package stubs and orprof_stubs.h. Check returns the failures as one error, for
-// programs such as `orprof conformance`; Run runs every case as a subtest of a backend author's own
-// `go test`, with a fresh backend per case:
+// stubs.Stubs implementation, in Go or in C through stubs.Open, against the contract of package
+// stubs and orprof_stubs.h. Run runs them as subtests of a backend author's `go test`, Check
+// returns the failures as one error for programs such as `orprof conformance`:
 //
 //	func TestConformance(t *testing.T) {
 //		stubstest.Run(t, func(t *testing.T) stubs.Stubs { return mybackend.New() })
 //	}
-//
-// A C backend is checked the same way, with a backend made by stubs.Open("./libmybackend.so").
-// Optional capabilities (DeviceCounter, Ranger, Marker) are skipped with a reason when absent.
-// Run it with -race: several cases call the backend from many goroutines at once
-// (concurrent-record raises GOMAXPROCS to at least 8 while it runs, so their C calls overlap).
 package stubstest
 
 import (
@@ -213,7 +207,11 @@ func Check(newBackend func() (stubs.Stubs, error), opts ...Option) error {
 
 // Run runs every case as a subtest named after it, each with a fresh backend from newBackend
 // (which may call t.Fatal or register t.Cleanup). Backends that are stubs.Closer are closed after
-// their case. Missing optional capabilities call t.Skip with the reason.
+// their case. Missing optional capabilities (DeviceCounter, Ranger, Marker) call t.Skip with the
+// reason. A C backend is checked the same way, with a backend made by
+// stubs.Open("./libmybackend.so"). Run it with -race: several cases call the backend from many
+// goroutines at once (concurrent-record raises GOMAXPROCS to at least 8 while it runs, so their C
+// calls overlap).
 func Run(t *testing.T, newBackend func(t *testing.T) stubs.Stubs, opts ...Option) {
 	t.Helper()
 	cfg := configure(opts)

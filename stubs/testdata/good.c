@@ -156,9 +156,9 @@ static int enabled(void) {
 static int deviceCount(int* count) {
 #ifdef BREAK_DEVICE_COUNT
   (void)count;
-  return fail("deviceCount: driver not initialised");
+  return fail("driver not initialised");
 #else
-  if (count == NULL) return fail("deviceCount: NULL count");
+  if (count == NULL) return fail("NULL count");
   *count = NDEV;
   return 0;
 #endif
@@ -171,12 +171,12 @@ static atomic_int inRecord;
 static int record(int* device, ORProf_Event** event, int64_t* cpuNs) {
   pthread_once(&initOnce, init);
 #ifdef BREAK_RECORD_NULL
-  if (device == NULL || event == NULL || cpuNs == NULL) return fail("record: NULL out-pointer");
+  if (device == NULL || event == NULL || cpuNs == NULL) return fail("NULL out-pointer");
 #endif
 #ifdef BREAK_CONCURRENT
   if (atomic_fetch_add(&inRecord, 1) != 0) {
     atomic_fetch_sub(&inRecord, 1);
-    return fail("record: called while another thread was recording (not thread-safe)");
+    return fail("called while another thread was recording (not thread-safe)");
   }
   sched_yield(); /* widen the window, as unlocked bookkeeping would */
 #endif
@@ -187,12 +187,12 @@ static int record(int* device, ORProf_Event** event, int64_t* cpuNs) {
   if (event != NULL) {
     if (atomic_fetch_add(&liveEvents, 1) >= EVENT_POOL) {
       atomic_fetch_sub(&liveEvents, 1);
-      rc = fail("record: event pool exhausted (%d events live)", EVENT_POOL);
+      rc = fail("event pool exhausted (%d events live)", EVENT_POOL);
       goto out;
     }
     ev = calloc(1, sizeof *ev);
     if (ev == NULL) {
-      rc = fail("record: out of memory");
+      rc = fail("out of memory");
       goto out;
     }
     ev->device = d;
@@ -232,19 +232,19 @@ static void waitEvent(const ORProf_Event* ev) {
 
 static int elapsed(const ORProf_Event* start, const ORProf_Event* end, float* us) {
 #ifdef CRASH_ELAPSED_NULL
-  if (start->device != end->device) return fail("elapsed: events on different devices");
+  if (start->device != end->device) return fail("events on different devices");
 #endif
   if (start == NULL || end == NULL) {
 #ifdef BREAK_ELAPSED_NULL
     if (us) *us = 0;
     return 0;
 #else
-    return fail("elapsed: NULL event");
+    return fail("NULL event");
 #endif
   }
-  if (us == NULL) return fail("elapsed: NULL result");
+  if (us == NULL) return fail("NULL result");
   if (start->device != end->device)
-    return fail("elapsed: events on different devices (%d and %d)", start->device, end->device);
+    return fail("events on different devices (%d and %d)", start->device, end->device);
   waitEvent(start);
   waitEvent(end);
   double d = (double)(end->doneNs - start->doneNs) / 1e3;
@@ -268,21 +268,22 @@ static void destroyEvent(ORProf_Event* ev) {
 #define MAYBE_UNUSED __attribute__((unused))
 
 static MAYBE_UNUSED int mark(const char* name) {
-  if (name == NULL) return fail("mark: NULL name");
+  if (name == NULL) return fail("NULL name");
 #ifdef BREAK_MARK
-  if (strlen(name) > 255) return fail("mark: name longer than 255 bytes");
+  if (strlen(name) > 255) return fail("name longer than 255 bytes");
 #endif
   return 0;
 }
 
 static MAYBE_UNUSED int rangePush(const char* name) {
-  if (name == NULL) return fail("rangePush: NULL name");
+  if (name == NULL) return fail("NULL name");
   rangeDepth++;
   return 0;
 }
 
 static MAYBE_UNUSED int rangePop(void) {
 #ifndef BREAK_RANGES
+  /* Written the old way, repeating the hook name: the loader drops the repeat (tested). */
   if (rangeDepth == 0) return fail("rangePop: nothing pushed on this thread");
 #endif
   if (rangeDepth > 0) rangeDepth--;
@@ -290,7 +291,7 @@ static MAYBE_UNUSED int rangePop(void) {
 }
 
 static int onEachDevice(ORProf_DeviceFn fn, void* userData) {
-  if (fn == NULL) return fail("onEachDevice: NULL fn");
+  if (fn == NULL) return fail("NULL fn");
   int prev = currentDevice;
   (void)prev;
   for (int i = 0; i < NDEV; i++) {
@@ -312,7 +313,7 @@ static MAYBE_UNUSED int synchronize(void) {
 #endif
 #ifdef BREAK_SYNCHRONIZE
   for (int i = 0; i <= NDEV; i++) {
-    if (i == NDEV) return fail("synchronize: invalid device %d", i);
+    if (i == NDEV) return fail("invalid device %d", i);
 #else
   for (int i = 0; i < NDEV; i++) {
 #endif

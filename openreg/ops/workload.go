@@ -1,4 +1,4 @@
-package openreg
+package ops
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/openreg"
 )
 
 // Workload is a built-in program for `orprof run`: ops on an OpenReg runtime, with the same
@@ -15,7 +16,7 @@ type Workload struct {
 	Description string
 	// Run executes the workload on rt, recording on ctx's logical thread, and returns when its
 	// device work has completed. It takes well under a second on a small machine.
-	Run func(ctx context.Context, rt *Runtime) error
+	Run func(ctx context.Context, rt *openreg.Runtime) error
 }
 
 // Workloads lists the built-in workloads: "mlp" and "multistream".
@@ -23,7 +24,10 @@ func Workloads() []Workload {
 	return []Workload{
 		{Name: "mlp", Description: fmt.Sprintf("a %d→%d→%d MLP trained with cross-entropy and SGD for %d steps (ProfilerStep#0..%d) on the current device",
 			mlpDefault.in, mlpDefault.hidden, mlpDefault.classes, mlpDefault.iters, mlpDefault.iters-1),
-			Run: func(ctx context.Context, rt *Runtime) error { _, err := runMLP(ctx, rt, mlpDefault); return err }},
+			Run: func(ctx context.Context, rt *openreg.Runtime) error {
+				_, err := runMLP(ctx, rt, mlpDefault)
+				return err
+			}},
 		{Name: "multistream", Description: "matrix products on two pool streams of device 0 joined by events, and on device 1 with copies both ways, 3 steps",
 			Run: runMultistream},
 	}
@@ -49,7 +53,7 @@ var mlpDefault = mlpConfig{batch: 64, in: 128, hidden: 256, classes: 10, iters: 
 
 // linearParams makes a Linear layer's weight [out, in] and bias [out], uniform in ±1/√in as
 // torch.nn.Linear initialises them.
-func linearParams(ctx context.Context, rt *Runtime, d int, in, out int64, seed uint64) (w, b *Tensor, err error) {
+func linearParams(ctx context.Context, rt *openreg.Runtime, d int, in, out int64, seed uint64) (w, b *Tensor, err error) {
 	k := float32(1 / math.Sqrt(float64(in)))
 	if w, err = Uniform(ctx, rt, d, -k, k, seed, out, in); err != nil {
 		return nil, nil, err
@@ -61,8 +65,8 @@ func linearParams(ctx context.Context, rt *Runtime, d int, in, out int64, seed u
 }
 
 // runMLP trains the MLP and returns the loss of every step.
-func runMLP(ctx context.Context, rt *Runtime, c mlpConfig) ([]float32, error) {
-	d := CurrentDevice(ctx)
+func runMLP(ctx context.Context, rt *openreg.Runtime, c mlpConfig) ([]float32, error) {
+	d := openreg.CurrentDevice(ctx)
 	x, err := Uniform(ctx, rt, d, -1, 1, 7, c.batch, c.in)
 	if err != nil {
 		return nil, err
@@ -136,13 +140,13 @@ func runMLP(ctx context.Context, rt *Runtime, c mlpConfig) ([]float32, error) {
 // runMultistream forks work from device 0's default stream onto two pool streams (one of each
 // priority), joins it back with events, and round-trips a product through device 1 (or device
 // 0 again on a one-device runtime).
-func runMultistream(ctx context.Context, rt *Runtime) error {
+func runMultistream(ctx context.Context, rt *openreg.Runtime) error {
 	_, err := multistream(ctx, rt, 3)
 	return err
 }
 
 // multistream returns every step's sum.
-func multistream(ctx context.Context, rt *Runtime, steps int) ([]float32, error) {
+func multistream(ctx context.Context, rt *openreg.Runtime, steps int) ([]float32, error) {
 	const n = 48
 	ctx, err := rt.WithDevice(ctx, 0)
 	if err != nil {
@@ -173,7 +177,7 @@ func multistream(ctx context.Context, rt *Runtime, steps int) ([]float32, error)
 	if err != nil {
 		return nil, err
 	}
-	ctx1, ctx2 := WithStream(ctx, s1), WithStream(ctx, s2)
+	ctx1, ctx2 := openreg.WithStream(ctx, s1), openreg.WithStream(ctx, s2)
 	var sums []float32
 	step := func(i int) error {
 		r := orprof.RecordFunction(ctx, fmt.Sprintf("ProfilerStep#%d", i))
@@ -203,7 +207,7 @@ func multistream(ctx context.Context, rt *Runtime, steps int) ([]float32, error)
 		if err != nil {
 			return err
 		}
-		for _, s := range []*Stream{s1, s2} {
+		for _, s := range []*openreg.Stream{s1, s2} {
 			join, err := rt.NewEvent(0, true)
 			if err != nil {
 				return err

@@ -1,4 +1,4 @@
-package openreg
+package ops
 
 import (
 	"context"
@@ -7,11 +7,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/openreg"
 )
 
-func tensorOf(t *testing.T, ctx context.Context, rt *Runtime, data []float32, shape ...int64) *Tensor {
+func tensorOf(t *testing.T, ctx context.Context, rt *openreg.Runtime, data []float32, shape ...int64) *Tensor {
 	t.Helper()
-	x, err := FromSlice(ctx, rt, CurrentDevice(ctx), data, shape...)
+	x, err := FromSlice(ctx, rt, openreg.CurrentDevice(ctx), data, shape...)
 	require.NoError(t, err)
 	return x
 }
@@ -64,7 +66,7 @@ func hostSoftmax(row []float64) []float64 {
 }
 
 func TestOpsNumerics(t *testing.T) {
-	rt := newRuntime(t, Options{})
+	rt := newRuntime(t, openreg.Options{})
 	ctx := context.Background()
 	A := func() *Tensor { return tensorOf(t, ctx, rt, []float32{1, 2, 3, 4, 5, 6}, 2, 3) }
 	B := func() *Tensor { return tensorOf(t, ctx, rt, []float32{7, 8, 9, 10, 11, 12}, 3, 2) }
@@ -141,7 +143,7 @@ func TestOpsNumerics(t *testing.T) {
 }
 
 func TestMmMatchesHostReference(t *testing.T) {
-	rt := newRuntime(t, Options{})
+	rt := newRuntime(t, openreg.Options{})
 	ctx, err := rt.WithDevice(context.Background(), 1)
 	require.NoError(t, err)
 	const m, k, n = 37, 53, 29
@@ -163,7 +165,7 @@ func TestMmMatchesHostReference(t *testing.T) {
 }
 
 func TestItem(t *testing.T) {
-	rt := newRuntime(t, Options{})
+	rt := newRuntime(t, openreg.Options{})
 	ctx := context.Background()
 	x := tensorOf(t, ctx, rt, []float32{1, 2, 3}, 3)
 	s, err := Sum(ctx, x)
@@ -176,7 +178,7 @@ func TestItem(t *testing.T) {
 }
 
 func TestOpErrors(t *testing.T) {
-	rt := newRuntime(t, Options{})
+	rt := newRuntime(t, openreg.Options{})
 	ctx := context.Background()
 	m23 := tensorOf(t, ctx, rt, make([]float32, 6), 2, 3)
 	m22 := tensorOf(t, ctx, rt, make([]float32, 4), 2, 2)
@@ -220,18 +222,18 @@ func TestOpErrors(t *testing.T) {
 }
 
 func TestBadClassIndexFailsAsynchronously(t *testing.T) {
-	rt := newRuntime(t, Options{})
+	rt := newRuntime(t, openreg.Options{})
 	ctx := context.Background()
 	logp := tensorOf(t, ctx, rt, []float32{-1, -2, -3, -4}, 2, 2)
 	loss, err := NllLoss(ctx, logp, tensorOf(t, ctx, rt, []float32{0, 5}, 2))
 	require.NoError(t, err, "the index is checked on the device")
 	_, err = loss.Item(ctx)
-	require.ErrorIs(t, err, ErrUnknown)
+	require.ErrorIs(t, err, openreg.ErrUnknown)
 	assert.Contains(t, err.Error(), "not a class index")
 }
 
 func TestGradients(t *testing.T) {
-	rt := newRuntime(t, Options{})
+	rt := newRuntime(t, openreg.Options{})
 	ctx := context.Background()
 	param := func(data []float32, shape ...int64) *Tensor {
 		return tensorOf(t, ctx, rt, data, shape...).SetRequiresGrad(true)
@@ -400,7 +402,7 @@ func TestGradients(t *testing.T) {
 }
 
 func TestSGDStep(t *testing.T) {
-	rt := newRuntime(t, Options{})
+	rt := newRuntime(t, openreg.Options{})
 	ctx := context.Background()
 	p := tensorOf(t, ctx, rt, []float32{1, 2, 3}, 3).SetRequiresGrad(true)
 	untouched := tensorOf(t, ctx, rt, []float32{5}, 1).SetRequiresGrad(true)
@@ -426,12 +428,12 @@ func TestWorkloads(t *testing.T) {
 	assert.False(t, ok)
 
 	t.Run("mlp learns and frees its memory", func(t *testing.T) {
-		rt := newRuntime(t, Options{})
+		rt := newRuntime(t, openreg.Options{})
 		losses, err := runMLP(context.Background(), rt, mlpDefault)
 		require.NoError(t, err)
 		require.Len(t, losses, mlpDefault.iters)
 		assert.Less(t, losses[len(losses)-1], losses[0], "losses %v", losses)
-		again, err := runMLP(context.Background(), newRuntime(t, Options{}), mlpDefault)
+		again, err := runMLP(context.Background(), newRuntime(t, openreg.Options{}), mlpDefault)
 		require.NoError(t, err)
 		assert.Equal(t, losses, again, "deterministic")
 		st, _ := rt.MemoryStats(0)
@@ -440,7 +442,7 @@ func TestWorkloads(t *testing.T) {
 	})
 
 	t.Run("multistream joins its streams", func(t *testing.T) {
-		rt := newRuntime(t, Options{})
+		rt := newRuntime(t, openreg.Options{})
 		ctx := context.Background()
 		sums, err := multistream(ctx, rt, 3)
 		require.NoError(t, err)
@@ -462,7 +464,7 @@ func TestWorkloads(t *testing.T) {
 			c, _ := rt.Counters(d)
 			assert.Positive(t, c.Kernels, "device %d ran kernels", d)
 		}
-		one := newRuntime(t, Options{Devices: 1})
+		one := newRuntime(t, openreg.Options{Devices: 1})
 		_, err = multistream(ctx, one, 1)
 		require.NoError(t, err, "a one-device runtime works too")
 	})

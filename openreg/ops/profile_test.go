@@ -1,4 +1,4 @@
-package openreg
+package ops
 
 import (
 	"context"
@@ -7,17 +7,18 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/openreg"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // profile runs fn under an "openreg" session on a fresh default runtime and returns the result.
 // Sessions are process-wide: tests that call it must not run in parallel.
-func profile(t *testing.T, opts orprof.Options, fn func(ctx context.Context, rt *Runtime) error) *orprof.Result {
+func profile(t *testing.T, opts orprof.Options, fn func(ctx context.Context, rt *openreg.Runtime) error) *orprof.Result {
 	t.Helper()
-	rt := newRuntime(t, Options{})
-	prev := SetDefault(rt)
-	t.Cleanup(func() { SetDefault(prev) })
+	rt := newRuntime(t, openreg.Options{})
+	prev := openreg.SetDefault(rt)
+	t.Cleanup(func() { openreg.SetDefault(prev) })
 	opts.Device = "openreg"
 	sess, err := orprof.Start(opts)
 	require.NoError(t, err)
@@ -101,8 +102,8 @@ func firstShapes(evs []events.FunctionEvent, name, prefix string) string {
 }
 
 func TestProfileActivitiesCorrelateWithOps(t *testing.T) {
-	var acts []Activity
-	res := profile(t, orprof.Options{}, func(ctx context.Context, rt *Runtime) error {
+	var acts []openreg.Activity
+	res := profile(t, orprof.Options{}, func(ctx context.Context, rt *openreg.Runtime) error {
 		rt.EnableActivityTracing()
 		a, err := Uniform(ctx, rt, 0, -1, 1, 1, 64, 64)
 		if err != nil {
@@ -141,9 +142,9 @@ func TestProfileActivitiesCorrelateWithOps(t *testing.T) {
 }
 
 func TestProfileMultistream(t *testing.T) {
-	rt := newRuntime(t, Options{})
-	prev := SetDefault(rt)
-	t.Cleanup(func() { SetDefault(prev) })
+	rt := newRuntime(t, openreg.Options{})
+	prev := openreg.SetDefault(rt)
+	t.Cleanup(func() { openreg.SetDefault(prev) })
 	sess, err := orprof.Start(orprof.Options{Device: "openreg"})
 	require.NoError(t, err)
 	runErr := runMultistream(context.Background(), rt)

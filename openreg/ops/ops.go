@@ -1,9 +1,11 @@
-package openreg
+package ops
 
 import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/orprof/orprof/openreg"
 )
 
 // The op library. Every op records itself (and the sub-ops PyTorch's ATen would call) with
@@ -77,7 +79,7 @@ func view(ctx context.Context, t *Tensor, shape []int64) (*Tensor, error) {
 // gemm computes out (+)= a·b for 2-D a [m,k], b [k,n] with any strides into a contiguous out.
 func gemm(out []float32, a, b *Tensor, accumulate bool) {
 	m, k, n := a.shape[0], a.shape[1], b.shape[1]
-	ad, bd := a.buf.data, b.buf.data
+	ad, bd := a.buf.Float32s(), b.buf.Float32s()
 	for i := int64(0); i < m; i++ {
 		row := out[i*n : (i+1)*n]
 		if !accumulate {
@@ -103,8 +105,8 @@ func gemm(out []float32, a, b *Tensor, accumulate bool) {
 	}
 }
 
-func gemmWork(m, k, n int64) KernelWork {
-	return KernelWork{Flops: 2 * m * k * n, BytesRead: 4 * (m*k + k*n), BytesWritten: 4 * m * n}
+func gemmWork(m, k, n int64) openreg.KernelWork {
+	return openreg.KernelWork{Flops: 2 * m * k * n, BytesRead: 4 * (m*k + k*n), BytesWritten: 4 * m * n}
 }
 
 func checkMm(op string, a, b *Tensor) error {
@@ -307,7 +309,7 @@ func elementwise(ctx context.Context, name string, flopsPer int64, out, a, b *Te
 	if b != nil {
 		ins = 2
 	}
-	return launch(ctx, out, name, KernelWork{Flops: flopsPer * n, BytesRead: 4 * ins * n, BytesWritten: 4 * n}, func() {
+	return launch(ctx, out, name, openreg.KernelWork{Flops: flopsPer * n, BytesRead: 4 * ins * n, BytesWritten: 4 * n}, func() {
 		o := out.out()
 		av := a.values()
 		if b == nil {
@@ -377,8 +379,8 @@ func AddInPlace(ctx context.Context, a, b *Tensor, alpha float32) error {
 	r := beginOp(ctx, "aten::add_", a, b, nil)
 	defer r.End()
 	n := a.Numel()
-	return launch(ctx, a, "openreg::add_kernel", KernelWork{Flops: 2 * n, BytesRead: 8 * n, BytesWritten: 4 * n}, func() {
-		o := a.buf.data[a.offset : a.offset+n]
+	return launch(ctx, a, "openreg::add_kernel", openreg.KernelWork{Flops: 2 * n, BytesRead: 8 * n, BytesWritten: 4 * n}, func() {
+		o := a.buf.Float32s()[a.offset : a.offset+n]
 		bv := b.values()
 		for i := range o {
 			o[i] += alpha * bv[i]
@@ -481,7 +483,7 @@ func Sum(ctx context.Context, x *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	n := x.Numel()
-	err = launch(ctx, out, "openreg::reduce_sum_kernel", KernelWork{Flops: n, BytesRead: 4 * n, BytesWritten: 4}, func() {
+	err = launch(ctx, out, "openreg::reduce_sum_kernel", openreg.KernelWork{Flops: n, BytesRead: 4 * n, BytesWritten: 4}, func() {
 		var s float64
 		for _, v := range x.values() {
 			s += float64(v)
@@ -513,7 +515,7 @@ func sumDim0(ctx context.Context, x *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out, launch(ctx, out, "openreg::reduce_sum_kernel", KernelWork{Flops: m * n, BytesRead: 4 * m * n, BytesWritten: 4 * n}, func() {
+	return out, launch(ctx, out, "openreg::reduce_sum_kernel", openreg.KernelWork{Flops: m * n, BytesRead: 4 * m * n, BytesWritten: 4 * n}, func() {
 		o := out.out()
 		clear(o)
 		v := x.values()
@@ -587,7 +589,7 @@ func softmaxOp(ctx context.Context, x *Tensor, dim int, logOut bool) (*Tensor, e
 	if logOut {
 		kname = "openreg::log_softmax_kernel"
 	}
-	if err := launch(ctx, out, kname, KernelWork{Flops: 5 * n, BytesRead: 4 * n, BytesWritten: 4 * n}, func() {
+	if err := launch(ctx, out, kname, openreg.KernelWork{Flops: 5 * n, BytesRead: 4 * n, BytesWritten: 4 * n}, func() {
 		softmaxRows(out.out(), x.values(), rows, cols, logOut)
 	}); err != nil {
 		return nil, err
@@ -601,7 +603,7 @@ func softmaxOp(ctx context.Context, x *Tensor, dim int, logOut bool) (*Tensor, e
 			if err != nil {
 				return nil, err
 			}
-			err = launch(ctx, gi, "openreg::"+bwd[len("aten::_"):]+"_kernel", KernelWork{Flops: 4 * n, BytesRead: 8 * n, BytesWritten: 4 * n}, func() {
+			err = launch(ctx, gi, "openreg::"+bwd[len("aten::_"):]+"_kernel", openreg.KernelWork{Flops: 4 * n, BytesRead: 8 * n, BytesWritten: 4 * n}, func() {
 				o, gv, yv := gi.out(), gr.values(), y.values()
 				for i := int64(0); i < rows; i++ {
 					lo, hi := i*cols, (i+1)*cols
@@ -663,7 +665,7 @@ func NllLoss(ctx context.Context, logp, target *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = launch(ctx, out, "openreg::nll_loss_forward_kernel", KernelWork{Flops: 2 * rows, BytesRead: 8 * rows, BytesWritten: 4}, func() {
+	err = launch(ctx, out, "openreg::nll_loss_forward_kernel", openreg.KernelWork{Flops: 2 * rows, BytesRead: 8 * rows, BytesWritten: 4}, func() {
 		lv, tv := logp.values(), target.values()
 		var s float64
 		for i := int64(0); i < rows; i++ {
@@ -687,7 +689,7 @@ func NllLoss(ctx context.Context, logp, target *Tensor) (*Tensor, error) {
 			if err := zero(ctx, gi); err != nil {
 				return nil, err
 			}
-			err = launch(ctx, gi, "openreg::nll_loss_backward_kernel", KernelWork{Flops: rows, BytesRead: 4*rows + 4, BytesWritten: 4 * rows}, func() {
+			err = launch(ctx, gi, "openreg::nll_loss_backward_kernel", openreg.KernelWork{Flops: rows, BytesRead: 4*rows + 4, BytesWritten: 4 * rows}, func() {
 				o, tv := gi.out(), target.values()
 				scale := -gr.values()[0] / float32(max(rows, 1))
 				for i := int64(0); i < rows; i++ {
@@ -738,7 +740,7 @@ func MseLoss(ctx context.Context, a, b *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	n := a.Numel()
-	err = launch(ctx, out, "openreg::mse_loss_kernel", KernelWork{Flops: 3 * n, BytesRead: 8 * n, BytesWritten: 4}, func() {
+	err = launch(ctx, out, "openreg::mse_loss_kernel", openreg.KernelWork{Flops: 3 * n, BytesRead: 8 * n, BytesWritten: 4}, func() {
 		av, bv := a.values(), b.values()
 		var s float64
 		for i := range av {
@@ -765,7 +767,7 @@ func MseLoss(ctx context.Context, a, b *Tensor) (*Tensor, error) {
 				if err != nil {
 					return nil, err
 				}
-				if err := launch(ctx, gi, "openreg::mse_loss_backward_kernel", KernelWork{Flops: 3 * n, BytesRead: 8*n + 4, BytesWritten: 4 * n}, func() {
+				if err := launch(ctx, gi, "openreg::mse_loss_backward_kernel", openreg.KernelWork{Flops: 3 * n, BytesRead: 8*n + 4, BytesWritten: 4 * n}, func() {
 					o, av, bv := gi.out(), a.values(), b.values()
 					scale := sign * 2 * gr.values()[0] / float32(max(n, 1))
 					for j := range o {

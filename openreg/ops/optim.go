@@ -1,4 +1,4 @@
-package openreg
+package ops
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package openreg
+package ops
 
 import (
 	"container/heap"
@@ -129,7 +129,7 @@ func accumulateGrad(ctx context.Context, n *node, g *Tensor) ([]*Tensor, error) 
 		return nil, nil
 	}
 	old := v.grad
-	if old.IsContiguous() && old.offset == 0 && old.buf.refs.Load() == 1 && sameShape(old.shape, g.shape) {
+	if old.IsContiguous() && old.offset == 0 && old.refs.Load() == 1 && sameShape(old.shape, g.shape) {
 		return nil, AddInPlace(ctx, old, g, 1)
 	}
 	sum, err := Add(ctx, old, g)

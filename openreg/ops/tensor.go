@@ -1,11 +1,13 @@
-package openreg
+package ops
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/openreg"
 )
 
 // Tensor is a float32 tensor in OpenReg device memory, the op library's value: a shape, strides
@@ -14,12 +16,13 @@ import (
 // the stream workers. A Tensor is not safe for concurrent mutation: Backward, SetRequiresGrad,
 // ZeroGrad and in-place ops must not race with other use of the same tensor.
 type Tensor struct {
-	rt      *Runtime
+	rt      *openreg.Runtime
 	device  int
 	shape   []int64
 	strides []int64
 	offset  int64
-	buf     *Buffer
+	buf     *openreg.Buffer
+	refs    *atomic.Int64 // tensors sharing buf (t and its views); the last release frees it
 
 	released     bool
 	requiresGrad bool
@@ -47,7 +50,7 @@ func contiguousStrides(shape []int64) []int64 {
 }
 
 // Runtime is the tensor's runtime.
-func (t *Tensor) Runtime() *Runtime { return t.rt }
+func (t *Tensor) Runtime() *openreg.Runtime { return t.rt }
 
 // Device is the tensor's device.
 func (t *Tensor) Device() int { return t.device }
@@ -62,7 +65,7 @@ func (t *Tensor) Dim() int { return len(t.shape) }
 func (t *Tensor) Numel() int64 { return numel(t.shape) }
 
 // Buffer is the device memory the tensor views.
-func (t *Tensor) Buffer() *Buffer { return t.buf }
+func (t *Tensor) Buffer() *openreg.Buffer { return t.buf }
 
 // IsContiguous reports whether the tensor's elements are dense and in row-major order.
 func (t *Tensor) IsContiguous() bool {
@@ -116,14 +119,14 @@ func (t *Tensor) Release(ctx context.Context) {
 		return
 	}
 	t.released = true
-	if t.buf.refs.Add(-1) == 0 {
+	if t.refs.Add(-1) == 0 {
 		_ = t.rt.Free(ctx, t.buf)
 	}
 }
 
 // newTensor allocates a contiguous tensor; the allocation is reported on ctx (inside the op that
 // is open there) without an aten::empty range of its own, as structured ATen kernels allocate.
-func newTensor(ctx context.Context, rt *Runtime, d int, shape []int64) (*Tensor, error) {
+func newTensor(ctx context.Context, rt *openreg.Runtime, d int, shape []int64) (*Tensor, error) {
 	for _, s := range shape {
 		if s < 0 {
 			return nil, fmt.Errorf("openreg: negative dimension in shape %v", shape)
@@ -134,14 +137,20 @@ func newTensor(ctx context.Context, rt *Runtime, d int, shape []int64) (*Tensor,
 	if err != nil {
 		return nil, err
 	}
-	b.refs.Store(1)
-	return &Tensor{rt: rt, device: d, shape: shape, strides: contiguousStrides(shape), buf: b}, nil
+	// The tensor and its buffer's reference count in one allocation.
+	tr := &struct {
+		t    Tensor
+		refs atomic.Int64
+	}{t: Tensor{rt: rt, device: d, shape: shape, strides: contiguousStrides(shape), buf: b}}
+	tr.refs.Store(1)
+	tr.t.refs = &tr.refs
+	return &tr.t, nil
 }
 
 // viewOf is a tensor sharing t's buffer with other geometry.
 func viewOf(t *Tensor, shape, strides []int64, offset int64) *Tensor {
-	t.buf.refs.Add(1)
-	return &Tensor{rt: t.rt, device: t.device, shape: shape, strides: strides, offset: offset, buf: t.buf}
+	t.refs.Add(1)
+	return &Tensor{rt: t.rt, device: t.device, shape: shape, strides: strides, offset: offset, buf: t.buf, refs: t.refs}
 }
 
 // share is another reference to t's data and geometry, without autograd state.
@@ -151,7 +160,7 @@ func share(t *Tensor) *Tensor { return viewOf(t, t.shape, t.strides, t.offset) }
 // kernels); a contiguous tensor returns a slice of its buffer, others a gathered copy.
 func (t *Tensor) values() []float32 {
 	n := numel(t.shape)
-	data := t.buf.data
+	data := t.buf.Float32s()
 	if t.IsContiguous() {
 		return data[t.offset : t.offset+n]
 	}
@@ -175,7 +184,7 @@ func (t *Tensor) values() []float32 {
 }
 
 // out is the writable elements of a contiguous tensor made by newTensor.
-func (t *Tensor) out() []float32 { return t.buf.data[t.offset : t.offset+numel(t.shape)] }
+func (t *Tensor) out() []float32 { return t.buf.Float32s()[t.offset : t.offset+numel(t.shape)] }
 
 // shapesOf builds the Inputs of an op record: a tensor's shape, or [] for nil (a non-tensor
 // argument such as a scalar or a dimension).
@@ -236,8 +245,8 @@ func sameShape(a, b []int64) bool {
 }
 
 // launch enqueues a kernel on ctx's current stream of t's device.
-func launch(ctx context.Context, t *Tensor, name string, work KernelWork, fn func()) error {
-	s, err := t.rt.streamFor(ctx, t.device)
+func launch(ctx context.Context, t *Tensor, name string, work openreg.KernelWork, fn func()) error {
+	s, err := t.rt.CurrentStreamOn(ctx, t.device)
 	if err != nil {
 		return err
 	}
@@ -245,7 +254,7 @@ func launch(ctx context.Context, t *Tensor, name string, work KernelWork, fn fun
 }
 
 // Empty allocates an uninitialised (in fact zeroed) tensor on device d (aten::empty).
-func Empty(ctx context.Context, rt *Runtime, d int, shape ...int64) (*Tensor, error) {
+func Empty(ctx context.Context, rt *openreg.Runtime, d int, shape ...int64) (*Tensor, error) {
 	r := beginOp(ctx, "aten::empty", nil, nil, nil, nil, nil, nil) // sizes and options: no tensor inputs
 	defer r.End()
 	return newTensor(ctx, rt, d, shape)
@@ -253,7 +262,7 @@ func Empty(ctx context.Context, rt *Runtime, d int, shape ...int64) (*Tensor, er
 
 // Zeros allocates a zero tensor on device d (aten::zeros: aten::empty then aten::zero_, a memset
 // on the current stream).
-func Zeros(ctx context.Context, rt *Runtime, d int, shape ...int64) (*Tensor, error) {
+func Zeros(ctx context.Context, rt *openreg.Runtime, d int, shape ...int64) (*Tensor, error) {
 	r := beginOp(ctx, "aten::zeros", nil, nil, nil, nil, nil)
 	defer r.End()
 	t, err := Empty(ctx, rt, d, shape...)
@@ -267,15 +276,15 @@ func Zeros(ctx context.Context, rt *Runtime, d int, shape ...int64) (*Tensor, er
 func zero(ctx context.Context, t *Tensor) error {
 	r := beginOp(ctx, "aten::zero_", t)
 	defer r.End()
-	s, err := t.rt.streamFor(ctx, t.device)
+	s, err := t.rt.CurrentStreamOn(ctx, t.device)
 	if err != nil {
 		return err
 	}
-	return t.rt.MemsetAsync(ctx, t.buf, 0, t.buf.size, s)
+	return t.rt.MemsetAsync(ctx, t.buf, 0, t.buf.Size(), s)
 }
 
 // Full allocates a tensor filled with v (aten::full: aten::empty then aten::fill_).
-func Full(ctx context.Context, rt *Runtime, d int, v float32, shape ...int64) (*Tensor, error) {
+func Full(ctx context.Context, rt *openreg.Runtime, d int, v float32, shape ...int64) (*Tensor, error) {
 	r := beginOp(ctx, "aten::full", nil, nil, nil, nil, nil, nil)
 	defer r.End()
 	t, err := Empty(ctx, rt, d, shape...)
@@ -289,7 +298,7 @@ func fill(ctx context.Context, t *Tensor, v float32) error {
 	r := beginOp(ctx, "aten::fill_", t, nil)
 	defer r.End()
 	n := t.Numel()
-	return launch(ctx, t, "openreg::fill_kernel", KernelWork{BytesWritten: 4 * n}, func() {
+	return launch(ctx, t, "openreg::fill_kernel", openreg.KernelWork{BytesWritten: 4 * n}, func() {
 		o := t.out()
 		for i := range o {
 			o[i] = v
@@ -317,7 +326,7 @@ func emptyLike(ctx context.Context, t *Tensor) (*Tensor, error) {
 	return emptyStrided(ctx, t.rt, t.device, t.shape)
 }
 
-func emptyStrided(ctx context.Context, rt *Runtime, d int, shape []int64) (*Tensor, error) {
+func emptyStrided(ctx context.Context, rt *openreg.Runtime, d int, shape []int64) (*Tensor, error) {
 	r := beginOp(ctx, "aten::empty_strided", nil, nil, nil, nil, nil, nil)
 	defer r.End()
 	return newTensor(ctx, rt, d, shape)
@@ -326,7 +335,7 @@ func emptyStrided(ctx context.Context, rt *Runtime, d int, shape []int64) (*Tens
 // Uniform allocates a tensor on device d filled with values uniform in [lo, hi) from a PCG
 // generator seeded with seed (aten::empty then aten::uniform_, a kernel): the same seed gives
 // the same values.
-func Uniform(ctx context.Context, rt *Runtime, d int, lo, hi float32, seed uint64, shape ...int64) (*Tensor, error) {
+func Uniform(ctx context.Context, rt *openreg.Runtime, d int, lo, hi float32, seed uint64, shape ...int64) (*Tensor, error) {
 	t, err := Empty(ctx, rt, d, shape...)
 	if err != nil {
 		return nil, err
@@ -334,7 +343,7 @@ func Uniform(ctx context.Context, rt *Runtime, d int, lo, hi float32, seed uint6
 	r := beginOp(ctx, "aten::uniform_", t, nil, nil, nil)
 	defer r.End()
 	n := t.Numel()
-	return t, launch(ctx, t, "openreg::uniform_kernel", KernelWork{Flops: 2 * n, BytesWritten: 4 * n}, func() {
+	return t, launch(ctx, t, "openreg::uniform_kernel", openreg.KernelWork{Flops: 2 * n, BytesWritten: 4 * n}, func() {
 		g := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 		o := t.out()
 		for i := range o {
@@ -347,12 +356,12 @@ func Uniform(ctx context.Context, rt *Runtime, d int, lo, hi float32, seed uint6
 // aten::to, aten::_to_copy, aten::empty_strided, aten::copy_ with a synchronous host-to-device
 // copy on the current stream). len(data) must equal the shape's element count; data is not
 // retained.
-func FromSlice(ctx context.Context, rt *Runtime, d int, data []float32, shape ...int64) (*Tensor, error) {
+func FromSlice(ctx context.Context, rt *openreg.Runtime, d int, data []float32, shape ...int64) (*Tensor, error) {
 	if int64(len(data)) != numel(shape) {
 		return nil, fmt.Errorf("openreg: FromSlice: %d values for shape %v", len(data), shape)
 	}
-	host := &Buffer{rt: rt, device: HostDevice, size: 4 * int64(len(data)), data: data}
-	hostT := &Tensor{rt: rt, device: HostDevice, shape: shape, strides: contiguousStrides(shape), buf: host}
+	host := rt.HostBuffer(data)
+	hostT := &Tensor{rt: rt, device: openreg.HostDevice, shape: shape, strides: contiguousStrides(shape), buf: host}
 	r := beginOp(ctx, "aten::to", hostT, nil, nil, nil, nil, nil, nil, nil)
 	defer r.End()
 	r2 := beginOp(ctx, "aten::_to_copy", hostT, nil, nil, nil, nil, nil, nil)
@@ -363,7 +372,7 @@ func FromSlice(ctx context.Context, rt *Runtime, d int, data []float32, shape ..
 	}
 	r3 := beginOp(ctx, "aten::copy_", t, hostT, nil)
 	defer r3.End()
-	return t, rt.Memcpy(ctx, t.buf, host, host.size)
+	return t, rt.Memcpy(ctx, t.buf, host, host.Size())
 }
 
 // ToHost copies the tensor's elements, row-major, to a new host slice (tensor.cpu(): aten::to,
@@ -389,7 +398,7 @@ func (t *Tensor) ToHost(ctx context.Context) ([]float32, error) {
 	r3.End()
 	r4 := beginOp(ctx, "aten::copy_", t, t, nil)
 	defer r4.End()
-	host := &Buffer{rt: t.rt, device: HostDevice, size: 4 * n, data: out}
+	host := t.rt.HostBuffer(out)
 	return out, t.rt.Memcpy(ctx, host, src.buf, 4*n)
 }
 
@@ -416,8 +425,8 @@ func (t *Tensor) Item(ctx context.Context) (float32, error) {
 	r2 := beginOp(ctx, "aten::_local_scalar_dense", t)
 	defer r2.End()
 	var v [1]float32
-	host := &Buffer{rt: t.rt, device: HostDevice, size: 4, data: v[:]}
-	elem := &Buffer{rt: t.rt, device: t.device, size: 4, data: t.buf.data[t.offset : t.offset+1]}
+	host := t.rt.HostBuffer(v[:])
+	elem := t.buf.View(t.offset, 1)
 	err := t.rt.Memcpy(ctx, host, elem, 4)
 	return v[0], err
 }
@@ -434,7 +443,7 @@ func To(ctx context.Context, t *Tensor, d int) (*Tensor, error) {
 	if d == t.device {
 		return t, nil
 	}
-	if _, err := t.rt.dev("to", d); err != nil {
+	if err := t.rt.CheckDevice("to", d); err != nil {
 		return nil, err
 	}
 	g := gradFor(ctx, t)
@@ -454,25 +463,31 @@ func To(ctx context.Context, t *Tensor, d int) (*Tensor, error) {
 	r3 := beginOp(ctx, "aten::copy_", out, t, nil)
 	defer r3.End()
 	rt := t.rt
-	from, err := rt.streamFor(ctx, t.device)
+	from, err := rt.CurrentStreamOn(ctx, t.device)
 	if err != nil {
 		return nil, err
 	}
-	to, err := rt.streamFor(ctx, d)
+	to, err := rt.CurrentStreamOn(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	ready := &Event{rt: rt, device: t.device}
+	ready, err := rt.NewEvent(t.device, false)
+	if err != nil {
+		return nil, err
+	}
 	if err := ready.RecordOn(from); err != nil {
 		return nil, err
 	}
 	if err := to.WaitEvent(ready); err != nil {
 		return nil, err
 	}
-	if err := rt.MemcpyAsync(ctx, out.buf, src.buf, out.buf.size, to); err != nil {
+	if err := rt.MemcpyAsync(ctx, out.buf, src.buf, out.buf.Size(), to); err != nil {
 		return nil, err
 	}
-	done := &Event{rt: rt, device: d}
+	done, err := rt.NewEvent(d, false)
+	if err != nil {
+		return nil, err
+	}
 	if err := done.RecordOn(to); err != nil {
 		return nil, err
 	}
@@ -521,7 +536,7 @@ func copyInto(ctx context.Context, dst, src *Tensor) error {
 	r := beginOp(ctx, "aten::copy_", dst, src, nil)
 	defer r.End()
 	n := dst.Numel()
-	return launch(ctx, dst, "openreg::copy_kernel", KernelWork{BytesRead: 4 * n, BytesWritten: 4 * n}, func() {
+	return launch(ctx, dst, "openreg::copy_kernel", openreg.KernelWork{BytesRead: 4 * n, BytesWritten: 4 * n}, func() {
 		copy(dst.out(), src.values())
 	})
 }
