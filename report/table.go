@@ -1,6 +1,8 @@
 // Package report renders key averages as PyTorch's key_averages() table (byte-identical layout)
-// and as markdown, CSV and JSON. Traces are elsewhere: the model, writer and checker in
-// report/trace, the reader in report/tracefile.
+// and as markdown, CSV and JSON; keeps them as summaries that merge across ranks (Summary, whose
+// JSON form `orprof merge` reads back) and compares two of them op by op (Diff). Traces are
+// elsewhere: the model, writer and checker in report/trace, the reader in report/tracefile,
+// many traces at once in report/ranks, the pprof form in report/pprof.
 package report
 
 import (

@@ -2,7 +2,10 @@
 // summary table for any trace, checks a backend's stubs, and lists Kineto plugins.
 //
 //	orprof run [--workload NAME] [--device openreg] [--trace FILE] ...
-//	orprof table [--sort-by KEY] [--row-limit N] ... TRACE
+//	orprof table [--sort-by KEY] [--row-limit N] [--by-rank] ... TRACE...
+//	orprof merge [--by-rank] ... SUMMARY...
+//	orprof diff [--format F] BEFORE AFTER
+//	orprof pprof TRACE -o FILE
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
 package main
@@ -19,7 +22,10 @@ const usage = `usage: orprof <command> [flags]
 
 commands:
   run          profile a built-in workload, print the table, write the trace
-  table        print the operator summary table of a trace file
+  table        print the operator summary table of one trace, or of several (one per rank)
+  merge        merge table summaries (orprof table --format json) into one table
+  diff         compare two profiles (traces or summaries) op by op
+  pprof        convert a trace to a pprof profile (go tool pprof)
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
 
@@ -40,6 +46,12 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runRun(args[1:], stdout, stderr)
 	case "table":
 		return runTable(args[1:], stdin, stdout, stderr)
+	case "merge":
+		return runMerge(args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
+	case "pprof":
+		return runPprof(args[1:], stdin, stderr)
 	case "conformance":
 		return runConformance(args[1:], stdout, stderr)
 	case "plugins":

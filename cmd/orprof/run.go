@@ -31,6 +31,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	activities := fs.String("activities", "", "Kineto activity types for child profilers, comma-separated (e.g. cpu_op,kernel,gpu_memcpy,privateuse1_runtime)")
 	configPath := fs.String("config", "", "Kineto config file (KEY = VALUE lines); default $KINETO_CONFIG")
 	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
+	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file")
 	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orprof run [flags]")
@@ -119,6 +120,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			if err := xpu.WriteMetricsTable(stdout, scopes, nil); err != nil {
 				return fail(stderr, "run: %v", err)
 			}
+		}
+	}
+	if *pprofPath != "" {
+		if err := writePprofFile(*pprofPath, res.Events); err != nil {
+			return fail(stderr, "run: --pprof %s: %v", *pprofPath, err)
 		}
 	}
 	if *tracePath != "" {

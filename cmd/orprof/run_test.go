@@ -88,7 +88,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"table", "--format", "xml", "x.json"}, `--format "xml"`},
 		{[]string{"table", "--sort-by", "bogus", "x.json"}, `--sort-by "bogus"`},
 		{[]string{"table", "/nonexistent/trace.json"}, "/nonexistent/trace.json"},
-		{[]string{"table"}, "need exactly one TRACE"},
+		{[]string{"table"}, "table: need a TRACE argument"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 	}
 	for _, c := range cases {

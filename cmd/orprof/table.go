@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/ranks"
 	"github.com/orprof/orprof/report/tracefile"
 )
 
@@ -22,15 +24,18 @@ type tableFlags struct {
 	maxNameWidth int
 	format       string
 	target113    bool
+	rowLimitSet  bool // --row-limit was given (csv and json print every row otherwise)
 }
 
 func (tf *tableFlags) register(fs interface {
 	StringVar(*string, string, string, string)
 	IntVar(*int, string, int, string)
 	BoolVar(*bool, string, bool, string)
+	Var(flag.Value, string, string)
 }) {
 	fs.StringVar(&tf.sortBy, "sort-by", "", "sort rows by a FunctionEventAvg attribute (cpu_time_total, self_cpu_time_total, self_device_time_total, count, ...)")
-	fs.IntVar(&tf.rowLimit, "row-limit", 100, "rows to print; -1 prints all")
+	tf.rowLimit = 100
+	fs.Var((*rowLimitFlag)(tf), "row-limit", "`N` rows to print, -1 for all (default 100 for text and markdown, all for csv and json)")
 	fs.BoolVar(&tf.byShape, "group-by-input-shape", false, "group rows by input shapes too")
 	fs.IntVar(&tf.byStackN, "group-by-stack-n", 0, "group rows by the first N stack frames too")
 	fs.IntVar(&tf.maxNameWidth, "max-name-column-width", 55, "width cap of the Name column")
@@ -62,36 +67,34 @@ func (tf *tableFlags) check() string {
 
 // write prints the key averages of l.
 func (tf *tableFlags) write(w io.Writer, l *events.List, device string, profileMemory bool) error {
-	rows := l.KeyAverages(events.AverageOptions{GroupByInputShape: tf.byShape, GroupByStackN: tf.byStackN})
-	opts := report.TableOptions{SortBy: tf.sortBy, RowLimit: tf.rowLimit, MaxNameColumnWidth: tf.maxNameWidth,
-		UseDevice: device, ProfileMemory: profileMemory}
-	if opts.RowLimit == 0 {
-		opts.RowLimit = report.RowLimitNone
-	}
-	if tf.target113 {
-		opts.Target = report.Target113
-	}
-	f, _ := report.ParseFormat(tf.format)
-	return report.Write(w, f, rows, opts)
+	g := tf.grouping()
+	s := report.NewSummary(l.KeyAverages(g), report.RankInfo{}, report.SummaryOptions{Device: device,
+		ProfileMemory: profileMemory, Grouping: g})
+	_, err := tf.writeSummary(w, s, false)
+	return err
 }
 
 func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("table", stderr)
 	var tf tableFlags
 	tf.register(fs)
+	byRank := fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof table [flags] TRACE   (TRACE: a .json or .json.gz trace, or - for stdin)")
+		fmt.Fprintln(stderr, "usage: orprof table [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), or - for stdin)")
 		fs.PrintDefaults()
 	}
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
 	}
-	if len(pos) != 1 {
-		return fail(stderr, "table: need exactly one TRACE argument, got %d", len(pos))
+	if len(pos) == 0 {
+		return fail(stderr, "table: need a TRACE argument")
 	}
 	if msg := tf.check(); msg != "" {
 		return fail(stderr, "table: %s", msg)
+	}
+	if len(pos) > 1 || isDir(pos[0]) {
+		return runTableRanks(pos, &tf, *byRank, stdout, stderr)
 	}
 	defer lazyGC(tableGCFloor)()
 	var opts tracefile.Options
@@ -111,20 +114,24 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	mem, device := hasMemory(data.Events), data.DeviceName
-	evs := data.Events
-	data = nil // the list takes the events over; nothing else keeps them alive
-	if len(evs) >= 1<<16 {
+	name := pos[0]
+	if name == "-" {
+		name = "<stdin>"
+	}
+	printWarnings(stderr, data.Warnings(name))
+	if len(data.Events) >= 1<<16 {
 		// The reader's scratch (its records of every event, input buffers) is garbage now and
 		// the heap holds little else but the events: collect here, once, so that the tree is
 		// built partly in reused memory instead of fresh pages (a few ms for the 87 MB MTIA
 		// trace, about what the page faults it saves cost, and 4 MB less peak RSS).
 		runtime.GC()
 	}
-	l := events.NewListOwned(evs, events.ListOptions{UseDevice: device})
-	if err := tf.write(stdout, l, device, mem); err != nil {
+	s := ranks.Summarize(data, pos[0], 0, tf.grouping()) // takes the events over
+	left, err := tf.writeSummary(stdout, s, *byRank)
+	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
+	tf.noteCSV(stderr, s, left)
 	return 0
 }
 
@@ -191,16 +198,6 @@ func (st *gcSettings) untune() {
 		debug.SetMemoryLimit(st.limit)
 		st.tuned = false
 	}
-}
-
-// hasMemory reports whether any event carries memory figures (the trace recorded memory).
-func hasMemory(evs []events.FunctionEvent) bool {
-	for i := range evs {
-		if evs[i].CPUMemoryUsage != 0 || evs[i].DeviceMemoryUsage != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func isTerminal(f *os.File) bool {

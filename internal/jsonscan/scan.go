@@ -48,9 +48,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // A slice returned by Str or Num is valid until the next call that may read more input (any
 // other Scanner method). Callers that need a value longer copy or intern it first.
 //
-// It accepts RFC 8259 JSON plus the three non-finite literals Python's json module reads and
-// writes (NaN, Infinity, -Infinity); they are reported as numbers and rejected by the callers
-// that need finite values. Control characters inside strings are not rejected.
+// It accepts RFC 8259 JSON, strictly: the non-finite literals Python's json module writes by
+// default (NaN, Infinity, -Infinity) are errors that name them, wherever they appear. Control
+// characters inside strings are not rejected.
 type Scanner struct {
 	r io.Reader
 	// File names the input in errors.
@@ -598,7 +598,7 @@ func (s *Scanner) Num() ([]byte, NumKind, error) {
 	}
 	kind, ok := NumGrammar(tok)
 	if !ok {
-		return nil, 0, s.ErrAt(s.Off+int64(start), "invalid number %q", tok)
+		return nil, 0, s.ErrAt(s.Off+int64(start), "invalid number %s", Clip(tok))
 	}
 	s.Pos = i
 	return tok, kind, nil
@@ -640,16 +640,52 @@ func (s *Scanner) numFast() ([]byte, NumKind, bool) {
 	return b[start:i], kind, true
 }
 
-// nonFinite reads NaN, Infinity or -Infinity at buf[start].
+// nonFinite reports NaN, Infinity or -Infinity at buf[start] by name: JSON has no such values
+// (Python's json.dump writes them unless allow_nan=False).
 func (s *Scanner) nonFinite(start int) ([]byte, NumKind, error) {
 	s.Pos = start
+	at := s.Offset()
 	for _, lit := range [...]string{"NaN", "Infinity", "-Infinity"} {
 		if s.literal(lit) {
-			return []byte(lit), NumNonFinite, nil
+			return nil, 0, s.ErrAt(at, "%s is not JSON (JSON has no NaN or Infinity; Python's json.dump writes them unless allow_nan=False)", lit)
 		}
 	}
 	// literal may have refilled the buffer, which moves the token: pos is still at its start.
 	return nil, 0, s.ErrAt(s.Offset(), "invalid value starting with %s", QuoteByte(s.Buf[s.Pos]))
+}
+
+// SkipBOM consumes a UTF-8 byte order mark (EF BB BF) at the very start of the input and
+// reports whether there was one. RFC 8259 lets a parser ignore it; Windows tools write it.
+func (s *Scanner) SkipBOM() bool {
+	return s.Offset() == 0 && s.literal("\xEF\xBB\xBF")
+}
+
+// ClipLen is the most bytes of input an error message quotes.
+const ClipLen = 100
+
+// Clip quotes b for an error message as Go's %q does, cut to at most ClipLen bytes of it (at a
+// UTF-8 boundary) with "…" after the quotes when it was cut.
+func Clip[T ~string | ~[]byte](b T) string {
+	if len(b) <= ClipLen {
+		return strconv.Quote(string(b))
+	}
+	cut := ClipLen
+	for cut > 0 && b[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "…"
+}
+
+// Cut is Clip without the quotes, for tokens that need none (numbers).
+func Cut[T ~string | ~[]byte](b T) string {
+	if len(b) <= ClipLen {
+		return string(b)
+	}
+	cut := ClipLen
+	for cut > 0 && b[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return string(b[:cut]) + "…"
 }
 
 // literal consumes lit if the input continues with it.

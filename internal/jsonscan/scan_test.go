@@ -50,7 +50,6 @@ func TestScanNumbers(t *testing.T) {
 	}{
 		{"0", NumInt}, {"-0", NumInt}, {"123", NumInt}, {"-45", NumInt},
 		{"1.5", NumFloat}, {"-0.25", NumFloat}, {"1e5", NumFloat}, {"1E+5", NumFloat}, {"2.5e-3", NumFloat},
-		{"NaN", NumNonFinite}, {"Infinity", NumNonFinite}, {"-Infinity", NumNonFinite},
 	}
 	for _, tt := range good {
 		for _, s := range []*Scanner{New(strings.NewReader(tt.in+","), "n", nil), scanOne(tt.in + ",")} {
@@ -58,6 +57,13 @@ func TestScanNumbers(t *testing.T) {
 			require.NoError(t, err, tt.in)
 			assert.Equal(t, tt.in, string(tok))
 			assert.Equal(t, tt.kind, kind, tt.in)
+		}
+	}
+	for _, lit := range []string{"NaN", "Infinity", "-Infinity"} {
+		for _, s := range []*Scanner{New(strings.NewReader(lit+","), "n", nil), scanOne(lit + ",")} {
+			_, _, err := s.Num()
+			require.Error(t, err, lit)
+			assert.Contains(t, err.Error(), "n: byte 0: "+lit+" is not JSON (JSON has no NaN or Infinity", "strict JSON names the literal")
 		}
 	}
 	for _, bad := range []string{"01", "1.", ".5", "-", "1e", "1e+", "+1", "1.2.3", "--1", "Nan", "infinity"} {
@@ -70,7 +76,7 @@ func TestScanNumbers(t *testing.T) {
 
 func TestScanSkip(t *testing.T) {
 	good := []string{`1`, `"s"`, `true`, `false`, `null`, `[]`, `{}`, `[1, "a", [true, {"k": null}]]`,
-		`{"a": {"b": [1.5e3, -0, "x\"y"]}, "c": []}`, " [ 1 , 2 ] ", `NaN`, `[Infinity, -Infinity]`}
+		`{"a": {"b": [1.5e3, -0, "x\"y"]}, "c": []}`, " [ 1 , 2 ] "}
 	for _, in := range good {
 		for _, s := range []*Scanner{New(strings.NewReader(in+" #"), "k", nil), scanOne(in + " #")} {
 			require.NoError(t, s.Skip(), in)
@@ -80,12 +86,37 @@ func TestScanSkip(t *testing.T) {
 		}
 	}
 	bad := []string{`[1 2]`, `{"a" 1}`, `{1: 2}`, `[1,]`, `{"a": 1,}`, `tru`, `nul`, `[`, `{"a":`, `"abc`, `"\x"`,
-		`"\u12"`, `]`, `}`, `,`, `[0x10]`}
+		`"\u12"`, `]`, `}`, `,`, `[0x10]`, `NaN`, `[Infinity]`, `{"a": -Infinity}`}
 	for _, in := range bad {
 		for _, s := range []*Scanner{New(strings.NewReader(in), "k", nil), scanOne(in)} {
 			assert.Error(t, s.Skip(), in)
 		}
 	}
+}
+
+// TestClip: error messages quote at most ClipLen bytes of input, cut at a UTF-8 boundary.
+func TestClip(t *testing.T) {
+	assert.Equal(t, `"abc"`, Clip("abc"))
+	assert.Equal(t, "12", Cut([]byte("12")))
+	long := strings.Repeat("é", 80) // 160 bytes
+	got := Clip(long)
+	assert.Equal(t, `"`+strings.Repeat("é", 50)+`"…`, got)
+	assert.Equal(t, strings.Repeat("7", ClipLen)+"…", Cut(strings.Repeat("7", 5000)))
+}
+
+// TestSkipBOM: a UTF-8 byte order mark is skipped at the start of the input only.
+func TestSkipBOM(t *testing.T) {
+	s := New(strings.NewReader("\xEF\xBB\xBF[1]"), "b", nil)
+	assert.True(t, s.SkipBOM())
+	c, _ := s.Peek()
+	assert.Equal(t, byte('['), c)
+	assert.Equal(t, int64(3), s.Offset(), "offsets stay those of the file")
+	s = scanOne("\xEF\xBB\xBF[1]")
+	assert.True(t, s.SkipBOM(), "one byte at a time")
+	s = New(strings.NewReader("[1]"), "b", nil)
+	assert.False(t, s.SkipBOM())
+	c, _ = s.Peek()
+	assert.Equal(t, byte('['), c)
 }
 
 func TestParseInt(t *testing.T) {

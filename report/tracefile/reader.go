@@ -2,14 +2,40 @@
 // object, optionally gzip-compressed — streaming into the FunctionEvents PyTorch's parser builds
 // (Read, Open), and writes the legacy array (WriteLegacy). Writing and checking the Kineto form
 // is package trace's job; the JSON tokenizer is internal/jsonscan.
+//
+// The dialects Read accepts, each tested by TestDialects (reader_dialect_test.go) on a real or a
+// minimal trace of its kind:
+//
+//	dialect                     container, keys and categories                         ts/dur
+//	legacy (PyTorch ≤ 1.13)     bare array; "X" events without cat; pid "CPU functions"  float µs
+//	Kineto 2021 (PyTorch 1.8/9) object; cat Operator/Runtime/Kernel/Memcpy/Memset;     integer µs
+//	                            link key "external id" (lower case) and "correlation"
+//	Kineto 2022–2023            object; cpu_op, cuda_runtime, kernel, gpu_memcpy, …;    integer µs
+//	                            "External id" equal to the event's own correlation
+//	                            (not a link: device time reaches no op, with a warning)
+//	Kineto 2024+                "External id" = the launching op's id; cpu_op,          µs with 3
+//	                            user_annotation, cuda_runtime, kernel, gpu_memcpy,      decimals
+//	                            gpu_memset, gpu_user_annotation, cuda_sync, …
+//	Kineto ns-resolution        ts/dur floats with more than three decimals             rounded ns
+//	ROCm                        as 2024+, HIP kernels under cat kernel                  µs
+//	MTIA / HPU                  mtia_runtime, mtia_ccp_events, mtia_workloadd, hpu_op;  µs
+//	                            device time has rows but no op (as in PyTorch)
+//	GPU-only / graph replay     device events with no link: own rows, with a warning    µs
+//	distributed (HTA)           "distributedInfo": {"rank": N} → Data.Rank             µs
+//	orprof                      top-level "orprof" object: fallback device time,        µs
+//	                            Scope, Async; "External id" always a link
+//	gzip                        any of the above, gzip-compressed, one or more members
 package tracefile
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
@@ -56,8 +82,76 @@ type Data struct {
 	DeviceName string
 	// BaseTimeNs is the Kineto "baseTimeNanoseconds" value; 0 when the file has none.
 	BaseTimeNs int64
+	// Rank is the trace's "distributedInfo" "rank" (a distributed job's rank that wrote it),
+	// when HasRank.
+	Rank    int64
+	HasRank bool
 	// Bytes is the number of (uncompressed) bytes read.
 	Bytes int64
+	// DeviceLink says how much of the device time reached an operator.
+	DeviceLink DeviceLink
+	// Skipped counts the trace events skipped as malformed or unknown; SkipReason is the first
+	// one's problem ("byte N: …").
+	Skipped    int
+	SkipReason string
+	// TrailingBytes counts the bytes after the gzip data that were ignored (0 for plain input).
+	TrailingBytes int64
+}
+
+// Warnings are the one-line notes a reader of the table should see: trace events skipped as
+// malformed or unknown, bytes after the gzip data (ReadWarnings), and device time that reached
+// no operator (DeviceLink.Warning). Each starts with name, the trace's name.
+func (d *Data) Warnings(name string) []string {
+	w := d.ReadWarnings(name)
+	if s := d.DeviceLink.Warning(); s != "" {
+		w = append(w, name+": "+s)
+	}
+	return w
+}
+
+// ReadWarnings are Warnings without the one about device time: what reading the file skipped.
+func (d *Data) ReadWarnings(name string) []string {
+	var w []string
+	if d.Skipped > 0 {
+		w = append(w, fmt.Sprintf("%s: skipped %d malformed or unknown trace events (the first at %s)", name, d.Skipped, d.SkipReason))
+	}
+	if d.TrailingBytes > 0 {
+		w = append(w, fmt.Sprintf("%s: ignored %d bytes of trailing data after the gzip stream", name, d.TrailingBytes))
+	}
+	return w
+}
+
+// DeviceLink is how much of a trace's device time was attached to host operators: the sum of
+// the device events' durations (device-side user annotations, which span kernels, left out),
+// the part attached to no operator, and the likeliest cause of most of that part.
+type DeviceLink struct {
+	TotalUs    float64
+	UnlinkedUs float64
+	// Unlinked is the number of device events attached to no operator.
+	Unlinked int
+	Cause    string
+}
+
+// Add sums the figures of two traces (several ranks of a job); the cause of the larger
+// unlinked time is kept.
+func (l DeviceLink) Add(o DeviceLink) DeviceLink {
+	sum := DeviceLink{TotalUs: l.TotalUs + o.TotalUs, UnlinkedUs: l.UnlinkedUs + o.UnlinkedUs,
+		Unlinked: l.Unlinked + o.Unlinked, Cause: l.Cause}
+	if o.UnlinkedUs > l.UnlinkedUs || sum.Cause == "" {
+		sum.Cause = o.Cause
+	}
+	return sum
+}
+
+// Warning is one line saying how much device time reached no operator and why, or "" when all
+// of it did.
+func (l DeviceLink) Warning() string {
+	if l.Unlinked == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s µs of %s µs of device time (%.1f%%, %d events) reached no operator: %s",
+		strconv.FormatFloat(l.UnlinkedUs, 'f', 3, 64), strconv.FormatFloat(l.TotalUs, 'f', 3, 64),
+		100*l.UnlinkedUs/max(l.TotalUs, 1e-300), l.Unlinked, l.Cause)
 }
 
 // Error is a problem with a trace's content or with reading it. Offset is the byte offset in
@@ -84,12 +178,21 @@ type Options struct {
 // with its offset, is the same as a sequential read's. Memory stays bounded by a few segments
 // of input beyond the records kept.
 //
-// Every error is a *Error naming name and, where it has one, the byte offset. Invalid or
-// truncated JSON, a read error, and — in an event the reader uses — a missing or mistyped
-// name/ts/dur, a negative dur, or a non-finite or out-of-range time are errors. Problems in
-// events it does not use, and arguments of an unexpected type (an "External id" that is a
-// string, say), are ignored. An empty array, or an empty "traceEvents", is a valid trace with no
-// events. Python's NaN/Infinity literals are accepted where a value is skipped.
+// One rule for what is accepted: the input must be strict JSON (RFC 8259; a UTF-8 byte order
+// mark at the start is allowed and skipped), and valid JSON that is not a valid trace event is
+// skipped and counted, never fatal. Every error is a *Error naming name and, where it has one,
+// the byte offset, quoting at most ~100 bytes of the input: invalid or truncated JSON
+// (including Python's NaN and Infinity, which JSON does not have, wherever they appear), a
+// top level that is not an array or an object with "traceEvents", and a read error. Skipped
+// and counted in Data.Skipped, with the first one's problem in Data.SkipReason: an element of
+// the event array that is not an object; an event without a one-letter "ph" string, or whose
+// "ph" is not a Trace Event Format type; and an event the reader uses (below) with a missing or
+// mistyped name/ts/dur, a negative dur, or an out-of-range time. Events of known types the
+// reader does not use are not looked into, and arguments of an unexpected type (an "External
+// id" that is a string, say) are ignored. An empty array, or an empty "traceEvents", is a valid
+// trace with no events. Gzip input may hold several members (as gzip -d reads them); bytes after
+// the last one are ignored and counted in Data.TrailingBytes. Data.Warnings puts all of this,
+// and device time that reached no operator (Data.DeviceLink), in one line each.
 //
 // The rules follow torch.autograd.profiler's _parse_kineto_results (Kineto form) and the legacy
 // export (legacy form); where a file lacks what PyTorch had in memory, the choice is stated.
@@ -133,16 +236,22 @@ type Options struct {
 // device category → PrivateUse1 in a PrivateUse1 trace, as PyTorch's deviceTypeFromActivity
 // does); DeviceIndex = pid; Thread = tid; ID = "correlation".
 //
-// Device time: a device event's linked op is its "External id"; without one, the "External
-// id" of the runtime event with the same "correlation". An "External id" equal to the event's
-// own "correlation" is not a link: older Kineto versions wrote that for unlinked activities
-// (cuda_alexnet and cuda_train_step in shared/testdata show it; taking it as a link would
-// attach kernels to unrelated ops whose ids happen to match). A linked device event is
-// appended as a Kernel (its name, device index and EndUs − StartUs) to the host operator whose
-// ID is the linked id, in file order — only for CUDA, PrivateUse1 and XPU events, the types _parse_kineto_results attaches
-// (MTIA and HPU activity gets its own rows but no kernel on an op). If several host operators
-// share an id, the first one in the file gets the kernels. A runtime event linked to an op
-// takes that op's Thread. Runtime events are not linked by time containment.
+// Device time: a device event's linked op is its "External id" ("external id" in 2021 traces);
+// without one, the "External id" of the runtime event with the same "correlation". Some Kineto
+// builds of 2022–2023 wrote each runtime and device event's own "correlation" as its "External
+// id" (cuda_alexnet and cuda_train_step in testdata/kineto show it), which says nothing about
+// the launching op, and taking it as a link would attach kernels to unrelated ops whose ids
+// happen to match. So an "External id" equal to the event's own "correlation" counts on a
+// runtime event only when that call lies within the op of that id on the same thread, and on a
+// device event only when the runtime call with its correlation is linked to that same op; in
+// orprof's own traces, whose ids come from separate counters, it always counts. A linked device
+// event is appended as a Kernel (its name, device index and EndUs − StartUs) to the host
+// operator whose ID is the linked id, in file order — only for CUDA, PrivateUse1 and XPU
+// events, the types _parse_kineto_results attaches (MTIA and HPU activity gets its own rows but
+// no kernel on an op). If several host operators share an id, the first one in the file gets
+// the kernels. A runtime event linked to an op takes that op's Thread. Runtime events are not
+// linked by time containment. Data.DeviceLink sums the device time and the part of it that
+// reached no operator, with the likeliest cause.
 //
 // Memory (Kineto form): each "[memory]" instant ("Bytes", "Device Type" as a c10::DeviceType
 // number) is added to every host event (operators and runtime calls, on any thread, as
@@ -170,8 +279,9 @@ func readTrace(r io.Reader, name string, opts Options, par parConfig) (*Data, er
 		return nil, &Error{File: name, Offset: int64(n), Msg: "read failed", Err: err}
 	}
 	src := io.MultiReader(bytes.NewReader(magic[:n]), r)
+	var gz *gzipMembers
 	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(src)
+		gz, err = newGzipMembers(src)
 		if err != nil {
 			return nil, &Error{File: name, Offset: -1, Msg: "not a valid gzip stream", Err: err}
 		}
@@ -184,7 +294,60 @@ func readTrace(r io.Reader, name string, opts Options, par parConfig) (*Data, er
 	if err := d.run(); err != nil {
 		return nil, err
 	}
-	return d.resolve(), nil
+	td := d.resolve()
+	if gz != nil {
+		td.TrailingBytes = gz.trailing.Load()
+	}
+	return td, nil
+}
+
+// gzipMembers decompresses a gzip file of one or more members (as gzip -d does) and counts the
+// bytes after the last member that do not start another one, instead of failing on them:
+// the data before them is complete, and gzip itself only warns about trailing garbage.
+type gzipMembers struct {
+	br       *bufio.Reader
+	zr       *gzip.Reader
+	trailing atomic.Int64
+}
+
+func newGzipMembers(src io.Reader) (*gzipMembers, error) {
+	g := &gzipMembers{br: bufio.NewReaderSize(src, 64<<10)}
+	zr, err := gzip.NewReader(g.br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	g.zr = zr
+	return g, nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil // the next Read reports the member's end again
+		}
+		next, _ := g.br.Peek(2)
+		switch {
+		case len(next) == 0:
+			return 0, io.EOF
+		case len(next) == 2 && next[0] == 0x1f && next[1] == 0x8b:
+			if err := g.zr.Reset(g.br); err != nil {
+				return 0, err
+			}
+			g.zr.Multistream(false)
+		default:
+			n, err := io.Copy(io.Discard, g.br)
+			g.trailing.Store(n)
+			if err != nil {
+				return 0, err
+			}
+			return 0, io.EOF
+		}
+	}
 }
 
 // Open reads the trace file at path with Read, naming it path in errors; "-" reads

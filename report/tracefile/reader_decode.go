@@ -13,6 +13,10 @@ import (
 	"github.com/orprof/orprof/report/trace"
 )
 
+// argExternalIDLower is the link key as Kineto builds of 2021 (PyTorch 1.8, 1.9) spelled it
+// on runtime and kernel events; later ones write trace.ArgExternalID.
+const argExternalIDLower = "external id"
+
 // rawKind says what a kept trace event becomes.
 type rawKind uint8
 
@@ -235,6 +239,8 @@ type decoder struct {
 	stacks    [][]string
 
 	baseTimeNs int64
+	rank       int64 // top-level "distributedInfo": {"rank": N}; valid when hasRank
+	hasRank    bool
 	deviceName string // top-level "deviceName"
 	orprofDev  string // top-level "orprof": {"device": …}
 	isOrprof   bool   // the trace has orprof's top-level "orprof" object
@@ -257,6 +263,17 @@ type scanFacts struct {
 	hasHost bool
 	minAny  int64
 	hasAny  bool
+
+	skipped   int   // malformed or unknown trace events skipped
+	skipFirst error // the first one's problem
+}
+
+// skipEvent counts a malformed or unknown trace event, which is skipped.
+func (f *scanFacts) skipEvent(err error) {
+	f.skipped++
+	if f.skipFirst == nil {
+		f.skipFirst = err
+	}
 }
 
 // merge adds the facts of a later part of the file.
@@ -276,6 +293,10 @@ func (f *scanFacts) merge(o *scanFacts) {
 	}
 	if o.hasAny && (!f.hasAny || o.minAny < f.minAny) {
 		f.minAny, f.hasAny = o.minAny, true
+	}
+	f.skipped += o.skipped
+	if f.skipFirst == nil {
+		f.skipFirst = o.skipFirst
 	}
 }
 
@@ -354,6 +375,7 @@ func (d *decoder) internNew(s string) uint32 {
 // run scans the whole input.
 func (d *decoder) run() error {
 	s := d.s
+	s.SkipBOM()
 	c, ok := s.Peek()
 	if !ok {
 		if s.ReadErr != nil {
@@ -372,6 +394,8 @@ func (d *decoder) run() error {
 		if err := d.topObject(); err != nil {
 			return err
 		}
+	case 0xFE, 0xFF:
+		return s.ErrHere("not a trace: it starts with a UTF-16 byte order mark (%s); JSON traces are UTF-8", jsonscan.QuoteByte(c))
 	default:
 		return s.ErrHere("not a trace: expected '[' or '{', found %s", jsonscan.QuoteByte(c))
 	}
@@ -405,6 +429,8 @@ func (d *decoder) topObject() error {
 			d.baseTimeNs, err = d.intValue("baseTimeNanoseconds")
 		case trace.MetaOrprof:
 			err = d.orprofMeta()
+		case "distributedInfo":
+			err = d.distributedInfo()
 		case trace.MetaDeviceName:
 			if c, _ := s.Peek(); c == '"' {
 				var v []byte
@@ -429,6 +455,37 @@ func (d *decoder) topObject() error {
 		return s.ErrAt(at, "not a trace: the top-level object has no \"traceEvents\" array")
 	}
 	return nil
+}
+
+// distributedInfo reads the rank from Kineto's top-level "distributedInfo" object
+// ({"backend": "nccl", "rank": 0, "world_size": 8, …}); a rank that is not an integer, or a
+// value of another shape, is skipped.
+func (d *decoder) distributedInfo() error {
+	s := d.s
+	if c, _ := s.Peek(); c != '{' {
+		return s.Skip()
+	}
+	s.Pos++
+	more, err := s.First('}')
+	for more && err == nil {
+		var k []byte
+		if k, err = s.Key(); err != nil {
+			return err
+		}
+		if c, _ := s.Peek(); string(k) == "rank" && (c == '-' || c >= '0' && c <= '9') {
+			var v int64
+			if v, err = d.argInt(-1); err == nil && v >= 0 {
+				d.rank, d.hasRank = v, true
+			}
+		} else {
+			err = s.Skip()
+		}
+		if err != nil {
+			return err
+		}
+		more, err = s.More('}')
+	}
+	return err
 }
 
 // orprofMeta reads the top-level "orprof" object orprof's sessions write
@@ -488,7 +545,7 @@ func (d *decoder) intValue(key string) (int64, error) {
 			return int64(f), nil
 		}
 	}
-	return 0, s.ErrAt(at, "%q is not an integer (%s)", key, tok)
+	return 0, s.ErrAt(at, "%q is not an integer (%s)", key, jsonscan.Cut(tok))
 }
 
 // eventArray reads an array of trace events.
@@ -526,7 +583,8 @@ func (d *decoder) arrayElement() error {
 	case ']', '}', ',', ':':
 		return s.ErrHere("expected a trace event object, found %s", jsonscan.QuoteByte(c))
 	default:
-		return s.ErrHere("trace event is %s, not an object", s.ValueKind())
+		d.skipEvent(s.ErrHere("trace event is %s, not an object", s.ValueKind()))
+		return s.Skip()
 	}
 	return d.event()
 }
@@ -581,9 +639,17 @@ func (d *decoder) event() error {
 		return err
 	}
 	if ev.unused {
+		if !knownPhase(ev.ph) {
+			d.skipEvent(s.ErrAt(ev.at, "trace event has an unknown \"ph\" %s", jsonscan.Clip([]byte{ev.ph})))
+		}
 		return nil
 	}
 	return d.keep(ev)
+}
+
+// knownPhase reports whether ph is an event type of the Trace Event Format.
+func knownPhase(ph byte) bool {
+	return ph != 0 && strings.IndexByte("BEXiICbnesPtfpOND MVvRc()", ph) >= 0 && ph != ' '
 }
 
 // unused reports whether what is known of an event already rules out that keep uses it.
@@ -674,18 +740,14 @@ func (d *decoder) timeValue(ev *evFields, isDur bool) error {
 	if err != nil {
 		return err
 	}
-	if kind == jsonscan.NumNonFinite {
-		setErr(s.ErrAt(at, "%q is not a finite number (%s)", key, tok))
-		return nil
-	}
 	if isDur && tok[0] == '-' && !isZero(tok) {
-		setErr(s.ErrAt(at, "%q is negative (%s)", key, tok))
+		setErr(s.ErrAt(at, "%q is negative (%s)", key, jsonscan.Cut(tok)))
 		return nil
 	}
 	if d.format == Kineto {
 		ns, ok := parseMicrosToNs(tok, kind)
 		if !ok {
-			setErr(s.ErrAt(at, "%q is out of range (%s)", key, tok))
+			setErr(s.ErrAt(at, "%q is out of range (%s)", key, jsonscan.Cut(tok)))
 			return nil
 		}
 		if isDur {
@@ -697,7 +759,7 @@ func (d *decoder) timeValue(ev *evFields, isDur bool) error {
 	}
 	f, ok := parseFloatTok(tok, kind)
 	if !ok || math.IsInf(f, 0) {
-		setErr(s.ErrAt(at, "%q is out of range (%s)", key, tok))
+		setErr(s.ErrAt(at, "%q is out of range (%s)", key, jsonscan.Cut(tok)))
 		return nil
 	}
 	if isDur {
@@ -866,7 +928,7 @@ func (d *decoder) args(ev *evFields) error {
 			return err
 		}
 		switch string(k) {
-		case trace.ArgExternalID:
+		case trace.ArgExternalID, argExternalIDLower:
 			ev.extID, err = d.argInt(ev.extID)
 		case trace.ArgCorrelation:
 			ev.corr, err = d.argInt(ev.corr)
@@ -1012,6 +1074,9 @@ func (d *decoder) keep(ev *evFields) error {
 			d.labelHintFrom(ev.labels)
 		}
 		return nil
+	case 0:
+		d.skipEvent(d.s.ErrAt(ev.at, "trace event has no \"ph\" (a one-letter string)"))
+		return nil
 	default:
 		return nil // flows, counters, async and B/E events are not FunctionEvents
 	}
@@ -1037,7 +1102,8 @@ func (d *decoder) keep(ev *evFields) error {
 		return nil
 	}
 	if err := d.checkTimes(ev, true); err != nil {
-		return err
+		d.skipEvent(err)
+		return nil
 	}
 	if d.nameFlags[ev.name]&nameFiltered != 0 || (kind == rawDevice && ev.fallback) {
 		return nil
@@ -1070,7 +1136,8 @@ func (d *decoder) keepInstant(ev *evFields) error {
 		return nil
 	}
 	if err := d.checkTimes(ev, false); err != nil {
-		return err
+		d.skipEvent(err)
+		return nil
 	}
 	kind := rawMemory
 	if f&nameOOM != 0 {
@@ -1090,14 +1157,14 @@ func (d *decoder) checkTimes(ev *evFields, needDur bool) error {
 	case ev.tsErr != nil:
 		return ev.tsErr
 	case !ev.hasTS:
-		return d.s.ErrAt(ev.at, "trace event %q has no \"ts\"", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "trace event %s has no \"ts\"", jsonscan.Clip(d.nameStrs[ev.name]))
 	case needDur && ev.durErr != nil:
 		return ev.durErr
 	case needDur && !ev.hasDur:
-		return d.s.ErrAt(ev.at, "complete (\"X\") event %q has no \"dur\"", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "complete (\"X\") event %s has no \"dur\"", jsonscan.Clip(d.nameStrs[ev.name]))
 	}
 	if d.format == Kineto && ev.tsNs > math.MaxInt64-ev.durNs {
-		return d.s.ErrAt(ev.at, "trace event %q ends beyond the representable time range", d.nameStrs[ev.name])
+		return d.s.ErrAt(ev.at, "trace event %s ends beyond the representable time range", jsonscan.Clip(d.nameStrs[ev.name]))
 	}
 	return nil
 }

@@ -37,8 +37,11 @@ func ExampleRead() {
 // ExampleRead_error shows the error for a bad value: the file, the byte offset, the
 // problem.
 func ExampleRead_error() {
-	_, err := tracefile.Read(strings.NewReader(`[{"name": "a", "ph": "X", "ts": 1, "dur": -5}]`), "trace.json", tracefile.Options{})
+	_, err := tracefile.Read(strings.NewReader(`[{"name": "a", "ph": "X", "ts": 1, "dur": NaN}]`), "trace.json", tracefile.Options{})
 	fmt.Println(err)
+	td, err := tracefile.Read(strings.NewReader(`[{"name": "a", "ph": "X", "ts": 1, "dur": -5}]`), "trace.json", tracefile.Options{})
+	fmt.Println(err, td.Warnings("trace.json"))
 	// Output:
-	// trace.json: byte 42: "dur" is negative (-5)
+	// trace.json: byte 42: NaN is not JSON (JSON has no NaN or Infinity; Python's json.dump writes them unless allow_nan=False)
+	// <nil> [trace.json: skipped 1 malformed or unknown trace events (the first at byte 42: "dur" is negative (-5))]
 }

@@ -276,6 +276,7 @@ func FuzzReadTraceParallel(f *testing.F) {
 			f.Add(data, uint16(40))
 		}
 	}
+	f.Add([]byte(`{"traceEvents": [1, {}, {"ph": 1}, {"ph": "Z"}, {"ph": "X", "cat": "cpu_op", "name": 2, "ts": 1, "dur": 1}, {"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1}, "x", {"ph": "X", "name": "b", "ts": 1}]}`), uint16(9))
 	f.Add(trickyTrace(12, false), uint16(30))
 	f.Add(trickyTrace(12, true), uint16(7))
 	f.Add([]byte(`[{"name": "a", "ph": "X", "ts": 1, "dur": 2}, {"name": "b}, {", "ph": "X", "ts": 1, "dur": 1}]`), uint16(1))

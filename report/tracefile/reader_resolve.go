@@ -3,6 +3,7 @@ package tracefile
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -230,7 +231,7 @@ func (m *memIndex) span(r *rawEvent) (lo, hi int) {
 
 // resolve turns the scanned records into the Data.
 func (d *decoder) resolve() *Data {
-	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Bytes: d.s.Total}
+	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Rank: d.rank, HasRank: d.hasRank, Bytes: d.s.Total}
 	td.Device, td.DeviceName = d.traceDevice()
 
 	var base int64
@@ -321,8 +322,16 @@ func (d *decoder) resolve() *Data {
 	} else {
 		maxID, nLinked = convert(0, len(d.raws.chunks))
 	}
+	var linked []bool
 	if nLinked > 0 {
-		d.link(evs)
+		linked = d.link(evs)
+	}
+	td.DeviceLink = d.deviceLinkReport(evs, linked)
+	if td.Skipped = d.skipped; d.skipFirst != nil {
+		td.SkipReason = d.skipFirst.Error()
+		if e, ok := d.skipFirst.(*Error); ok {
+			td.SkipReason = fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
+		}
 	}
 	d.appendMemoryEvents(&evs, mem, maxID, base)
 	td.Events = evs
@@ -394,8 +403,9 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 }
 
 // link attaches device events to their host operators and moves linked runtime events onto
-// their operator's thread. evs holds one event per non-memory raw event, in the same order.
-func (d *decoder) link(evs []events.FunctionEvent) {
+// their operator's thread. evs holds one event per non-memory raw event, in the same order. It
+// returns which events were attached to an op (nil when none was).
+func (d *decoder) link(evs []events.FunctionEvent) []bool {
 	l := linker{d: d, opByID: make(map[int64]opRef)}
 	type pair struct{ dev, op int32 }
 	var pairs []pair
@@ -425,8 +435,9 @@ func (d *decoder) link(evs []events.FunctionEvent) {
 		}
 	}
 	if len(pairs) == 0 {
-		return
+		return nil
 	}
+	linked := make([]bool, len(evs))
 	// One backing array for every kernel list (each op's existing kernels first), each list
 	// capped at its own length.
 	counts := make(map[int32]int)
@@ -450,7 +461,98 @@ func (d *decoder) link(evs []events.FunctionEvent) {
 		dev := &evs[p.dev]
 		evs[p.op].Kernels = append(evs[p.op].Kernels,
 			events.Kernel{Name: dev.Name, Device: dev.DeviceIndex, DurationUs: dev.EndUs - dev.StartUs})
+		linked[p.dev] = true
 	}
+	return linked
+}
+
+// Why device time reached no operator, in the order deviceLinkReport tests them.
+const (
+	causeNotAttached = "PyTorch attaches only CUDA, XPU and PrivateUse1 activity to operators (this is MTIA or HPU work, shown in rows of its own)"
+	causeNoHostOps   = "the trace has no host operators (a GPU-only trace)"
+	causeSelfCorr    = "its \"External id\" equals the event's own \"correlation\", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it"
+	causeNoSuchOp    = "its \"External id\" names no operator in the trace"
+	causeNoLaunch    = "it has no \"External id\" and no linked runtime launch (CUDA graph replay, or activity the profiler did not correlate)"
+)
+
+// deviceLinkReport sums the device events' time (device-side user annotations, which span
+// kernels, left out) and the part of it attached to no operator, with the likeliest cause of
+// the largest share of that part. linked marks the attached events (nil: none).
+func (d *decoder) deviceLinkReport(evs []events.FunctionEvent, linked []bool) DeviceLink {
+	var rep DeviceLink
+	var l *linker
+	byCause := map[string]float64{}
+	k := -1
+	hasHostOps := false
+	for _, r := range d.raws.all() {
+		if r.kind == rawHostOp {
+			hasHostOps = true
+			break
+		}
+	}
+	for _, r := range d.raws.all() {
+		if r.kind == rawMemory || r.kind == rawOOM {
+			continue
+		}
+		k++
+		e := &evs[k]
+		if r.kind != rawDevice || e.IsUserAnnotation {
+			continue
+		}
+		us := e.EndUs - e.StartUs
+		rep.TotalUs += us
+		if linked != nil && linked[k] {
+			continue
+		}
+		rep.UnlinkedUs += us
+		rep.Unlinked++
+		var cause string
+		switch {
+		case !attachable(e.DeviceType):
+			cause = causeNotAttached
+		case !hasHostOps:
+			cause = causeNoHostOps
+		default:
+			if l == nil {
+				l = d.newLinker(evs)
+			}
+			switch id := l.deviceLink(r); {
+			case id > 0:
+				cause = causeNoSuchOp
+			case r.extID > 0 && r.extID == r.corr:
+				cause = causeSelfCorr
+			default:
+				cause = causeNoLaunch
+			}
+		}
+		byCause[cause] += us
+	}
+	for _, c := range []string{causeNotAttached, causeNoHostOps, causeSelfCorr, causeNoSuchOp, causeNoLaunch} {
+		if t, ok := byCause[c]; ok && (rep.Cause == "" || t > byCause[rep.Cause]) {
+			rep.Cause = c
+		}
+	}
+	return rep
+}
+
+// newLinker returns a linker with every host operator's id indexed.
+func (d *decoder) newLinker(evs []events.FunctionEvent) *linker {
+	l := &linker{d: d, opByID: make(map[int64]opRef)}
+	k := int32(-1)
+	for i, r := range d.raws.all() {
+		if r.kind == rawMemory || r.kind == rawOOM {
+			continue
+		}
+		k++
+		if r.kind == rawHostOp {
+			if id := evs[k].ID; id > 0 && !evs[k].IsAsync {
+				if _, dup := l.opByID[id]; !dup {
+					l.opByID[id] = opRef{ev: k, raw: int32(i)}
+				}
+			}
+		}
+	}
+	return l
 }
 
 // opRef locates a host operator: its index in the events and in the raw records.

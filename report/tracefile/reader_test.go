@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -508,7 +509,6 @@ func TestReaderErrors(t *testing.T) {
 		{"scalar", `42`, "not a trace", 0},
 		{"no traceEvents", `{"schemaVersion": 1}`, `no "traceEvents" array`, 0},
 		{"traceEvents not array", `{"traceEvents": {}}`, `"traceEvents" is an object, not an array`, 16},
-		{"event not object", `[1]`, "trace event is a number, not an object", 1},
 		{"truncated array", `[{"name": "a", "ph": "X", "ts": 1, "dur": 2}`, "unexpected end of input", 44},
 		{"truncated string", `[{"name": "a`, "unexpected end of input", 12},
 		{"truncated object", `{"traceEvents": [`, "unexpected end of input", 17},
@@ -521,17 +521,13 @@ func TestReaderErrors(t *testing.T) {
 		{"leading zero", `{"traceEvents": [], "x": 01}`, `invalid number "01"`, 25},
 		{"bad escape", `{"traceEvents": [], "x": "a\qb"}`, `invalid escape '\q'`, 27},
 		{"bad unicode escape", `[{"name": "\u12G4"}]`, `invalid \u escape`, 11},
-		{"ts is a string", ev(`"name": "a", "ts": "abc", "dur": 1`), `"ts" is a string, not a number`, 65},
-		{"dur is negative", ev(`"name": "a", "ts": 1, "dur": -5`), `"dur" is negative (-5)`, 75},
-		{"dur is NaN", ev(`"name": "a", "ts": 1, "dur": NaN`), `"dur" is not a finite number (NaN)`, 75},
-		{"ts is Infinity", ev(`"name": "a", "ts": -Infinity, "dur": 1`), `"ts" is not a finite number (-Infinity)`, 65},
-		{"ts overflows", ev(`"name": "a", "ts": 1e300, "dur": 1`), `"ts" is out of range (1e300)`, 65},
-		{"missing dur", ev(`"name": "a", "ts": 1`), `complete ("X") event "a" has no "dur"`, 17},
-		{"missing ts", ev(`"name": "a", "dur": 1`), `trace event "a" has no "ts"`, 17},
-		{"missing name", ev(`"ts": 1, "dur": 1`), `trace event has no "name"`, 17},
-		{"name not string", ev(`"name": 5, "ts": 1, "dur": 1`), `"name" is a number, not a string`, 54},
-		{"legacy negative dur", `[{"name": "a", "ph": "X", "ts": 1, "dur": -0.5, "tid": 1}]`, `"dur" is negative (-0.5)`, 42},
-		{"legacy NaN", `[{"name": "a", "ph": "X", "ts": NaN, "dur": 1, "tid": 1}]`, `"ts" is not a finite number (NaN)`, 32},
+		{"dur is NaN", ev(`"name": "a", "ts": 1, "dur": NaN`), `NaN is not JSON (JSON has no NaN or Infinity`, 75},
+		{"ts is Infinity", ev(`"name": "a", "ts": -Infinity, "dur": 1`), `-Infinity is not JSON`, 65},
+		{"legacy NaN", `[{"name": "a", "ph": "X", "ts": NaN, "dur": 1, "tid": 1}]`, `NaN is not JSON`, 32},
+		{"NaN in a skipped value", `{"traceEvents": [], "x": [1, NaN]}`, `NaN is not JSON`, 29},
+		{"Infinity in an unused event", `[{"ph": "C", "name": "c", "ts": 1, "args": {"v": Infinity}}]`, `Infinity is not JSON`, 49},
+		{"UTF-16 BOM", "\xff\xfe[\x00]\x00", "UTF-16 byte order mark", 0},
+		{"long number quoted short", `{"traceEvents": [], "x": 1.` + strings.Repeat("2", 5000) + `.3}`, `invalid number "1.` + strings.Repeat("2", 98) + `"…`, 25},
 		{"deep nesting", `{"traceEvents": [], "x": ` + strings.Repeat("[", jsonscan.MaxDepth+5) + strings.Repeat("]", jsonscan.MaxDepth+5) + `}`,
 			"nested deeper than", 25 + jsonscan.MaxDepth},
 	}
@@ -548,6 +544,69 @@ func TestReaderErrors(t *testing.T) {
 			assert.True(t, strings.HasPrefix(err.Error(), "bad.json: "), err.Error())
 		})
 	}
+}
+
+// TestReaderSkipsMalformedEvents: one rule for valid JSON that is not a valid trace event:
+// an event the reader would use with a missing or mistyped field, and any event without a
+// one-letter "ph" or with one the Trace Event Format does not define, is skipped and counted,
+// with the first one's problem, whatever the field and wherever it is; the other events are
+// read as usual.
+func TestReaderSkipsMalformedEvents(t *testing.T) {
+	ev := func(fields string) string { return `{"ph": "X", "cat": "cpu_op", ` + fields + `}` }
+	good := `{"ph": "X", "cat": "cpu_op", "name": "good", "ts": 10, "dur": 5}`
+	tests := []struct {
+		name, event, reason string
+	}{
+		{"not an object", `1`, `trace event is a number, not an object`},
+		{"empty object", `{}`, `trace event has no "ph" (a one-letter string)`},
+		{"ph a number", `{"ph": 1, "name": "a", "ts": 1, "dur": 1}`, `trace event has no "ph" (a one-letter string)`},
+		{"ph two letters", `{"ph": "XX", "name": "a", "ts": 1, "dur": 1}`, `trace event has no "ph" (a one-letter string)`},
+		{"ph unknown", `{"ph": "Z", "name": "a", "ts": 1, "dur": 1}`, `trace event has an unknown "ph" "Z"`},
+		{"name a number", ev(`"name": 1, "ts": 1, "dur": 1`), `"name" is a number, not a string`},
+		{"missing name", ev(`"ts": 1, "dur": 1`), `trace event has no "name"`},
+		{"ts a string", ev(`"name": "a", "ts": "abc", "dur": 1`), `"ts" is a string, not a number`},
+		{"missing ts", ev(`"name": "a", "dur": 1`), `trace event "a" has no "ts"`},
+		{"negative dur", ev(`"name": "a", "ts": 1, "dur": -5`), `"dur" is negative (-5)`},
+		{"missing dur", ev(`"name": "a", "ts": 1`), `complete ("X") event "a" has no "dur"`},
+		{"ts overflows", ev(`"name": "a", "ts": 1e300, "dur": 1`), `"ts" is out of range (1e300)`},
+		{"long name quoted short", ev(`"name": "` + strings.Repeat("n", 300) + `", "dur": 1`), `trace event "` + strings.Repeat("n", 100) + `"… has no "ts"`},
+		{"memory without ts", `{"ph": "i", "name": "[memory]", "args": {"Bytes": 4}}`, `trace event "[memory]" has no "ts"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := `{"traceEvents": [` + good + `, ` + tt.event + `, ` + tt.event + `]}`
+			td, err := Read(strings.NewReader(in), "t.json", Options{})
+			require.NoError(t, err)
+			require.Len(t, td.Events, 1)
+			assert.Equal(t, "good", td.Events[0].Name)
+			assert.Equal(t, 2, td.Skipped)
+			// The offset is the event's, or the bad field's within it.
+			start := len(`{"traceEvents": [` + good + `, `)
+			var at int
+			_, err = fmt.Sscanf(td.SkipReason, "byte %d:", &at)
+			require.NoError(t, err, td.SkipReason)
+			assert.True(t, at >= start && at < start+len(tt.event), "offset %d in the first bad event", at)
+			assert.Equal(t, fmt.Sprintf("byte %d: %s", at, tt.reason), td.SkipReason)
+			w := td.Warnings("t.json")
+			require.Len(t, w, 1)
+			assert.Equal(t, fmt.Sprintf("t.json: skipped 2 malformed or unknown trace events (the first at byte %d: %s)", at, tt.reason), w[0])
+			assert.Less(t, len(w[0]), 300)
+
+			legacy := `[` + strings.ReplaceAll(good, `"cat": "cpu_op", `, ``) + `, ` + tt.event + `]`
+			td, err = Read(strings.NewReader(legacy), "t.json", Options{})
+			require.NoError(t, err)
+			// Instants are not events in the legacy form, whose float µs reach 1e300.
+			if tt.name != "memory without ts" && tt.name != "ts overflows" {
+				assert.Equal(t, 1, td.Skipped, "the legacy form follows the same rule")
+			}
+		})
+	}
+	// Known event types the reader does not use are neither errors nor counted.
+	td, err := Read(strings.NewReader(`{"traceEvents": [{"ph": "B", "name": "b", "ts": 1}, {"ph": "s", "id": 1},
+		{"ph": "C", "name": "c", "ts": "x"}, {"ph": "X", "cat": "python_function", "name": 3}, `+good+`]}`), "t.json", Options{})
+	require.NoError(t, err)
+	assert.Zero(t, td.Skipped)
+	assert.Empty(t, td.Warnings("t.json"))
 }
 
 // TestReaderIgnoredProblems: problems in events the reader does not use are not errors, and

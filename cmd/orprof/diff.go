@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/ranks"
+)
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("diff", stderr)
+	format := fs.String("format", "text", "output format: text, markdown, csv or json")
+	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all")
+	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table --format json summary, .gz allowed, or a directory of them: all its ranks)")
+		fs.PrintDefaults()
+	}
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
+	}
+	if len(pos) != 2 {
+		return fail(stderr, "diff: need BEFORE and AFTER, got %d arguments", len(pos))
+	}
+	f, ok := report.ParseFormat(*format)
+	if !ok {
+		return fail(stderr, "diff: --format %q: must be text, markdown, csv or json", *format)
+	}
+	if *rowLimit < -1 {
+		return fail(stderr, "diff: --row-limit %d: must be -1 (all) or a count ≥ 0", *rowLimit)
+	}
+	if *nameWidth < 4 {
+		return fail(stderr, "diff: --max-name-column-width %d: must be at least 4", *nameWidth)
+	}
+	defer lazyGC(tableGCFloor)()
+	var sums [2]*report.Summary
+	var warns [2][]string
+	var errs [2]error
+	done := make(chan int, 2)
+	for i, p := range pos {
+		go func() {
+			paths, err := ranks.Expand([]string{p})
+			if err != nil {
+				errs[i] = err
+			} else {
+				sums[i], warns[i], errs[i] = ranks.LoadAll(paths, ranks.Options{})
+			}
+			done <- i
+		}()
+	}
+	<-done
+	<-done
+	for _, err := range errs {
+		if err != nil {
+			return fail(stderr, "diff: %v", err)
+		}
+	}
+	printWarnings(stderr, append(warns[0], warns[1]...))
+	dev := sums[0].Device
+	if dev == "" {
+		dev = sums[1].Device
+	}
+	rows := report.Diff(sums[0], sums[1])
+	if *rowLimit == 0 {
+		rows = nil // as the table's --row-limit 0: no rows, the totals still
+	}
+	tot := [2]report.Totals{sums[0].Totals(), sums[1].Totals()}
+	if err := report.WriteDiff(stdout, f, rows, report.DiffOptions{RowLimit: *rowLimit, Device: dev,
+		MaxNameColumnWidth: *nameWidth, Totals: &tot}); err != nil {
+		return fail(stderr, "diff: %v", err)
+	}
+	return 0
+}

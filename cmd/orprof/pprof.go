@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report/pprof"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
+	fs := newFlagSet("pprof", stderr)
+	out := fs.String("o", "", "profile file to write (profile.proto, gzip-compressed as pprof writes it)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orprof pprof TRACE -o FILE   (then: go tool pprof -top FILE, or -http :8080 FILE)")
+		fs.PrintDefaults()
+	}
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
+	}
+	if len(pos) != 1 {
+		return fail(stderr, "pprof: need exactly one TRACE argument, got %d", len(pos))
+	}
+	if *out == "" {
+		return fail(stderr, "pprof: -o FILE is required")
+	}
+	defer lazyGC(tableGCFloor)()
+	var data *tracefile.Data
+	var err error
+	if pos[0] == "-" {
+		data, err = tracefile.Read(stdin, "<stdin>", tracefile.Options{})
+	} else {
+		data, err = tracefile.Open(pos[0], tracefile.Options{})
+	}
+	if err != nil {
+		return fail(stderr, "pprof: %v", err)
+	}
+	name := pos[0]
+	if name == "-" {
+		name = "<stdin>"
+	}
+	printWarnings(stderr, data.Warnings(name))
+	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
+	if err := writePprofFile(*out, l); err != nil {
+		return fail(stderr, "pprof: -o %s: %v", *out, err)
+	}
+	return 0
+}
+
+// writePprofFile writes the pprof profile of l to path: to path.tmp, renamed when complete,
+// so a failed write leaves no partial profile.
+func writePprofFile(path string, l *events.List) error {
+	p := pprof.FromList(l)
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	err = p.Write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}

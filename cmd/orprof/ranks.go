@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/ranks"
+)
+
+// rowLimitFlag is --row-limit: an int that remembers it was given.
+type rowLimitFlag tableFlags
+
+// String is "" until the flag is set, so that -h prints the usage's own words on the
+// format-dependent default rather than one number.
+func (f *rowLimitFlag) String() string {
+	if f == nil || !f.rowLimitSet {
+		return ""
+	}
+	return strconv.Itoa(f.rowLimit)
+}
+
+// Set parses the value as flag.IntVar does, with the flag package's own error texts.
+func (f *rowLimitFlag) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return errors.New("value out of range")
+		}
+		return errors.New("parse error")
+	}
+	f.rowLimit, f.rowLimitSet = int(n), true
+	return nil
+}
+
+// grouping is the key_averages grouping the flags ask for.
+func (tf *tableFlags) grouping() events.AverageOptions {
+	return events.AverageOptions{GroupByInputShape: tf.byShape, GroupByStackN: tf.byStackN}
+}
+
+// tableOptions are the table options the flags ask for (device and memory come from the
+// summary). csv and json print every row unless --row-limit was given.
+func (tf *tableFlags) tableOptions() report.TableOptions {
+	opts := report.TableOptions{SortBy: tf.sortBy, RowLimit: tf.rowLimit, MaxNameColumnWidth: tf.maxNameWidth}
+	f, _ := report.ParseFormat(tf.format)
+	if !tf.rowLimitSet && (f == report.FormatCSV || f == report.FormatJSON) {
+		opts.RowLimit = report.RowLimitAll
+	}
+	if opts.RowLimit == 0 {
+		opts.RowLimit = report.RowLimitNone
+	}
+	if tf.target113 {
+		opts.Target = report.Target113
+	}
+	return opts
+}
+
+// writeSummary prints s in the chosen format; it returns the number of rows the row limit left
+// out (the JSON says so itself; callers note it for CSV).
+func (tf *tableFlags) writeSummary(w io.Writer, s *report.Summary, byRank bool) (int, error) {
+	f, _ := report.ParseFormat(tf.format)
+	return report.WriteSummary(w, f, s, tf.tableOptions(), report.SummaryOutput{ByRank: byRank})
+}
+
+// noteCSV says on stderr what CSV output has no place for: how many rows a --row-limit left out
+// and, for several ranks, where their numbers came from.
+func (tf *tableFlags) noteCSV(stderr io.Writer, s *report.Summary, left int) {
+	if tf.format != string(report.FormatCSV) {
+		return
+	}
+	if left > 0 {
+		fmt.Fprintf(stderr, "orprof: note: --row-limit %d left out %d rows of the CSV\n", tf.rowLimit, left)
+	}
+	if len(s.Ranks) > 1 {
+		fmt.Fprintf(stderr, "orprof: note: %d ranks (%s)\n", len(s.Ranks), s.RankSource())
+	}
+}
+
+// maxWarnings is how many trace warnings a command prints before it only counts the rest.
+const maxWarnings = 5
+
+// printWarnings prints the readers' warnings, one line each; past maxWarnings, one line counts
+// the others.
+func printWarnings(stderr io.Writer, warns []string) {
+	for i, w := range warns {
+		if i == maxWarnings {
+			fmt.Fprintf(stderr, "orprof: warning: and %d more warnings like these (read a trace alone to see its own)\n", len(warns)-maxWarnings)
+			return
+		}
+		fmt.Fprintln(stderr, "orprof: warning: "+w)
+	}
+}
+
+// warnRanks warns about rank numbers claimed by several traces.
+func warnRanks(stderr io.Writer, s *report.Summary) {
+	if dup := s.DuplicateRanks(); len(dup) > 0 {
+		fmt.Fprintf(stderr, "orprof: warning: rank %d is claimed by more than one trace (%d ranks repeat); --by-rank shows each trace on its own line\n", dup[0], len(dup))
+	}
+}
+
+// runTableRanks is `orprof table` over several traces or directories: every trace read in
+// parallel, one table over all of them.
+func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
+	paths, err := ranks.Expand(args)
+	if err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return fail(stderr, "table: - (stdin) can only be read alone")
+		}
+	}
+	defer lazyGC(tableGCFloor)()
+	s, warns, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping()})
+	if err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	printWarnings(stderr, warns)
+	warnRanks(stderr, s)
+	left, err := tf.writeSummary(stdout, s, byRank)
+	if err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	tf.noteCSV(stderr, s, left)
+	return 0
+}
+
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("merge", stderr)
+	var tf tableFlags
+	tf.register(fs)
+	byRank := fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, or a directory of them; traces are read too)")
+		fs.PrintDefaults()
+	}
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
+	}
+	if len(pos) == 0 {
+		return fail(stderr, "merge: need at least one SUMMARY argument")
+	}
+	if msg := tf.check(); msg != "" {
+		return fail(stderr, "merge: %s", msg)
+	}
+	if tf.byShape || tf.byStackN > 0 {
+		return fail(stderr, "merge: --group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")
+	}
+	paths, err := ranks.Expand(pos)
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	s, warns, err := ranks.LoadAll(paths, ranks.Options{})
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	printWarnings(stderr, warns)
+	warnRanks(stderr, s)
+	left, err := tf.writeSummary(stdout, s, *byRank)
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	tf.noteCSV(stderr, s, left)
+	return 0
+}
+
+// isDir reports whether path names a directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}

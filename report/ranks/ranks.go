@@ -1,0 +1,320 @@
+// Package ranks reads the traces of a distributed job — one file per rank, or any set of
+// traces — in parallel into one mergeable report.Summary, and loads a profile given either as a
+// trace or as a summary (`orprof table --format json`). It is where the trace reader and the
+// summaries meet: `orprof table A B …`, `orprof merge` and `orprof diff` are thin over it.
+package ranks
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+// Options tune ReadTraces and Load. The zero value is the default.
+type Options struct {
+	// Grouping is the key_averages grouping of the rows.
+	Grouping events.AverageOptions
+	// Workers is the number of traces read at once; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Summarize turns one trace into the summary of one rank: its events' tree and key averages.
+// file names the trace in the output, pos is its position among all the traces (its rank when
+// the trace names none). data's events are taken over: the caller must not use them after.
+func Summarize(data *tracefile.Data, file string, pos int, g events.AverageOptions) *report.Summary {
+	mem, device := hasMemory(data.Events), data.DeviceName
+	rank := report.RankInfo{Rank: int64(pos), File: file}
+	if r, ok := traceRank(data); ok {
+		rank.Rank, rank.FromTrace = r, true
+	}
+	evs := data.Events
+	data.Events = nil
+	l := events.NewListOwned(evs, events.ListOptions{UseDevice: device})
+	rows := l.KeyAverages(g)
+	return report.NewSummary(rows, rank, report.SummaryOptions{Device: device, ProfileMemory: mem, Grouping: g})
+}
+
+// hasMemory reports whether any event carries memory figures (the trace recorded memory).
+func hasMemory(evs []events.FunctionEvent) bool {
+	for i := range evs {
+		if evs[i].CPUMemoryUsage != 0 || evs[i].DeviceMemoryUsage != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadTraces reads the trace files at paths, Options.Workers at a time (each trace's own parse
+// runs on several goroutines too), summarizes each as soon as it is read, so that only the
+// traces being read are in memory, and merges the summaries in path order: the result does not
+// depend on the order the reads finish in. It returns the traces' warnings (tracefile's
+// Data.ReadWarnings, each naming its file) in path order, then one line for the device time
+// that reached no operator in any trace (the trace's own line when only one has some, else the
+// sums), and the first error in path order.
+func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
+	sums := make([]*report.Summary, len(paths))
+	errs := make([]error, len(paths))
+	warns := make([][]string, len(paths))
+	links := make([]tracefile.DeviceLink, len(paths))
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(paths))
+	var next sync.Mutex
+	i := 0
+	var failed bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				k := i
+				i++
+				stop := failed
+				next.Unlock()
+				if k >= len(paths) || stop {
+					return
+				}
+				data, err := tracefile.Open(paths[k], tracefile.Options{})
+				if err != nil {
+					errs[k] = err
+					next.Lock()
+					failed = true
+					next.Unlock()
+					continue
+				}
+				warns[k], links[k] = data.ReadWarnings(paths[k]), data.DeviceLink
+				sums[k] = Summarize(data, paths[k], k, o.Grouping)
+			}
+		}()
+	}
+	wg.Wait()
+	return merge(sums, warns, links, paths, errs)
+}
+
+// merge merges sums in order and flattens their warnings, with one line for the device time
+// that reached no operator in any trace, unless one of errs is set.
+func merge(sums []*report.Summary, warns [][]string, links []tracefile.DeviceLink, paths []string,
+	errs []error) (*report.Summary, []string, error) {
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	var w []string
+	for _, ws := range warns {
+		w = append(w, ws...)
+	}
+	if lw := linkWarning(links, paths); lw != "" {
+		w = append(w, lw)
+	}
+	s, err := report.MergeSummaries(sums...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, w, nil
+}
+
+// linkWarning is one line about the device time that reached no operator in any of the traces:
+// the trace's own warning when only one has such time, else the sums over all of them.
+func linkWarning(links []tracefile.DeviceLink, paths []string) string {
+	var sum tracefile.DeviceLink
+	n, last, traces := 0, -1, 0
+	for i, l := range links {
+		if l.TotalUs > 0 || l.Unlinked > 0 {
+			traces++
+		}
+		if l.Unlinked > 0 {
+			n, last = n+1, i
+		}
+		sum = sum.Add(l)
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return paths[last] + ": " + links[last].Warning()
+	}
+	return fmt.Sprintf("%d of %d traces with device time: %s", n, traces, sum.Warning())
+}
+
+// Expand replaces each directory in args by the trace and summary files in it (names ending in
+// .json or .json.gz), in natural order (rank2 before rank10); other arguments are kept as they
+// are. A directory with no such file is an error naming it.
+func Expand(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		ents, err := os.ReadDir(a)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, e := range ents {
+			n := e.Name()
+			if !e.IsDir() && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".json.gz")) {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: a directory with no .json or .json.gz file", a)
+		}
+		slices.SortFunc(names, naturalCompare)
+		for _, n := range names {
+			out = append(out, filepath.Join(a, n))
+		}
+	}
+	return out, nil
+}
+
+// naturalCompare orders strings with runs of digits compared as numbers; strings equal so
+// ("r01", "r1") are ordered bytewise.
+func naturalCompare(a, b string) int {
+	if c := naturalCompare1(a, b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func naturalCompare1(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) - len(nb)
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return int(a[0]) - int(b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) - len(b)
+}
+
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// IsSummaryFile reports whether the file at path (plain or gzip) is a summary rather than a
+// trace. It reads only the start of the file.
+func IsSummaryFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	if m, _ := r.(*bufio.Reader).Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		gz, err := gzip.NewReader(r)
+		if err != nil {
+			return false, nil // not valid gzip: the trace reader reports it
+		}
+		defer gz.Close()
+		r = gz
+	}
+	buf := make([]byte, 64)
+	n, _ := io.ReadFull(r, buf)
+	return report.IsSummary(buf[:n]), nil
+}
+
+// ReadSummaryFile reads the summary at path.
+func ReadSummaryFile(path string) (*report.Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return report.ReadSummary(f, path)
+}
+
+// Load reads the profile at path — a trace or a summary, plain or gzip — as a summary, with a
+// trace's warnings (tracefile's Data.Warnings). A trace is one rank at position pos.
+func Load(path string, pos int, o Options) (*report.Summary, []string, error) {
+	isSum, err := IsSummaryFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if isSum {
+		s, err := ReadSummaryFile(path)
+		return s, nil, err
+	}
+	data, err := tracefile.Open(path, tracefile.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	w := data.Warnings(path)
+	return Summarize(data, path, pos, o.Grouping), w, nil
+}
+
+// load is Load with the device-time figures apart from the other warnings.
+func load(path string, pos int, o Options) (*report.Summary, []string, tracefile.DeviceLink, error) {
+	isSum, err := IsSummaryFile(path)
+	if err != nil {
+		return nil, nil, tracefile.DeviceLink{}, err
+	}
+	if isSum {
+		s, err := ReadSummaryFile(path)
+		return s, nil, tracefile.DeviceLink{}, err
+	}
+	data, err := tracefile.Open(path, tracefile.Options{})
+	if err != nil {
+		return nil, nil, tracefile.DeviceLink{}, err
+	}
+	w, l := data.ReadWarnings(path), data.DeviceLink
+	return Summarize(data, path, pos, o.Grouping), w, l, nil
+}
+
+// LoadAll is Load over paths, Options.Workers at a time, merged in path order, with the
+// warnings in path order and one line for the device time that reached no operator in any
+// trace (as ReadTraces).
+func LoadAll(paths []string, o Options) (*report.Summary, []string, error) {
+	sums := make([]*report.Summary, len(paths))
+	errs := make([]error, len(paths))
+	warns := make([][]string, len(paths))
+	links := make([]tracefile.DeviceLink, len(paths))
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for k, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			sums[k], warns[k], links[k], errs[k] = load(p, k, o)
+		}()
+	}
+	wg.Wait()
+	return merge(sums, warns, links, paths, errs)
+}
