@@ -10,6 +10,7 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
 )
 
 // Profile two steps of a CPU workload and print PyTorch's key_averages() table. The fake
@@ -68,4 +69,23 @@ func ExampleNewThread() {
 	res, _ := sess.Stop()
 	fmt.Println(res.KeyAverages(events.AverageOptions{})[0].Count)
 	// Output: 4
+}
+
+// The trace of a session is built when it is first asked for; write it with report/trace.
+func ExampleResult_Trace() {
+	clk := devices.NewFakeClock(1_700_000_000_000_000_000)
+	sess, _ := orprof.Start(orprof.Options{Clock: clk})
+	ctx := context.Background()
+	step := orprof.RecordFunction(ctx, "step")
+	clk.Advance(10 * time.Microsecond)
+	step.End()
+	res, _ := sess.Stop()
+	t := res.Trace()
+	t.OmitSpans = true // for speedscope
+	var out strings.Builder
+	if err := trace.Write(&out, t); err != nil {
+		panic(err)
+	}
+	fmt.Println(strings.Contains(out.String(), `"name": "step"`), strings.Contains(out.String(), `"Spans"`))
+	// Output: true false
 }

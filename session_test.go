@@ -255,10 +255,10 @@ func TestTracePassesCheck(t *testing.T) {
 	res, err := s.Stop()
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, trace.Write(&buf, res.Trace))
+	require.NoError(t, trace.Write(&buf, res.Trace()))
 	require.NoError(t, trace.Check(buf.Bytes()), buf.String())
 	n := 0
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		if e.Ph == 'X' && e.Cat == "gpu_user_annotation" {
 			n++
 		}
@@ -301,6 +301,6 @@ func TestSystemTimesAreReal(t *testing.T) {
 	assert.Less(t, o.ElapsedUs(), 500_000.0)
 	assert.GreaterOrEqual(t, i.ElapsedUs(), 2990.0)
 	assert.Less(t, i.ElapsedUs(), o.ElapsedUs())
-	assert.GreaterOrEqual(t, res.Trace.BaseTimeNs, before)
-	assert.LessOrEqual(t, res.Trace.BaseTimeNs+int64(o.EndUs*1000), after)
+	assert.GreaterOrEqual(t, res.Trace().BaseTimeNs, before)
+	assert.LessOrEqual(t, res.Trace().BaseTimeNs+int64(o.EndUs*1000), after)
 }

@@ -9,20 +9,28 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/gid"
 	"github.com/orprof/orprof/stubs"
 )
 
 // Thread is a logical thread, PyTorch's RecordFunction thread id: ranges begun on one Thread
-// nest into one tree. A Thread must be used by one goroutine at a time; give every goroutine
-// that records its own Thread (NewThread) and carry it in the context (WithThread). Ranges
-// recorded with a context that carries no Thread go to the main thread, id 1.
+// nest into one tree. Give every goroutine that records its own Thread (NewThread) and carry
+// it in the context (WithThread); ranges recorded with a context that carries no Thread go to
+// the main thread, id 1.
+//
+// Any use is safe and loses nothing: every goroutine records into a buffer of its own, and when
+// goroutines use one Thread at the same time (many goroutines recording with a plain
+// context.Background(), say) their ranges would overlap without nesting on one thread, so at
+// Stop the goroutines whose ranges overlap another's get thread ids of their own. A Thread
+// handed from goroutine to goroutine (a worker pool) keeps its id.
 type Thread struct {
 	id int64
-
-	mu   sync.Mutex
-	sess *Session // session the buffer belongs to
-	buf  *threadBuf
-	open []int64 // handles of the ranges open on this thread, innermost last
+	// cur is the buffer this Thread last recorded into: one goroutine's, in the running
+	// session. It makes the usual case (one goroutine per Thread) one pointer load.
+	cur atomic.Pointer[lane]
+	// lanes finds the buffer of any goroutine using this Thread in the running session.
+	lanes atomic.Pointer[laneTable]
+	mu    sync.Mutex // serializes adding to lanes
 }
 
 var (
@@ -56,46 +64,6 @@ func ThreadFrom(ctx context.Context) *Thread {
 	return mainThread
 }
 
-const chunkSize = 512
-
-// slot is one raw record while a session runs.
-type slot struct {
-	rec      events.Record
-	stream   int64
-	devStart stubs.Event
-	devEnd   stubs.Event
-	ended    bool
-}
-
-// threadBuf is a thread's records for one session: chunks that never move, so a Range can keep
-// a pointer to its slot.
-type threadBuf struct {
-	thread *Thread
-	chunks []*[chunkSize]slot
-	n      int
-}
-
-func (b *threadBuf) next() *slot {
-	c := b.n / chunkSize
-	if c == len(b.chunks) {
-		b.chunks = append(b.chunks, new([chunkSize]slot))
-	}
-	s := &b.chunks[c][b.n%chunkSize]
-	b.n++
-	return s
-}
-
-// bufFor returns t's buffer for session s, registering a new one on first use. t.mu is held.
-func (t *Thread) bufFor(s *Session) *threadBuf {
-	if t.sess != s {
-		t.sess = s
-		t.buf = &threadBuf{thread: t}
-		t.open = t.open[:0]
-		s.addBuf(t.buf)
-	}
-	return t.buf
-}
-
 // Op describes an operator or range being recorded.
 type Op struct {
 	Name string
@@ -116,12 +84,10 @@ type Op struct {
 }
 
 // Range is an open operator or user range. The zero Range (returned when no session is
-// running) does nothing.
+// running) does nothing. End a Range once; ending it again does nothing.
 type Range struct {
-	s    *slot
-	t    *Thread
-	sess *Session
-	ctx  context.Context // the op's context: its end event goes to the same device and stream
+	sl *slot
+	l  *lane
 }
 
 // RecordFunction begins a user range (record_function) on ctx's thread. End it with End.
@@ -130,128 +96,179 @@ func RecordFunction(ctx context.Context, name string) Range {
 }
 
 // Begin starts recording op on ctx's thread. With a device session a start event is recorded
-// on the device before the host start time. It never blocks on device work and costs one
-// atomic load when no session is running.
+// on the device before the host start time. It never blocks on device work, takes no lock
+// shared with other goroutines, and costs one atomic load when no session is running.
 func Begin(ctx context.Context, op Op) Range {
 	s := active.Load()
 	if s == nil {
 		return Range{}
 	}
-	return s.begin(ctx, ThreadFrom(ctx), op)
+	return s.begin(ctx, ThreadFrom(ctx), &op)
 }
 
 // Active reports whether a session is recording.
 func Active() bool { return active.Load() != nil }
 
-func (s *Session) begin(ctx context.Context, t *Thread, op Op) Range {
+func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 	var dev stubs.Recorded
+	devOK := false
 	if s.fallback {
 		var err error
-		dev, err = s.dev.Record(ctx, stubs.WantEvent|stubs.WantDevice|stubs.WantCPUTime)
+		dev, err = s.dev.Record(ctx, s.want|stubs.WantDevice)
 		if err != nil {
 			s.fail("record", err)
 		}
+		devOK = err == nil
 	}
-	handle := s.handles.Add(1)
-	t.mu.Lock()
-	sl := t.bufFor(s).next()
-	r := &sl.rec
-	r.Kind = events.RangeRecord
-	r.Name = op.Name
-	r.Handle = handle
-	r.Thread = t.id
-	r.Scope = op.Scope
-	r.Async = op.Async
-	r.SequenceNr = -1
-	if op.HasSequence {
-		r.SequenceNr = op.SequenceNr
+	l := s.laneOf(t)
+	if l == nil { // the session is stopping
+		s.release(dev.Event)
+		return Range{}
 	}
-	r.FwdThread = op.FwdThread
-	if s.opts.RecordShapes {
-		r.Shapes = op.Inputs
+	if raceEnabled {
+		l.mu.Lock()
 	}
-	if s.opts.WithStack {
-		r.Stack = op.Stack
+	sl := l.next()
+	sl.kind = events.RangeRecord
+	sl.name = op.Name
+	sl.handle = l.nextHandle()
+	sl.scope = int32(op.Scope)
+	sl.async = op.Async
+	if (op.Inputs != nil && s.opts.RecordShapes) || (op.Stack != nil && s.opts.WithStack) || op.HasSequence || op.FwdThread != 0 {
+		x := &slotExt{seq: -1, fwdThread: op.FwdThread}
+		if op.HasSequence {
+			x.seq = op.SequenceNr
+		}
+		if s.opts.RecordShapes {
+			x.shapes = op.Inputs
+		}
+		if s.opts.WithStack {
+			x.stack = op.Stack
+		}
+		sl.ext = x
 	}
-	r.DeviceElapsedUs = -1
-	sl.devStart = dev.Event
-	r.DeviceIndex = dev.Device
-	sl.stream = dev.Stream
-	t.open = append(t.open, handle)
-	r.StartNs = s.now()
-	t.mu.Unlock()
+	if s.fallback {
+		d := l.devFor(sl)
+		d.ctx = ctx
+		d.start = dev.Event
+		d.device = dev.Device
+		d.stream = dev.Stream
+	}
+	l.prune()
+	l.open = append(l.open, sl)
+	if devOK && s.want&stubs.WantCPUTime != 0 {
+		sl.start = dev.CPUNs
+	} else {
+		sl.start = s.now()
+	}
+	l.publish()
+	if raceEnabled {
+		l.mu.Unlock()
+	}
+	if s.stopped.Load() && s.orphan(sl) {
+		// Stop began while this range was being written and has not seen it: it belongs to no
+		// session.
+		return Range{}
+	}
 	for _, c := range s.corr {
-		c.PushCorrelationID(uint64(handle))
+		c.PushCorrelationID(uint64(sl.handle))
 	}
-	return Range{s: sl, t: t, sess: s, ctx: ctx}
+	return Range{sl: sl, l: l}
 }
 
 // End closes the range on the thread it began on.
-func (r Range) End() { r.end(r.t) }
+func (r Range) End() { r.end(nil) }
 
 // EndOn closes the range from another logical thread; the range becomes async, as a
 // RecordFunction whose end callbacks ran on another thread.
 func (r Range) EndOn(t *Thread) { r.end(t) }
 
 func (r Range) end(on *Thread) {
-	if r.s == nil {
+	sl, l := r.sl, r.l
+	if sl == nil || sl.state.Load() != stateOpen {
 		return
 	}
-	s := r.sess
+	s := l.sess
 	for i := len(s.corr) - 1; i >= 0; i-- {
 		s.corr[i].PopCorrelationID()
 	}
-	now := s.now()
-	var dev stubs.Recorded
+	var now int64
+	var devEnd stubs.Event
 	if s.fallback {
-		var err error
-		dev, err = s.dev.Record(r.ctx, stubs.WantEvent)
+		rec, err := s.dev.Record(sl.dev.ctx, s.want)
 		if err != nil {
 			s.fail("record", err)
 		}
-	}
-	r.t.mu.Lock()
-	if !r.s.ended {
-		r.s.rec.EndNs = now
-		r.s.rec.EndThread = on.id
-		r.s.devEnd = dev.Event
-		r.s.ended = true
-		dev.Event = nil
-	}
-	h := r.s.rec.Handle
-	for i := len(r.t.open) - 1; i >= 0; i-- {
-		if r.t.open[i] == h {
-			r.t.open = append(r.t.open[:i], r.t.open[i+1:]...)
-			break
+		devEnd = rec.Event
+		if err == nil && s.want&stubs.WantCPUTime != 0 {
+			now = rec.CPUNs
+		} else {
+			now = s.now()
 		}
+	} else {
+		now = s.now()
 	}
-	r.t.mu.Unlock()
-	if dev.Event != nil {
-		s.release(dev.Event)
+	owner := l.g == gid.G()
+	if !owner && !sl.state.CompareAndSwap(stateOpen, stateClaimed) {
+		s.release(devEnd) // ended meanwhile, or left behind by Stop
+		return
+	}
+	sl.end = now
+	if on != nil && on != l.t {
+		if sl.ext == nil {
+			sl.ext = &slotExt{seq: -1}
+		}
+		sl.ext.endThread = on
+	}
+	if devEnd != nil {
+		sl.dev.end = devEnd
+	}
+	if owner {
+		if raceEnabled {
+			l.mu.Lock()
+		}
+		l.pop(sl)
+		if raceEnabled {
+			l.mu.Unlock()
+		}
+		if !sl.state.CompareAndSwap(stateOpen, stateEnded) {
+			// Stop left the range behind as unfinished while it was being ended.
+			sl.dev.releaseEnd(s)
+			return
+		}
+	} else {
+		sl.state.Store(stateEnded)
+	}
+	if s.stopped.Load() && sl.state.CompareAndSwap(stateEnded, stateOrphan) {
+		// Ended after Stop took its snapshot: the events are this goroutine's to release.
+		sl.dev.releaseAll(s)
 	}
 }
 
 // Handle is the range's RecordFunction handle (its correlation id), 0 for the zero Range.
 func (r Range) Handle() int64 {
-	if r.s == nil {
+	if r.sl == nil {
 		return 0
 	}
-	return r.s.rec.Handle
+	return r.sl.handle
 }
 
 // CorrelationID is the handle of the innermost range open on ctx's thread (0 when none): the
 // id a device runtime stamps on the work it launches, so the work can be linked to its op.
 func CorrelationID(ctx context.Context) int64 {
-	if active.Load() == nil {
+	s := active.Load()
+	if s == nil {
 		return 0
 	}
-	t := ThreadFrom(ctx)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.open) == 0 {
+	l := s.laneIfAny(ThreadFrom(ctx))
+	if l == nil {
 		return 0
 	}
-	return t.open[len(t.open)-1]
+	if raceEnabled {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+	}
+	return l.innermost()
 }
 
 // RecordMemory reports an allocation (bytes > 0) or a free (bytes < 0) on device d, attributed
@@ -261,18 +278,33 @@ func RecordMemory(ctx context.Context, bytes int64, d devices.Type) {
 	if s == nil || !s.opts.ProfileMemory {
 		return
 	}
-	s.instant(ThreadFrom(ctx), events.Record{Kind: events.MemoryRecord, Bytes: bytes, MemoryDevice: d})
+	s.instant(ThreadFrom(ctx), events.MemoryRecord, "", bytes, d)
 }
 
-// instant records r on t as a finished record stamped now (memory and marks).
-func (s *Session) instant(t *Thread, r events.Record) {
-	now := s.now()
-	r.Thread, r.EndThread, r.StartNs, r.EndNs, r.DeviceElapsedUs = t.id, t.id, now, now, -1
-	t.mu.Lock()
-	sl := t.bufFor(s).next()
-	sl.rec = r
-	sl.ended = true
-	t.mu.Unlock()
+// instant records a finished instant record on t stamped now (memory and marks).
+func (s *Session) instant(t *Thread, kind events.RecordKind, name string, bytes int64, d devices.Type) {
+	l := s.laneOf(t)
+	if l == nil {
+		return
+	}
+	if raceEnabled {
+		l.mu.Lock()
+	}
+	sl := l.next()
+	sl.kind = kind
+	sl.name = name
+	sl.handle = bytes // an instant has no handle: the field holds a memory record's bytes
+	sl.scope = int32(d)
+	sl.start = s.now()
+	sl.end = sl.start
+	sl.state.Store(stateEnded)
+	l.publish()
+	if raceEnabled {
+		l.mu.Unlock()
+	}
+	if s.stopped.Load() {
+		s.orphan(sl)
+	}
 }
 
 // Mark places an instant marker: in the trace, and in the backend's own tools when it is a
@@ -287,7 +319,7 @@ func Mark(ctx context.Context, name string) {
 			s.fail("mark", err)
 		}
 	}
-	s.instant(ThreadFrom(ctx), events.Record{Kind: events.MarkRecord, Name: name})
+	s.instant(ThreadFrom(ctx), events.MarkRecord, name, 0, 0)
 }
 
 // ErrNoRanges is returned by RangePush and RangePop when no session with a device that has

@@ -45,8 +45,15 @@ type Record struct {
 	MemoryDevice devices.Type
 }
 
+// IsAsync reports whether the range is async: flagged so, or ended on another thread than the
+// one it began on. Async ranges take no part in the tree and get no device time.
+func (r *Record) IsAsync() bool { return r.Async || r.Thread != r.EndThread }
+
 // FormatShapes renders shapes as Python's str() of a list of lists: "[[64, 64], []]".
 func FormatShapes(shapes [][]int64) string {
+	if len(shapes) == 0 {
+		return "[]"
+	}
 	var b strings.Builder
 	b.WriteByte('[')
 	for i, s := range shapes {
@@ -75,29 +82,36 @@ func FormatShapes(shapes [][]int64) string {
 func FromRecords(recs []Record, baseNs int64) []FunctionEvent {
 	out := make([]FunctionEvent, 0, len(recs))
 	for i := range recs {
-		r := &recs[i]
-		if r.Kind != RangeRecord || FilterName(r.Name) {
-			continue
+		if fe, ok := recs[i].Event(baseNs); ok {
+			out = append(out, fe)
 		}
-		fe := NewFunctionEvent(r.Handle, r.Name, r.Thread,
-			float64(r.StartNs-baseNs)/1000.0, float64(r.EndNs-baseNs)/1000.0)
-		fe.InputShapes = FormatShapes(r.Shapes)
-		fe.SequenceNr = r.SequenceNr
-		fe.FwdThread = r.FwdThread
-		fe.Scope = r.Scope
-		fe.Stack = r.Stack
-		fe.IsAsync = r.Async || r.Thread != r.EndThread
-		fe.DeviceIndex = r.DeviceIndex
-		if !fe.IsAsync && r.DeviceElapsedUs >= 0 {
-			if us := int64(r.DeviceElapsedUs); us > 0 {
-				fe.Kernels = []Kernel{{Name: fe.Name, Device: r.DeviceIndex, DurationUs: float64(us)}}
-				fe.IsLegacy = true
-			}
-		}
-		out = append(out, fe)
 	}
 	SortEvents(out)
 	return out
+}
+
+// Event is the FunctionEvent FromRecords makes of r; false for the records it leaves out
+// (memory, marks, filtered names).
+func (r *Record) Event(baseNs int64) (FunctionEvent, bool) {
+	if r.Kind != RangeRecord || FilterName(r.Name) {
+		return FunctionEvent{}, false
+	}
+	fe := NewFunctionEvent(r.Handle, r.Name, r.Thread,
+		float64(r.StartNs-baseNs)/1000.0, float64(r.EndNs-baseNs)/1000.0)
+	fe.InputShapes = FormatShapes(r.Shapes)
+	fe.SequenceNr = r.SequenceNr
+	fe.FwdThread = r.FwdThread
+	fe.Scope = r.Scope
+	fe.Stack = r.Stack
+	fe.IsAsync = r.IsAsync()
+	fe.DeviceIndex = r.DeviceIndex
+	if !fe.IsAsync && r.DeviceElapsedUs >= 0 {
+		if us := int64(r.DeviceElapsedUs); us > 0 {
+			fe.Kernels = []Kernel{{Name: fe.Name, Device: r.DeviceIndex, DurationUs: float64(us)}}
+			fe.IsLegacy = true
+		}
+	}
+	return fe, true
 }
 
 // AttachMemory adds the memory records among recs to evs: to every host event that contains

@@ -48,12 +48,12 @@ func TestPluginsInSession(t *testing.T) {
 	assert.NotContains(t, warnings, "sample.so")
 
 	var kernel, step *trace.Event
-	for i, e := range res.Trace.Events {
+	for i, e := range res.Trace().Events {
 		switch e.Name {
 		case "test_kernel":
-			kernel = &res.Trace.Events[i]
+			kernel = &res.Trace().Events[i]
 		case "step":
-			step = &res.Trace.Events[i]
+			step = &res.Trace().Events[i]
 		}
 	}
 	require.NotNil(t, kernel)

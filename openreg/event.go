@@ -162,6 +162,18 @@ func (e *Event) Destroy() {
 	e.mu.Unlock()
 }
 
+// reset makes a completed event as new, for reuse, and reports whether it did: an event whose
+// record is still queued, or that someone waits on, is left alone.
+func (e *Event) reset() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done != e.recorded || e.wake != nil || e.destroyed {
+		return false
+	}
+	e.recorded, e.done, e.timeNs = 0, 0, 0
+	return true
+}
+
 // snapshot reads what ElapsedTime needs under the lock.
 func (e *Event) snapshot() (recorded, done uint64, t int64, destroyed bool) {
 	e.mu.Lock()

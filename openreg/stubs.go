@@ -3,6 +3,7 @@ package openreg
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/orprof/orprof/devices"
@@ -79,12 +80,17 @@ func (s *Stubs) Record(ctx context.Context, want stubs.Want) (stubs.Recorded, er
 	if err != nil {
 		return stubs.Recorded{}, err
 	}
-	ev := &Event{rt: rt, device: d, timing: true}
-	if want&stubs.WantCPUTime != 0 {
-		r.CPUNs = rt.clock.Now()
+	ev, _ := eventPool.Get().(*Event)
+	if ev == nil {
+		ev = new(Event)
 	}
-	if err := st.push("EventRecord", task{kind: taskEvent, ev: ev}); err != nil {
+	ev.rt, ev.device, ev.timing = rt, d, true
+	now, err := st.recordEvent(ev)
+	if err != nil {
 		return stubs.Recorded{}, err
+	}
+	if want&stubs.WantCPUTime != 0 {
+		r.CPUNs = now
 	}
 	r.Event = ev
 	r.Stream = st.id
@@ -133,9 +139,18 @@ func (s *Stubs) Elapsed(start, end stubs.Event) (float64, error) {
 // ReleaseEvent destroys an event from Record. It never blocks.
 func (s *Stubs) ReleaseEvent(e stubs.Event) {
 	if ev, ok := e.(*Event); ok {
+		if ev.reset() {
+			eventPool.Put(ev)
+			return
+		}
 		ev.Destroy()
 	}
 }
+
+// eventPool recycles the events Record hands out: the profiler releases each exactly once,
+// after its last use (stubs.EventReleaser), so a released event whose record has completed is
+// nobody's any more.
+var eventPool sync.Pool
 
 // OnEachDevice calls fn(ctx with device i current, i) for every device in order, stopping at the
 // first error. The caller's ctx is not changed.

@@ -51,7 +51,7 @@ XPUPTI_PROFILER_ENABLE_PER_KERNEL = true`)
 		fmt.Printf("%s: measured %v, clocks follow %v\n", s.Name, gpuTime > 0, clocks >= gpuTime)
 	}
 	pulses := 0
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		if e.Ph == 'C' && e.Name == xpu.CounterName {
 			pulses++
 		}

@@ -114,7 +114,7 @@ func TestPerKernelScopesOnOpenReg(t *testing.T) {
 	require.True(t, ok)
 	res, sp := profile(t, perKernelConfig, openreg.Options{}, nil, w.Run)
 	assert.Empty(t, res.Warnings)
-	kernels, slices, counters := split(res.Trace)
+	kernels, slices, counters := split(res.Trace())
 	require.NotEmpty(t, kernels)
 	assert.Len(t, slices, len(kernels))
 	assert.Len(t, counters, 2*len(kernels))
@@ -157,7 +157,7 @@ func TestPerKernelScopesOnOpenReg(t *testing.T) {
 		assert.Len(t, on.Args, 3)
 		assert.Len(t, off.Args, 3)
 	}
-	checkTrace(t, res.Trace)
+	checkTrace(t, res.Trace())
 }
 
 func TestTwiceLongerKernelTwiceTheCounts(t *testing.T) {
@@ -209,9 +209,9 @@ func TestTwiceLongerKernelTwiceTheCounts(t *testing.T) {
 
 	// Back-to-back kernels on one stream (the fake clock leaves no gap): the metrics slices
 	// lose their 1 ns padding instead of overlapping, and the trace stays valid.
-	_, slices, _ := split(res.Trace)
+	_, slices, _ := split(res.Trace())
 	require.Len(t, slices, 4)
-	kernels, _, _ := split(res.Trace)
+	kernels, _, _ := split(res.Trace())
 	require.Len(t, kernels, 4)
 	assert.Equal(t, kernels[0].TsNs, slices[0].TsNs, "no padding before the trace's time base")
 	for i, s := range slices {
@@ -222,7 +222,7 @@ func TestTwiceLongerKernelTwiceTheCounts(t *testing.T) {
 		assert.Equal(t, kernels[i].TsNs, s.TsNs, "slice %d", i)
 		assert.Equal(t, durs[i].Nanoseconds()+post, s.DurNs, "slice %d", i)
 	}
-	checkTrace(t, res.Trace)
+	checkTrace(t, res.Trace())
 }
 
 // rangeKernels returns, for the user range r of tr, the kernels launched by the ops it
@@ -299,19 +299,19 @@ func TestPerRangeScopesOnOpenReg(t *testing.T) {
 	assert.Equal(t, []string{"range_a", "range_b", "outer", "inner"}, names, "one scope per range, in start order")
 
 	ranges := map[string]*trace.Event{}
-	for i := range res.Trace.Events {
-		if e := &res.Trace.Events[i]; e.Cat == "user_annotation" {
+	for i := range res.Trace().Events {
+		if e := &res.Trace().Events[i]; e.Cat == "user_annotation" {
 			ranges[e.Name] = e
 		}
 	}
 	want := map[string][]*trace.Event{
-		"range_a": rangeKernels(res.Trace, ranges["range_a"]),
-		"range_b": rangeKernels(res.Trace, ranges["range_b"]),
-		"outer":   rangeKernels(res.Trace, ranges["outer"], ranges["inner"]),
-		"inner":   rangeKernels(res.Trace, ranges["inner"]),
+		"range_a": rangeKernels(res.Trace(), ranges["range_a"]),
+		"range_b": rangeKernels(res.Trace(), ranges["range_b"]),
+		"outer":   rangeKernels(res.Trace(), ranges["outer"], ranges["inner"]),
+		"inner":   rangeKernels(res.Trace(), ranges["inner"]),
 	}
 	wantCount := map[string]int{"range_a": 1, "range_b": 2, "outer": 1, "inner": 3}
-	_, slices, _ := split(res.Trace)
+	_, slices, _ := split(res.Trace())
 	require.Len(t, slices, 4)
 	for i, s := range scopes {
 		ks := want[s.Name]
@@ -339,7 +339,7 @@ func TestPerRangeScopesOnOpenReg(t *testing.T) {
 		assert.Equal(t, id, mustArg(t, sl, "range_id"))
 		assert.Equal(t, gt, numArg(t, sl, "GpuTime::ns"))
 	}
-	checkTrace(t, res.Trace)
+	checkTrace(t, res.Trace())
 }
 
 func mustArg(t *testing.T, e *trace.Event, key string) string {
@@ -374,7 +374,7 @@ func TestMaxScopesWarnsOnceAndKeepsFirst(t *testing.T) {
 	assert.NotContains(t, warns[0], "\n")
 	scopes := sp.LastScopes()
 	require.Len(t, scopes, 3)
-	kernels, slices, counters := split(res.Trace)
+	kernels, slices, counters := split(res.Trace())
 	require.Len(t, kernels, 7)
 	assert.Len(t, slices, 3)
 	assert.Len(t, counters, 6)
@@ -383,7 +383,7 @@ func TestMaxScopesWarnsOnceAndKeepsFirst(t *testing.T) {
 		id, _ := arg(kernels[i], "correlation")
 		assert.Equal(t, id, strconv.FormatInt(s.ID, 10))
 	}
-	checkTrace(t, res.Trace)
+	checkTrace(t, res.Trace())
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -487,7 +487,7 @@ func TestActivityConsumersDoNotInterfere(t *testing.T) {
 	})
 	require.Len(t, own, 1)
 	assert.Equal(t, "openreg::gemm_f32", own[0].Name)
-	kernels, slices, _ := split(res.Trace)
+	kernels, slices, _ := split(res.Trace())
 	assert.Len(t, kernels, 3)
 	assert.Len(t, slices, 3)
 	assert.Len(t, sp.LastScopes(), 3)
@@ -538,7 +538,7 @@ func TestCountersAreNumbers(t *testing.T) {
 		return err
 	})
 	var buf bytes.Buffer
-	require.NoError(t, trace.Write(&buf, res.Trace))
+	require.NoError(t, trace.Write(&buf, res.Trace()))
 	var top struct {
 		TraceEvents []map[string]json.RawMessage `json:"traceEvents"`
 	}
@@ -566,13 +566,13 @@ func TestScopesWithoutKernelActivity(t *testing.T) {
 	require.Len(t, res.Warnings, 1)
 	assert.Regexp(t, `^profiler xpu_scope_profiler: process trace: xpu: \d+ kernel scopes exceed XPUPTI_PROFILER_MAX_SCOPES = 5; `+
 		`the first 5 are kept, \d+ dropped; ACTIVITY_TYPES has xpu_scope_profiler but not kernel: `, res.Warnings[0])
-	kernels, slices, counters := split(res.Trace)
+	kernels, slices, counters := split(res.Trace())
 	assert.Empty(t, kernels, "no kernel activity selected")
 	require.NotEmpty(t, slices)
 	assert.Len(t, sp.LastScopes(), len(slices))
 	assert.Len(t, counters, 2*len(slices))
 	fallback := 0
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		if e.Cat == "gpu_user_annotation" {
 			fallback++
 		}

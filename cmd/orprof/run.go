@@ -183,8 +183,8 @@ func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
 	if legacy {
 		err = tracefile.WriteLegacy(out, res.Events, res.Device)
 	} else {
-		res.Trace.TraceName = filepath.Base(path)
-		err = trace.Write(out, res.Trace)
+		res.Trace().TraceName = filepath.Base(path)
+		err = trace.Write(out, res.Trace())
 	}
 	if gz != nil {
 		if cerr := gz.Close(); err == nil {

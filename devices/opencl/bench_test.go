@@ -145,7 +145,7 @@ func BenchmarkClockResidual10s(b *testing.B) {
 			Samples    int     `json:"samples"`
 			Moved      int     `json:"moved_after_launch"`
 		}
-		for _, m := range res.Trace.Metadata {
+		for _, m := range res.Trace().Metadata {
 			if m.Key == "opencl_clock" {
 				if err := json.Unmarshal([]byte(m.JSON()), &clock); err != nil {
 					b.Fatal(err)
@@ -208,7 +208,7 @@ func BenchmarkDeviceTimePaired(b *testing.B) {
 		for _, w := range work {
 			durNs[w.ID] = w.DeviceEndNs - w.DeviceStartNs
 		}
-		for _, e := range res.Trace.Events {
+		for _, e := range res.Trace().Events {
 			short, ok := ops[e.Name]
 			if !ok || e.Ph != 'X' || (e.Cat != "cpu_op" && e.Cat != "user_annotation") {
 				continue

@@ -56,7 +56,7 @@ func TestConcurrentTraining(t *testing.T) {
 		}
 	}
 	opThread := map[int64]int64{}
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		if e.Cat == "cpu_op" {
 			for _, a := range e.Args {
 				if a.Key == "External id" {
@@ -86,7 +86,7 @@ func TestConcurrentTraining(t *testing.T) {
 	if seen[def.ID()] == 0 || seen[extra.ID()] == 0 {
 		t.Fatalf("work per stream %v: want both streams", seen)
 	}
-	checkNesting(t, res.Trace)
+	checkNesting(t, res.Trace())
 }
 
 func parseInt(s string) int64 {

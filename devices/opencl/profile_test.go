@@ -37,7 +37,7 @@ func profileMLP(t *testing.T, acts kineto.ActivitySet) (*orprof.Result, []byte) 
 		t.Fatalf("warnings: %v", res.Warnings)
 	}
 	var buf bytes.Buffer
-	if err := trace.Write(&buf, res.Trace); err != nil {
+	if err := trace.Write(&buf, res.Trace()); err != nil {
 		t.Fatal(err)
 	}
 	if err := trace.Check(buf.Bytes()); err != nil {
@@ -82,11 +82,11 @@ func checkNesting(t *testing.T, tr *trace.Trace) {
 
 func TestProfileKernelMode(t *testing.T) {
 	res, data := profileMLP(t, kernelActivities)
-	checkNesting(t, res.Trace)
+	checkNesting(t, res.Trace())
 
 	ops := map[int64]trace.Event{}
 	launches := map[string]trace.Event{}
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		args := map[string]string{}
 		for _, a := range e.Args {
 			args[a.Key] = a.JSON()
@@ -101,7 +101,7 @@ func TestProfileKernelMode(t *testing.T) {
 	}
 	kernels := map[string]int{}
 	flows := map[uint64]int{}
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		if e.Ph == 's' || e.Ph == 'f' {
 			flows[e.ID]++
 		}
@@ -188,14 +188,14 @@ func deviceTotals(rows []events.Avg) map[string]float64 {
 
 func TestProfileFallback(t *testing.T) {
 	res, _ := profileMLP(t, 0)
-	checkNesting(t, res.Trace)
+	checkNesting(t, res.Trace())
 	dev := deviceTotals(res.Events.KeyAverages(events.AverageOptions{}))
 	for _, op := range []string{"aten::addmm", "aten::mm", "aten::relu", "ProfilerStep*"} {
 		if dev[op] <= 0 {
 			t.Errorf("%s: no fallback device time", op)
 		}
 	}
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		if e.Cat == "kernel" {
 			t.Fatalf("fallback profile has a kernel event %s", e.Name)
 		}
@@ -226,7 +226,7 @@ func TestFallbackContainsKernels(t *testing.T) {
 		dur[w.ID] = w.DeviceEndNs - w.DeviceStartNs
 	}
 	checked := 0
-	for _, e := range res.Trace.Events {
+	for _, e := range res.Trace().Events {
 		if e.Ph != 'X' || e.Cat != "cpu_op" {
 			continue
 		}

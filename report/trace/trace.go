@@ -22,6 +22,10 @@ type Trace struct {
 	Events          []Event
 	// TraceName is written last, as Kineto does.
 	TraceName string
+	// OmitSpans makes Write leave out the complete ("X") events with a string pid — Kineto's
+	// span of the profile, "pid": "Spans" — which speedscope cannot read (it needs numeric
+	// pids; Chrome and Perfetto read both).
+	OmitSpans bool
 }
 
 // Process is a process row (a host process or a device): its name, label and sort order.

@@ -133,7 +133,7 @@ func Write(w io.Writer, t *Trace) error {
 		meta("thread_sort_index", th.Pid, th.Tid, "sort_index", strconv.AppendInt(nil, th.SortIndex, 10))
 	}
 	for i := range t.Events {
-		if t.Events[i].PidStr == "Spans" {
+		if t.Events[i].PidStr == "Spans" && !t.OmitSpans {
 			// Kineto sorts the spans row after every process (0x20000000).
 			b = append(b, "\n  {\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": \"Spans\", \"tid\": 0, \"ts\": "...)
 			b = appendUs(b, rel(t.StartNs))
@@ -143,6 +143,9 @@ func Write(w io.Writer, t *Trace) error {
 	}
 	for i := range t.Events {
 		e := &t.Events[i]
+		if t.OmitSpans && e.Ph == 'X' && e.PidStr != "" {
+			continue
+		}
 		b = append(b, "\n  {\"ph\": \""...)
 		b = append(b, e.Ph)
 		b = append(b, '"')

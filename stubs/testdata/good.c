@@ -127,9 +127,11 @@ static void* worker(void* arg) {
     ev->doneNs = now;
     ev->done = 1;
     s->pending--;
+    /* Drop the worker's reference before anyone can see the queue drained, so a synchronize
+       that returns never still counts this event as live. */
+    release(ev);
     pthread_cond_broadcast(&s->done);
     pthread_mutex_unlock(&s->mu);
-    release(ev);
   }
   return NULL;
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package orprof_test
+
+func processCPU() int64 { return 0 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package orprof
+
+func processCPU() int64 { return 0 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package orprof
+
+const raceEnabled = false
