@@ -38,7 +38,7 @@ func TensorBoardTraceHandler(dir string, o TraceHandlerOptions) func(*Result) er
 
 // WriteTraceFile writes res's trace as TensorBoardTraceHandler does and returns the path.
 func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, error) {
-	if res == nil || res.Trace == nil {
+	if res == nil || res.Trace() == nil {
 		return "", errors.New("trace handler: the result has no trace")
 	}
 	worker := o.Worker
@@ -71,7 +71,7 @@ func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, err
 		}
 		break
 	}
-	t := *res.Trace
+	t := *res.Trace()
 	t.TraceName = name(ms)
 	if err := writeTrace(tmp, &t, o.Gzip); err != nil {
 		tmp.Close()

@@ -278,7 +278,7 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
 
 func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile bool) {
 	name := orprof.DefaultWorkerName() + "." + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".pt.trace.json"
-	t := *res.Trace
+	t := *res.Trace()
 	t.TraceName = name
 	hdr := w.Header()
 	compress := false
