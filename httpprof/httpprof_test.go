@@ -351,6 +351,22 @@ func TestParameters(t *testing.T) {
 	code, _, _, err = get(context.Background(), srv.URL+"/debug/pprof/")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNotFound, code, "only what is mounted is served")
+
+	// A profiler that follows a schedule takes no captures; a stopped one neither.
+	sched, err := orprof.NewProfiler(orprof.ProfilerOptions{Schedule: &orprof.Schedule{Wait: 1000, Active: 1}})
+	require.NoError(t, err)
+	code, _, body, err = get(context.Background(), server(t, sched).URL+httpprof.Prefix+"trace?steps=1")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusConflict, code)
+	assert.Contains(t, string(body), "follows a schedule")
+	stopped, err := orprof.NewProfiler(orprof.ProfilerOptions{})
+	require.NoError(t, err)
+	require.NoError(t, stopped.Start(context.Background()))
+	require.NoError(t, stopped.Stop())
+	code, _, body, err = get(context.Background(), server(t, stopped).URL+httpprof.Prefix+"table?seconds=1")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Contains(t, string(body), "the profiler is stopped")
 }
 
 // Recording switches and compression by query parameter.
