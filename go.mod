@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+	github.com/klauspost/compress v1.20.3
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/stretchr/testify v1.12.1
 )

@@ -1,8 +1,11 @@
 package events
 
 import (
-	"strconv"
+	"hash/maphash"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/orprof/orprof/devices"
 )
@@ -68,43 +71,83 @@ func (a *Avg) DeviceTime() float64 {
 // user-annotation flag, plus the overload name, input shapes or first stack frames when asked —
 // and sums each group. Rows come in the order their key first occurs in the list. The list is
 // not modified; calling it twice gives the same result.
+//
+// A large list is grouped by several goroutines, each over a contiguous part: each finds the
+// row of its events and sums the integer figures; the parts' rows are then merged in order, so
+// a row keeps its first event's attributes, and the times are summed in one pass in list
+// order, so every float sum is exactly the sequential one.
 func (l *List) KeyAverages(o AverageOptions) []Avg {
-	idx := make(map[string]int, 64)
-	out := make([]Avg, 0, 64)
-	var kb []byte
-	for i := range l.evs {
-		e := &l.evs[i]
-		nd := &l.nodes[i]
-		kb = append(kb[:0], e.Name...)
-		kb = append(kb, 0)
-		kb = strconv.AppendInt(kb, int64(e.NodeID), 10)
-		kb = append(kb, 0, byte(e.DeviceType), boolByte(e.IsLegacy), boolByte(e.IsUserAnnotation))
-		if o.GroupByOverloadName {
-			kb = append(kb, 0)
-			kb = append(kb, e.OverloadName...)
+	n := len(l.nodes)
+	parts := 1
+	if n >= 1<<16 {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	ids := make([]int32, n)
+	gs := make([]*grouper, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		gs[p] = newGrouper(o)
+		lo, hi := n*p/parts, n*(p+1)/parts
+		if p == parts-1 {
+			l.groupPart(gs[p], ids, lo, hi) // the last part on this goroutine
+			break
 		}
-		if o.GroupByInputShape {
-			kb = append(kb, 0)
-			if e.InputShapes == "" {
-				kb = append(kb, "None"...)
+		wg.Go(func() { l.groupPart(gs[p], ids, lo, hi) })
+	}
+	wg.Wait()
+	// Merge the parts' rows in order and renumber each event's row.
+	all := gs[0]
+	for p := 1; p < parts; p++ {
+		remap := make([]int32, len(gs[p].rows))
+		for r := range gs[p].rows {
+			a := &gs[p].rows[r]
+			k := all.find(a.Key, a.NodeID, a.DeviceType, a.IsLegacy, a.IsUserAnnotation,
+				a.OverloadName, a.InputShapes, a.Stack)
+			if k < 0 {
+				k = all.add(*a)
 			} else {
-				kb = append(kb, e.InputShapes...)
+				b := &all.rows[k]
+				b.Count += a.Count
+				b.CPUMemoryUsage += a.CPUMemoryUsage
+				b.DeviceMemoryUsage += a.DeviceMemoryUsage
+				b.SelfCPUMemoryUsage += a.SelfCPUMemoryUsage
+				b.SelfDeviceMemoryUsage += a.SelfDeviceMemoryUsage
+				b.Flops += a.Flops
 			}
+			remap[r] = int32(k)
 		}
+		for i := n * p / parts; i < n*(p+1)/parts; i++ {
+			ids[i] = remap[ids[i]]
+		}
+	}
+	rows := all.rows
+	for i := range l.nodes {
+		nd := &l.nodes[i]
+		a := &rows[ids[i]]
+		a.CPUTimeTotal += nd.cpuTotal
+		a.DeviceTimeTotal += nd.deviceTotal
+		a.SelfCPUTimeTotal += nd.selfCPU
+		a.SelfDeviceTimeTotal += nd.selfDevice
+	}
+	return rows
+}
+
+// groupPart finds the row of events lo..hi in g (ids[i]) and sums their integer figures.
+func (l *List) groupPart(g *grouper, ids []int32, lo, hi int) {
+	o := g.o
+	for i := lo; i < hi; i++ {
+		nd := &l.nodes[i]
+		e := &l.src[nd.src]
+		var st []string
 		if o.GroupByStackN > 0 {
-			st := nd.stack
+			st = l.stackOf(i)
 			if len(st) > o.GroupByStackN {
 				st = st[:o.GroupByStackN]
 			}
-			for _, f := range st {
-				kb = append(kb, 0)
-				kb = append(kb, f...)
-			}
 		}
-		k, ok := idx[string(kb)]
-		if !ok {
-			k = len(out)
-			idx[string(kb)] = k
+		k := g.find(e.Name, e.NodeID, e.DeviceType, e.IsLegacy, e.IsUserAnnotation, e.OverloadName,
+			e.InputShapes, st)
+		if k < 0 {
 			a := Avg{Key: e.Name, NodeID: e.NodeID, IsAsync: e.IsAsync, IsRemote: e.IsRemote,
 				IsLegacy: e.IsLegacy, IsUserAnnotation: e.IsUserAnnotation, DeviceType: e.DeviceType,
 				Scope: e.Scope, HasParent: nd.parent >= 0}
@@ -115,27 +158,103 @@ func (l *List) KeyAverages(o AverageOptions) []Avg {
 				a.OverloadName = e.OverloadName
 			}
 			if o.GroupByStackN > 0 {
-				st := nd.stack
-				if len(st) > o.GroupByStackN {
-					st = st[:o.GroupByStackN]
-				}
 				a.Stack = append([]string(nil), st...)
 			}
-			out = append(out, a)
+			k = g.add(a)
 		}
-		a := &out[k]
+		ids[i] = int32(k)
+		a := &g.rows[k]
 		a.Count++
-		a.CPUTimeTotal += nd.cpuTotal
-		a.DeviceTimeTotal += nd.deviceTotal
-		a.SelfCPUTimeTotal += nd.selfCPU
-		a.SelfDeviceTimeTotal += nd.selfDevice
 		a.CPUMemoryUsage += e.CPUMemoryUsage
 		a.DeviceMemoryUsage += e.DeviceMemoryUsage
 		a.SelfCPUMemoryUsage += nd.selfCPUMem
 		a.SelfDeviceMemoryUsage += nd.selfDevMem
 		a.Flops += e.Flops
 	}
-	return out
+}
+
+// grouper finds the row of a key: an open-addressing hash table of row indexes whose keys are
+// compared field by field against the rows themselves, so a lookup costs one hash of the name
+// (and of the optional key strings) and no key string built or allocated.
+type grouper struct {
+	o     AverageOptions
+	seed  maphash.Seed
+	rows  []Avg
+	hash  []uint64 // hash of each row's key
+	slots []int32  // row index + 1; 0 is empty. len is a power of two
+	h     uint64   // hash of the key last looked up, for add
+}
+
+var groupSeed = maphash.MakeSeed()
+
+func newGrouper(o AverageOptions) *grouper {
+	return &grouper{o: o, seed: groupSeed, rows: make([]Avg, 0, 64), slots: make([]int32, 256)}
+}
+
+// shapesKey is the input shapes as the key spells them: "" (None) is "None".
+func shapesKey(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return s
+}
+
+// find returns the row of a key (st: the first GroupByStackN frames; fields the options leave
+// out of the key are ignored), or −1 after remembering the key's hash for add.
+func (g *grouper) find(name string, nodeID int, dev devices.Type, legacy, userAnnotation bool,
+	overload, shapes string, st []string) int {
+	h := maphash.String(g.seed, name)
+	h ^= (uint64(uint32(nodeID))<<24 | uint64(dev)<<8 | uint64(boolByte(legacy))<<1 |
+		uint64(boolByte(userAnnotation))) * 0x9e3779b97f4a7c15
+	if g.o.GroupByOverloadName {
+		h = h*31 ^ maphash.String(g.seed, overload)
+	}
+	if g.o.GroupByInputShape {
+		h = h*31 ^ maphash.String(g.seed, shapesKey(shapes))
+	}
+	for _, f := range st {
+		h = h*31 ^ maphash.String(g.seed, f)
+	}
+	h ^= uint64(len(st))
+	g.h = h
+	mask := uint64(len(g.slots) - 1)
+	for s := h & mask; ; s = (s + 1) & mask {
+		r := g.slots[s] - 1
+		if r < 0 {
+			return -1
+		}
+		if a := &g.rows[r]; g.hash[r] == h && a.Key == name && a.NodeID == nodeID &&
+			a.DeviceType == dev && a.IsLegacy == legacy && a.IsUserAnnotation == userAnnotation &&
+			(!g.o.GroupByOverloadName || a.OverloadName == overload) &&
+			(!g.o.GroupByInputShape || shapesKey(a.InputShapes) == shapesKey(shapes)) &&
+			slices.Equal(a.Stack, st) {
+			return int(r)
+		}
+	}
+}
+
+// add appends a row for the key find last looked up and returns its index.
+func (g *grouper) add(a Avg) int {
+	g.rows = append(g.rows, a)
+	g.hash = append(g.hash, g.h)
+	if 2*len(g.rows) > len(g.slots) {
+		g.slots = make([]int32, 2*len(g.slots))
+		for r, h := range g.hash {
+			g.insert(h, int32(r))
+		}
+	} else {
+		g.insert(g.h, int32(len(g.rows)-1))
+	}
+	return len(g.rows) - 1
+}
+
+func (g *grouper) insert(h uint64, r int32) {
+	mask := uint64(len(g.slots) - 1)
+	s := h & mask
+	for g.slots[s] != 0 {
+		s = (s + 1) & mask
+	}
+	g.slots[s] = r + 1
 }
 
 func boolByte(b bool) byte {

@@ -1,6 +1,8 @@
 package events
 
 import (
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +82,33 @@ func TestSortKeyAliases(t *testing.T) {
 	assert.Equal(t, 1.5, f(&a))
 	_, ok = SortKey("bogus", "")
 	assert.False(t, ok)
+}
+
+// TestKeyAveragesPartsMatchSequential checks that grouping a large list in parallel parts gives
+// exactly the sequential answer: same rows in the same order, every float sum bit for bit.
+func TestKeyAveragesPartsMatchSequential(t *testing.T) {
+	var evs []FunctionEvent
+	ts := 0.0
+	for i := range 200_000 {
+		thread := int64(i%3 + 1)
+		d := 1 + float64(i%7)*0.1 + float64(i%13)*1e-7
+		e := ev(int64(i), "op_"+strconv.Itoa(i*7919%(50+i/4000)), thread, ts, ts+d)
+		e.CPUMemoryUsage = int64(i % 5)
+		e.InputShapes = []string{"", "[[1]]", "None"}[i%3]
+		if i%4 == 0 {
+			e.Kernels = []Kernel{{Name: e.Name, DurationUs: d / 3}}
+		}
+		evs = append(evs, e)
+		ts += d / 2
+	}
+	l := NewList(evs, ListOptions{})
+	for _, o := range []AverageOptions{{}, {GroupByInputShape: true}} {
+		prev := runtime.GOMAXPROCS(1)
+		want := l.KeyAverages(o)
+		runtime.GOMAXPROCS(4)
+		got := l.KeyAverages(o)
+		runtime.GOMAXPROCS(prev)
+		require.Equal(t, want, got)
+		require.Greater(t, len(got), 50)
+	}
 }

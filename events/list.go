@@ -1,6 +1,8 @@
 package events
 
 import (
+	"slices"
+
 	"github.com/orprof/orprof/devices"
 )
 
@@ -17,62 +19,75 @@ type ListOptions struct {
 // (start, −end), CPU parents and children linked per (thread, node id), same-name single
 // children collapsed into their parent, and backward ops given the stack of their forward op.
 // The derived times of every event (self CPU, device totals, self memory) are computed once.
+//
+// The list reads the events it was made from in place and never writes them: what the tree
+// changes (order, collapsed events, kernels, stacks) lives in its own pointer-free nodes, so a
+// large list costs one small node per event on top of the events themselves.
 type List struct {
 	opts  ListOptions
-	evs   []FunctionEvent // Kernels are those after the same-name collapse
-	nodes []node
-	// kids holds every child list back to back: node i's children are
-	// kids[nodes[i].kidsOff : nodes[i].kidsOff+nodes[i].nKids], in start order.
-	kids   []int32
-	hasAny bool
+	src   []FunctionEvent // the caller's events, never written
+	nodes []node          // in list order
 }
 
-// node is the tree and the derived figures of one event.
+// node is one event of the list: where it is in src, its tree links and its derived figures.
+// It holds no pointers, so the garbage collector never scans the nodes.
 type node struct {
-	parent                  int32    // −1 for none
-	kidsOff, nKids          int32    // the children, a range of List.kids
-	stack                   []string // after backward stack propagation
-	cpuTotal, selfCPU       float64
-	deviceTotal, selfDevice float64
-	selfCPUMem, selfDevMem  int64
+	src         int32 // the event, an index into List.src
+	parent      int32 // −1 for none
+	first, last int32 // the first and last child, −1 for none; children are in start order
+	next        int32 // the next sibling, −1 for none
+	nKids       int32 // the number of children
+	kern        int32 // the src event whose Kernels this event carries after the collapse
+	stack       int32 // the src event whose Stack this event carries; −1 for none
+	tree        bool  // a CPU event that is not async: it has a place in the tree
+	legacy      bool  // IsLegacy
+	cpuTotal    float64
+	selfCPU     float64
+	deviceTotal float64
+	selfDevice  float64
+	selfCPUMem  int64
+	selfDevMem  int64
 }
 
-// NewList copies evs, sorts the copy and builds the tree. evs is not modified.
+// NewList builds the list of evs. evs is neither copied nor modified: the list reads it for as
+// long as it is used, so the caller must not change evs afterwards.
 func NewList(evs []FunctionEvent, opts ListOptions) *List {
-	cp := make([]FunctionEvent, len(evs))
-	copy(cp, evs)
-	SortEvents(cp)
-	l := &List{opts: opts}
-	l.build(cp)
+	l := &List{opts: opts, src: evs}
+	l.build()
 	return l
 }
 
-// NewListOwned is NewList for a slice the caller hands over: it is sorted and used in place,
-// saving a copy of a large list. The caller must not use evs afterwards.
-func NewListOwned(evs []FunctionEvent, opts ListOptions) *List {
-	SortEvents(evs)
-	l := &List{opts: opts}
-	l.build(evs)
-	return l
-}
+// NewListOwned is NewList for a slice the caller hands over; the two are the same since
+// NewList stopped copying its input. The caller must not modify evs afterwards.
+func NewListOwned(evs []FunctionEvent, opts ListOptions) *List { return NewList(evs, opts) }
 
 // Options returns the options the list was made with.
 func (l *List) Options() ListOptions { return l.opts }
 
 // Len is the number of events (after the same-name collapse).
-func (l *List) Len() int { return len(l.evs) }
+func (l *List) Len() int { return len(l.nodes) }
+
+// stackOf is event i's stack after backward stack propagation.
+func (l *List) stackOf(i int) []string {
+	if s := l.nodes[i].stack; s >= 0 {
+		return l.src[s].Stack
+	}
+	return nil
+}
 
 // Event returns event i. The returned value is a copy; its Kernels and Stack are those after
 // tree building.
 func (l *List) Event(i int) FunctionEvent {
-	e := l.evs[i]
-	e.Stack = l.nodes[i].stack
+	nd := &l.nodes[i]
+	e := l.src[nd.src]
+	e.Kernels = l.src[nd.kern].Kernels
+	e.Stack = l.stackOf(i)
 	return e
 }
 
 // Events returns a copy of all events, in list order.
 func (l *List) Events() []FunctionEvent {
-	out := make([]FunctionEvent, len(l.evs))
+	out := make([]FunctionEvent, len(l.nodes))
 	for i := range out {
 		out[i] = l.Event(i)
 	}
@@ -82,18 +97,11 @@ func (l *List) Events() []FunctionEvent {
 // Parent returns the index of event i's CPU parent, or −1.
 func (l *List) Parent(i int) int { return int(l.nodes[i].parent) }
 
-// children returns event i's direct CPU children (a view into l.kids).
-func (l *List) children(i int) []int32 {
-	nd := &l.nodes[i]
-	return l.kids[nd.kidsOff : nd.kidsOff+nd.nKids]
-}
-
 // Children returns the indexes of event i's direct CPU children, in start order.
 func (l *List) Children(i int) []int {
-	c := l.children(i)
-	out := make([]int, len(c))
-	for k, v := range c {
-		out[k] = int(v)
+	out := make([]int, 0, l.nodes[i].nKids)
+	for c := l.nodes[i].first; c >= 0; c = l.nodes[c].next {
+		out = append(out, int(c))
 	}
 	return out
 }
@@ -118,28 +126,68 @@ func (l *List) TotalSelfCPUTime() float64 {
 	return s
 }
 
-// build links the tree of evs (sorted, owned by the list) and computes the derived figures.
-// Everything is done in place: the same-name collapse compacts evs and the nodes without
-// copying them, and the child lists share one array, so a large list costs no more than its
-// events, one node each and one child index each.
-func (l *List) build(evs []FunctionEvent) {
+// build sorts the events, links the tree and computes the derived figures. The events are read
+// once; everything after that pass is done on the nodes, whose child lists are linked through
+// the nodes themselves (first child, next sibling), and the same-name collapse compacts them in
+// place.
+func (l *List) build() {
+	evs := l.src
 	n := len(evs)
 	nodes := make([]node, n)
-	// 1. parents per (thread, node id), events in (start, −end) order.
+	// 1. parents per (thread, node id), events in (start, −end) order. The events are taken to
+	// be in order (traces usually are) and checked on the way; if they are not, the pass
+	// restarts over the sorted order.
 	type group struct {
 		thread int64
 		nodeID int
 	}
-	type openStack struct{ st []int32 }
+	type open struct {
+		i   int32
+		end float64
+	}
+	type openStack struct{ st []open }
+	var order []int32
+	var hasBackward, hasStack bool
+link:
 	stacks := map[group]*openStack{}
 	var lastG group
 	var last *openStack
-	nKids := 0
+	hasBackward, hasStack = false, false
 	for i := 0; i < n; i++ {
-		nodes[i].parent = -1
-		e := &evs[i]
-		if e.IsAsync || e.DeviceType != devices.CPU {
+		s := int32(i)
+		if order != nil {
+			s = order[i]
+		} else if i > 0 {
+			a, b := &evs[i], &evs[i-1]
+			if a.StartUs < b.StartUs || a.StartUs == b.StartUs && a.EndUs > b.EndUs {
+				order = sortOrder(evs)
+				clear(nodes)
+				goto link
+			}
+		}
+		nd := &nodes[i]
+		nd.src, nd.parent, nd.kern, nd.stack = s, -1, s, s
+		nd.first, nd.last, nd.next = -1, -1, -1
+		e := &evs[s]
+		hasBackward = hasBackward || e.Scope == ScopeBackwardFunction
+		hasStack = hasStack || e.Stack != nil
+		// The event's own figures, read here once; step 4 finishes them from the nodes alone.
+		if e.DeviceType == devices.CPU {
+			nd.cpuTotal = e.ElapsedUs()
+		}
+		if e.IsAsync {
 			continue
+		}
+		if e.DeviceType != devices.CPU {
+			nd.deviceTotal = e.ElapsedUs()
+			nd.selfDevice = nd.deviceTotal
+			continue
+		}
+		nd.tree = true
+		nd.legacy = e.IsLegacy
+		nd.selfCPUMem, nd.selfDevMem = e.CPUMemoryUsage, e.DeviceMemoryUsage
+		for _, k := range e.Kernels {
+			nd.deviceTotal += k.DurationUs // the kernels' sum until step 4
 		}
 		g := group{e.Thread, e.NodeID}
 		if last == nil || g != lastG {
@@ -152,35 +200,26 @@ func (l *List) build(evs []FunctionEvent) {
 		}
 		st := last.st
 		for len(st) > 0 {
-			top := &evs[st[len(st)-1]]
-			if e.StartUs >= top.EndUs || e.EndUs > top.EndUs {
+			top := st[len(st)-1]
+			if e.StartUs >= top.end || e.EndUs > top.end {
 				st = st[:len(st)-1]
 				continue
 			}
 			break
 		}
 		if len(st) > 0 {
-			p := st[len(st)-1]
-			nodes[p].nKids++
-			nodes[i].parent = p
-			nKids++
+			p := st[len(st)-1].i
+			pn := &nodes[p]
+			if pn.last < 0 {
+				pn.first = int32(i)
+			} else {
+				nodes[pn.last].next = int32(i)
+			}
+			pn.last = int32(i)
+			pn.nKids++
+			nd.parent = p
 		}
-		last.st = append(st, int32(i))
-	}
-	// The child lists, back to back: children come after their parent and in start order, so
-	// filling them in index order keeps each list sorted.
-	kids := make([]int32, nKids)
-	off := int32(0)
-	for i := range nodes {
-		nodes[i].kidsOff = off
-		off += nodes[i].nKids
-		nodes[i].nKids = 0
-	}
-	for i := range nodes {
-		if p := nodes[i].parent; p >= 0 {
-			kids[nodes[p].kidsOff+nodes[p].nKids] = int32(i)
-			nodes[p].nKids++
-		}
+		last.st = append(st, open{int32(i), e.EndUs})
 	}
 	// 2. collapse a same-name only child into its parent, to a fixpoint. One pass in index
 	// order reaches it: parents come before their children, so by the time an event is looked
@@ -189,113 +228,147 @@ func (l *List) build(evs []FunctionEvent) {
 	var deleted []bool
 	for i := 0; i < n; i++ {
 		p := nodes[i].parent
-		if p < 0 || nodes[p].nKids != 1 || evs[p].Name != evs[i].Name {
+		if p < 0 || nodes[p].nKids != 1 || evs[nodes[p].src].Name != evs[nodes[i].src].Name {
 			continue
 		}
 		if deleted == nil {
 			deleted = make([]bool, n)
 		}
-		nodes[p].kidsOff, nodes[p].nKids = nodes[i].kidsOff, nodes[i].nKids
-		evs[p].Kernels = evs[i].Kernels
-		for _, c := range kids[nodes[i].kidsOff : nodes[i].kidsOff+nodes[i].nKids] {
+		nodes[p].first, nodes[p].last, nodes[p].nKids = nodes[i].first, nodes[i].last, nodes[i].nKids
+		nodes[p].kern = nodes[i].kern
+		nodes[p].deviceTotal = nodes[i].deviceTotal // the kernels' sum
+		for c := nodes[i].first; c >= 0; c = nodes[c].next {
 			nodes[c].parent = p
 		}
 		deleted[i] = true
 	}
 	if deleted != nil {
-		evs, nodes = compact(evs, nodes, kids, deleted)
-		n = len(evs)
+		nodes = compact(nodes, deleted)
+		n = len(nodes)
 	}
 	// 3. backward ops take the stack of their forward op.
-	for i := range nodes {
-		nodes[i].stack = evs[i].Stack
+	if hasBackward && hasStack {
+		setBackwardStacks(evs, nodes)
 	}
-	setBackwardStacks(evs, nodes)
-	// 4. derived figures, children before parents (children always follow their parent).
+	// 4. derived figures. Self memory is the total minus the children's totals: parents come
+	// before their children, so in index order a child still holds its total when it is
+	// subtracted from its parent's. Times go children before parents, each sum as PyTorch
+	// adds it: the children's times first, then subtracted from the event's.
+	for i := range nodes {
+		if p := nodes[i].parent; p >= 0 {
+			nodes[p].selfCPUMem -= nodes[i].selfCPUMem
+			nodes[p].selfDevMem -= nodes[i].selfDevMem
+		}
+	}
 	for i := n - 1; i >= 0; i-- {
-		e := &evs[i]
 		nd := &nodes[i]
-		nd.cpuTotal = e.CPUTimeTotal()
-		if e.IsAsync {
+		if !nd.tree {
 			continue
 		}
-		if e.DeviceType == devices.CPU {
-			var childCPU, childDev float64
-			var childCPUMem, childDevMem int64
-			for _, c := range kids[nd.kidsOff : nd.kidsOff+nd.nKids] {
-				childCPU += nodes[c].cpuTotal
-				childDev += nodes[c].deviceTotal
-				childCPUMem += evs[c].CPUMemoryUsage
-				childDevMem += evs[c].DeviceMemoryUsage
-			}
-			nd.selfCPU = nd.cpuTotal - childCPU
-			var k float64
-			for _, kk := range e.Kernels {
-				k += kk.DurationUs
-			}
-			if e.IsLegacy {
-				nd.deviceTotal = k
-			} else {
-				nd.deviceTotal = k + childDev
-			}
-			nd.selfDevice = nd.deviceTotal - childDev
-			nd.selfCPUMem = e.CPUMemoryUsage - childCPUMem
-			nd.selfDevMem = e.DeviceMemoryUsage - childDevMem
-		} else {
-			nd.deviceTotal = e.ElapsedUs()
-			nd.selfDevice = nd.deviceTotal
+		var childCPU, childDev float64
+		for c := nd.first; c >= 0; c = nodes[c].next {
+			childCPU += nodes[c].cpuTotal
+			childDev += nodes[c].deviceTotal
 		}
+		nd.selfCPU = nd.cpuTotal - childCPU
+		if !nd.legacy {
+			nd.deviceTotal += childDev
+		}
+		nd.selfDevice = nd.deviceTotal - childDev
 	}
-	l.evs, l.nodes, l.kids = evs, nodes, kids
+	l.nodes = nodes
 }
 
-// compact drops deleted events in place and renumbers the tree links (parents, and every
-// entry of kids; entries of lists no node uses any more may become −1). The freed tail of evs
-// is cleared so that it keeps nothing alive.
-func compact(evs []FunctionEvent, nodes []node, kids []int32, deleted []bool) ([]FunctionEvent, []node) {
-	remap := make([]int32, len(evs))
-	j := int32(0)
+// sortOrder returns the order of evs by start time, the longer first on equal starts, keeping
+// the input order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort). It
+// sorts a compact array of keys; evs is not modified.
+func sortOrder(evs []FunctionEvent) []int32 {
+	type key struct {
+		start, end float64
+		i          int32
+	}
+	keys := make([]key, len(evs))
+	nan := false
 	for i := range evs {
+		e := &evs[i]
+		keys[i] = key{e.StartUs, e.EndUs, int32(i)}
+		nan = nan || e.StartUs != e.StartUs || e.EndUs != e.EndUs
+	}
+	if nan {
+		// NaN breaks the ordering: keep exactly the stable sort's answer.
+		slices.SortStableFunc(keys, func(a, b key) int {
+			switch {
+			case a.start != b.start && a.start < b.start, a.start == b.start && a.end > b.end:
+				return -1
+			case a.start != b.start && b.start < a.start, a.start == b.start && b.end > a.end:
+				return 1
+			}
+			return 0
+		})
+	} else {
+		// Finite keys with the index as the last tie-break: any sort gives the stable order.
+		slices.SortFunc(keys, func(a, b key) int {
+			switch {
+			case a.start < b.start:
+				return -1
+			case a.start > b.start:
+				return 1
+			case a.end > b.end:
+				return -1
+			case a.end < b.end:
+				return 1
+			}
+			return int(a.i - b.i)
+		})
+	}
+	order := make([]int32, len(evs))
+	for i := range keys {
+		order[i] = keys[i].i
+	}
+	return order
+}
+
+// compact drops deleted nodes in place and renumbers the tree links. A deleted node was the
+// only child of its parent, which took over its children, so no link of a kept node points to
+// a deleted one.
+func compact(nodes []node, deleted []bool) []node {
+	remap := make([]int32, len(nodes))
+	j := int32(0)
+	for i := range nodes {
+		remap[i] = -1
+		if !deleted[i] {
+			remap[i] = j
+			j++
+		}
+	}
+	re := func(k int32) int32 {
+		if k < 0 {
+			return k
+		}
+		return remap[k]
+	}
+	j = 0
+	for i := range nodes {
 		if deleted[i] {
-			remap[i] = -1
 			continue
 		}
-		remap[i] = j
-		if int(j) != i {
-			evs[j] = evs[i]
-			nodes[j] = nodes[i]
-		}
-		if p := nodes[j].parent; p >= 0 {
-			nodes[j].parent = remap[p] // p < i: already renumbered
-		}
+		nd := nodes[i]
+		nd.parent, nd.first, nd.last, nd.next = re(nd.parent), re(nd.first), re(nd.last), re(nd.next)
+		nodes[j] = nd
 		j++
 	}
-	for k, c := range kids {
-		if c >= 0 {
-			kids[k] = remap[c]
-		}
-	}
-	clear(evs[j:])
-	clear(nodes[j:])
-	return evs[:j], nodes[:j]
+	return nodes[:j]
 }
 
+// setBackwardStacks gives every op under a backward op the stack of the first forward op with
+// the backward op's sequence number and forward thread (none when there is no such op).
 func setBackwardStacks(evs []FunctionEvent, nodes []node) {
-	// Without backward ops nothing changes; without any stack every stack stays nil.
-	hasBackward, hasStack := false, false
-	for i := range evs {
-		hasBackward = hasBackward || evs[i].Scope == ScopeBackwardFunction
-		hasStack = hasStack || evs[i].Stack != nil
-	}
-	if !hasBackward || !hasStack {
-		return
-	}
 	// bw[i] is the nearest ancestor-or-self of i with the backward scope, −1 for none. Parents
 	// come before their children in the list, so one pass fills it.
-	bw := make([]int32, len(evs))
-	for i := range evs {
+	bw := make([]int32, len(nodes))
+	for i := range nodes {
 		switch {
-		case evs[i].Scope == ScopeBackwardFunction:
+		case evs[nodes[i].src].Scope == ScopeBackwardFunction:
 			bw[i] = int32(i)
 		case nodes[i].parent >= 0:
 			bw[i] = bw[nodes[i].parent]
@@ -303,20 +376,25 @@ func setBackwardStacks(evs []FunctionEvent, nodes []node) {
 			bw[i] = -1
 		}
 	}
-	bwParent := func(i int32) int32 { return bw[i] }
 	type key struct{ seq, thread int64 }
-	fwd := map[key][]string{}
-	for i := range evs {
-		if bwParent(int32(i)) < 0 {
-			k := key{evs[i].SequenceNr, evs[i].Thread}
+	fwd := map[key]int32{}
+	for i := range nodes {
+		if bw[i] < 0 {
+			e := &evs[nodes[i].src]
+			k := key{e.SequenceNr, e.Thread}
 			if _, ok := fwd[k]; !ok {
-				fwd[k] = evs[i].Stack
+				fwd[k] = nodes[i].src
 			}
 		}
 	}
-	for i := range evs {
-		if p := bwParent(int32(i)); p >= 0 {
-			nodes[i].stack = fwd[key{evs[p].SequenceNr, evs[p].FwdThread}]
+	for i := range nodes {
+		if p := bw[i]; p >= 0 {
+			e := &evs[nodes[p].src]
+			s, ok := fwd[key{e.SequenceNr, e.FwdThread}]
+			if !ok {
+				s = -1
+			}
+			nodes[i].stack = s
 		}
 	}
 }

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"compress/gzip"
 	"io"
+
+	"github.com/orprof/orprof/internal/gz"
 )
 
-func newGzipWriter(w io.Writer) io.WriteCloser {
-	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	return zw
-}
+// newGzipWriter is the writer of `--trace x.gz`: package gz's pipelined BestSpeed gzip.
+func newGzipWriter(w io.Writer) io.WriteCloser { return gz.NewWriter(w) }

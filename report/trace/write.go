@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -12,8 +11,17 @@ import (
 // valid JSON; invalid UTF-8 is replaced with U+FFFD.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	// Fast path: names and keys are nearly always printable ASCII without quotes or backslashes.
+	i := 0
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	start := 0 // s[start:i] is plain and not yet appended
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -53,6 +61,14 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// plain[c] says whether byte c is written as itself inside a JSON string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func hexDigit(c byte) byte { return "0123456789abcdef"[c&0xf] }
 
 // appendUs appends nanoseconds as Kineto prints times: microseconds with exactly three
@@ -71,10 +87,11 @@ func appendUs(b []byte, ns int64) []byte {
 // first, then the events, then "Record Window End"), distributedInfo and traceName. Every ts
 // is relative to BaseTimeNs.
 func Write(w io.Writer, t *Trace) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	b := make([]byte, 0, 4096)
+	// Events are encoded into b, which goes to w in pieces of about 64 KiB: no second buffer
+	// between b and w, whose copy would cost as much as a fast destination.
+	b := make([]byte, 0, 1<<16+4096)
 	flush := func() error {
-		_, err := bw.Write(b)
+		_, err := w.Write(b)
 		b = b[:0]
 		return err
 	}
@@ -200,7 +217,7 @@ func Write(w io.Writer, t *Trace) error {
 			b = append(b, '}')
 		}
 		b = append(b, "},"...)
-		if len(b) > 1<<15 {
+		if len(b) >= 1<<16 {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -211,8 +228,5 @@ func Write(w io.Writer, t *Trace) error {
 	b = append(b, "}\n  ],\n  \"traceName\": "...)
 	b = AppendString(b, t.TraceName)
 	b = append(b, "\n}\n"...)
-	if err := flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return flush()
 }

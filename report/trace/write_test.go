@@ -29,3 +29,19 @@ func TestCheckFindsProblems(t *testing.T) {
 	assert.ErrorContains(t, Check([]byte(`{"traceEvents": []}`)), "distributedInfo.rank is missing")
 	assert.Error(t, Check([]byte(`[`)))
 }
+
+func TestAppendString(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", `""`},
+		{"aten::mm", `"aten::mm"`},
+		{`"q"`, `"\"q\""`},
+		{`a\b`, `"a\\b"`},
+		{"tab\there\nnl\r\x01\x1f", `"tab\there\nnl\r\u0001\u001f"`},
+		{"plain then \"", `"plain then \""`},
+		{"héllo ✓", `"héllo ✓"`},
+		{"bad \xff utf8", "\"bad \ufffd utf8\""},
+		{"\x7f del is plain", "\"\x7f del is plain\""},
+	} {
+		assert.Equal(t, c.want, string(AppendString([]byte("x"), c.in))[1:], "%q", c.in)
+	}
+}
