@@ -1,7 +1,6 @@
 package orprof
 
 import (
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/orprof/orprof/devices"
+	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/report/trace"
 )
 
@@ -93,18 +93,16 @@ func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, err
 	return "", fmt.Errorf("trace handler: %s: 1000 names from %d ms on are taken", dir, ms)
 }
 
-func writeTrace(w io.Writer, t *trace.Trace, gz bool) error {
-	if !gz {
+func writeTrace(w io.Writer, t *trace.Trace, compress bool) error {
+	if !compress {
 		return trace.Write(w, t)
 	}
-	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	if err != nil {
-		return err
+	zw := gz.NewWriter(w)
+	err := trace.Write(zw, t)
+	if cerr := zw.Close(); err == nil { // always closed: it ends the compressing goroutine
+		err = cerr
 	}
-	if err := trace.Write(zw, t); err != nil {
-		return err
-	}
-	return zw.Close()
+	return err
 }
 
 // DefaultWorkerName is torch.profiler's default worker name, "<hostname>_<pid>".

@@ -33,7 +33,6 @@
 package httpprof
 
 import (
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +46,7 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/trace"
@@ -295,18 +295,13 @@ func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFi
 		}
 	}
 	hdr.Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	var out io.Writer = w
-	var zw *gzip.Writer
-	if compress {
-		zw, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
-		out = zw
+	if !compress {
+		trace.Write(w, &t) //nolint:errcheck // a write error means the client left
+		return
 	}
-	if err := trace.Write(out, &t); err != nil {
-		return // the client left
-	}
-	if zw != nil {
-		zw.Close()
-	}
+	zw := gz.NewWriter(w)
+	trace.Write(zw, &t) //nolint:errcheck // a write error means the client left
+	zw.Close()          // always: it ends the compressing goroutine
 }
 
 func acceptsGzip(r *http.Request) bool {
