@@ -278,8 +278,6 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
 
 func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile bool) {
 	name := orprof.DefaultWorkerName() + "." + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".pt.trace.json"
-	t := *res.Trace()
-	t.TraceName = name
 	hdr := w.Header()
 	compress := false
 	if asFile {
@@ -295,6 +293,8 @@ func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFi
 		}
 	}
 	hdr.Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	t := *res.Trace() // a copy: the result stays as it was
+	t.TraceName = name
 	if !compress {
 		trace.Write(w, &t) //nolint:errcheck // a write error means the client left
 		return
