@@ -1,6 +1,7 @@
 package events
 
 import (
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -200,6 +201,40 @@ func attributeMemory(evs []FunctionEvent, recs []Record, mems []int, baseNs int6
 	return evs
 }
 
+// parallelSortMin is the smallest slice sortKeys sorts on two goroutines: below it the
+// goroutine and the merge cost more than they save.
+const parallelSortMin = 1 << 15
+
+// sortKeys sorts keys by cmp, a total order (no two keys compare equal, so every sort gives
+// the same result): a large slice is sorted in two halves on two goroutines, which are then
+// merged.
+func sortKeys[K any](keys []K, cmp func(a, b K) int) {
+	if len(keys) < parallelSortMin || runtime.GOMAXPROCS(0) < 2 {
+		slices.SortFunc(keys, cmp)
+		return
+	}
+	h := len(keys) / 2
+	done := make(chan struct{})
+	go func() {
+		slices.SortFunc(keys[:h], cmp)
+		close(done)
+	}()
+	slices.SortFunc(keys[h:], cmp)
+	<-done
+	a := slices.Clone(keys[:h]) // the merge writes over the first half
+	b := keys[h:]
+	i := 0
+	for len(a) > 0 && len(b) > 0 {
+		if cmp(a[0], b[0]) < 0 {
+			keys[i], a = a[0], a[1:]
+		} else {
+			keys[i], b = b[0], b[1:]
+		}
+		i++
+	}
+	copy(keys[i:], a) // what is left of b is in place already
+}
+
 // SortEvents sorts events by start time, the longer first on equal starts, keeping the input
 // order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort). Lists that are
 // already in order (traces usually are) cost one pass; others are sorted as a compact array of
@@ -245,7 +280,7 @@ func SortEvents(evs []FunctionEvent) {
 		})
 	} else {
 		// Finite keys with the index as the last tie-break: any sort gives the stable order.
-		slices.SortFunc(keys, func(a, b key) int {
+		sortKeys(keys, func(a, b key) int {
 			switch {
 			case a.start < b.start:
 				return -1

@@ -5,12 +5,13 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Error is a problem with the JSON input (a trace's content) or with reading it. Offset is the byte offset
@@ -45,30 +46,37 @@ func (e *Error) Unwrap() error { return e.Err }
 // one buffer that it refills (and grows only when a single token does not fit), hands out byte
 // slices into that buffer, and skips values it is not asked about without materialising them.
 //
-// A slice returned by Str or Num is valid until the next call that may read more input (any
-// other Scanner method). Callers that need a value longer copy or intern it first.
+// A slice returned by Key, Str, StrOrSkip, Num or Raw is valid until the next call that may
+// read more input (any other Scanner method). Callers that need a value longer copy or intern
+// it first.
 //
 // It accepts RFC 8259 JSON, strictly: the non-finite literals Python's json module writes by
 // default (NaN, Infinity, -Infinity) are errors that name them, wherever they appear. Control
 // characters inside strings are not rejected.
+//
+// The buffer and its refill are the Scanner's alone: callers walk containers with Object and
+// Array, read values with the value methods, and move a scan between goroutines' buffers with
+// Reset, Resume and Detach (the trace reader's parallel parse).
 type Scanner struct {
-	r io.Reader
-	// File names the input in errors.
-	File string
-	// Buf holds the input from offset Off; Buf[Pos:End] is buffered and unread.
-	Buf     []byte
-	Pos     int   // next unread byte in buf
-	End     int   // end of the valid bytes in buf
-	Off     int64 // input offset of buf[0]
-	Keep    int   // −1, or the index in buf from which bytes must survive a refill
-	EOF     bool  // r is exhausted (or failed); see done for the end of the input
-	ReadErr error // a read error other than io.EOF
-	Total   int64 // bytes read from r so far
+	r    io.Reader
+	file string // names the input in errors
 
-	// In parallel mode (the trace reader's parallel parse) input that was already read from r is handed back
-	// to the scanner: Pre first, then the chunks feed returns until it returns nil, then r.
-	Pre  []byte
-	Feed func() []byte
+	// buf holds the input from offset off; buf[pos:end] is buffered and unread. The refill
+	// invariant: fill moves buf[min(pos, keep):end] to the front and reads more after it, so an
+	// index into buf held across a fill must be re-based on pos (pos keeps its distance to it).
+	buf     []byte
+	pos     int   // next unread byte in buf
+	end     int   // end of the valid bytes in buf
+	off     int64 // input offset of buf[0]
+	keep    int   // −1, or the index in buf from which bytes must survive a refill (Raw)
+	eof     bool  // r is exhausted (or failed); see done for the end of the input
+	readErr error // a read error other than io.EOF
+	total   int64 // bytes read from r so far
+
+	// Input that was already read from r and is handed back to the scanner (Resume): pre
+	// first, then the chunks feed returns until it returns nil, then r.
+	pre  []byte
+	feed func() []byte
 
 	progress func(int64)
 	scratch  []byte // decoded strings that contained escapes
@@ -84,21 +92,86 @@ const (
 // New returns a Scanner reading r, naming it file in errors; progress, when set, is called
 // with the number of bytes read so far after each read.
 func New(r io.Reader, file string, progress func(int64)) *Scanner {
-	return &Scanner{r: r, File: file, Buf: make([]byte, BufSize), Keep: -1, progress: progress}
+	return &Scanner{r: r, file: file, buf: make([]byte, BufSize), keep: -1, progress: progress}
+}
+
+// NewBytes returns a Scanner over b alone, which starts at input offset off, naming the input
+// file in errors. The scanner reads b in place and never writes to it.
+func NewBytes(b []byte, off int64, file string) *Scanner {
+	s := &Scanner{file: file, keep: -1}
+	s.Reset(b, off)
+	return s
+}
+
+// Reset makes the scanner scan b alone (in place), which starts at input offset off: its end is
+// the end of the input. Nothing buffered before is kept.
+func (s *Scanner) Reset(b []byte, off int64) {
+	s.buf, s.pos, s.end, s.off, s.keep = b, 0, len(b), off, -1
+	s.eof, s.pre, s.feed = true, nil, nil
+}
+
+// Resume makes the scanner continue at input offset off with nothing buffered: it reads pre,
+// then each chunk feed returns until it returns nil (feed may be nil), then its source. It is
+// how input that was taken from the scanner (Detach, ReadSome) and cut into pieces is handed
+// back. The buffer the scanner owns is kept for reuse; pre and the chunks are copied from.
+func (s *Scanner) Resume(off int64, pre []byte, feed func() []byte) {
+	s.pos, s.end, s.off, s.keep = 0, 0, off, -1
+	s.pre, s.feed = pre, feed
+}
+
+// Detach takes the buffered, unread input away from the scanner: it returns those bytes (valid
+// until the next call that reads input) and their input offset, and leaves nothing buffered,
+// so that the caller can go on reading the source itself with ReadSome.
+func (s *Scanner) Detach() ([]byte, int64) {
+	b, off := s.buf[s.pos:s.end], s.Offset()
+	s.pos = s.end
+	return b, off
+}
+
+// Streaming reports whether the scanner reads straight from its source with more of it left:
+// the source is not exhausted and no input handed back by Resume is pending.
+func (s *Scanner) Streaming() bool { return !s.eof && s.feed == nil && len(s.pre) == 0 }
+
+// SourceDone reports whether the source is exhausted (or failed).
+func (s *Scanner) SourceDone() bool { return s.eof }
+
+// AtBufferEnd skips buffered whitespace and reports whether nothing is left before the next
+// chunk of handed-back input: no unread byte is buffered and none of pre is pending. It reads
+// no input.
+func (s *Scanner) AtBufferEnd() bool {
+	for s.pos < s.end && Space[s.buf[s.pos]] {
+		s.pos++
+	}
+	return s.pos == s.end && len(s.pre) == 0
+}
+
+// File is the input's name in errors.
+func (s *Scanner) File() string { return s.file }
+
+// BytesRead is the number of bytes read from the source so far.
+func (s *Scanner) BytesRead() int64 { return s.total }
+
+// ReadErr returns, as an *Error at the current offset, the error reading the source failed
+// with (other than its end), or nil.
+func (s *Scanner) ReadErr() error {
+	if s.readErr == nil {
+		return nil
+	}
+	return s.ErrEOF()
 }
 
 // Offset is the input offset of the next unread byte.
-func (s *Scanner) Offset() int64 { return s.Off + int64(s.Pos) }
+func (s *Scanner) Offset() int64 { return s.off + int64(s.pos) }
 
 // ErrAt builds an Error at input offset off.
 func (s *Scanner) ErrAt(off int64, format string, args ...any) error {
-	return &Error{File: s.File, Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: s.file, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
 // ErrHere builds an Error at the next unread byte; at the end of the input it reports the
 // read error or the truncation instead.
 func (s *Scanner) ErrHere(format string, args ...any) error {
-	if s.Pos >= s.End && s.done() {
+	if s.pos >= s.end && s.done() {
 		return s.ErrEOF()
 	}
 	return s.ErrAt(s.Offset(), format, args...)
@@ -106,14 +179,14 @@ func (s *Scanner) ErrHere(format string, args ...any) error {
 
 // ErrEOF reports that the input ended (or failed) where more JSON was needed.
 func (s *Scanner) ErrEOF() error {
-	if s.ReadErr != nil {
-		return &Error{File: s.File, Offset: s.Offset(), Msg: "read failed", Err: s.ReadErr}
+	if s.readErr != nil {
+		return &Error{File: s.file, Offset: s.Offset(), Msg: "read failed", Err: s.readErr}
 	}
 	return s.ErrAt(s.Offset(), "unexpected end of input (truncated JSON?)")
 }
 
 // done reports whether no input is left beyond the buffered bytes.
-func (s *Scanner) done() bool { return s.EOF && len(s.Pre) == 0 && s.Feed == nil }
+func (s *Scanner) done() bool { return s.eof && len(s.pre) == 0 && s.feed == nil }
 
 // fill reads more input, moving the unread bytes (and the bytes from keep) to the front of the
 // buffer first and growing it when it is full. It reports whether any byte was added. Indices
@@ -122,40 +195,40 @@ func (s *Scanner) fill() bool {
 	if s.done() {
 		return false
 	}
-	start := s.Pos
-	if s.Keep >= 0 && s.Keep < start {
-		start = s.Keep
+	start := s.pos
+	if s.keep >= 0 && s.keep < start {
+		start = s.keep
 	}
 	if start > 0 {
-		n := copy(s.Buf, s.Buf[start:s.End])
-		s.Off += int64(start)
-		s.Pos -= start
-		s.End = n
-		if s.Keep >= 0 {
-			s.Keep -= start
+		n := copy(s.buf, s.buf[start:s.end])
+		s.off += int64(start)
+		s.pos -= start
+		s.end = n
+		if s.keep >= 0 {
+			s.keep -= start
 		}
 	}
-	if s.End == len(s.Buf) {
-		nb := make([]byte, 2*len(s.Buf))
-		copy(nb, s.Buf[:s.End])
-		s.Buf = nb
+	if s.end == len(s.buf) {
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
 	}
-	for len(s.Pre) == 0 && s.Feed != nil {
-		if s.Pre = s.Feed(); s.Pre == nil {
-			s.Feed = nil
+	for len(s.pre) == 0 && s.feed != nil {
+		if s.pre = s.feed(); s.pre == nil {
+			s.feed = nil
 		}
 	}
-	if len(s.Pre) > 0 {
-		n := copy(s.Buf[s.End:], s.Pre)
-		s.Pre = s.Pre[n:]
-		s.End += n
+	if len(s.pre) > 0 {
+		n := copy(s.buf[s.end:], s.pre)
+		s.pre = s.pre[n:]
+		s.end += n
 		return true
 	}
-	if s.EOF {
+	if s.eof {
 		return false
 	}
-	n := s.ReadSome(s.Buf[s.End:])
-	s.End += n
+	n := s.ReadSome(s.buf[s.end:])
+	s.end += n
 	return n > 0
 }
 
@@ -164,22 +237,22 @@ func (s *Scanner) fill() bool {
 func (s *Scanner) ReadSome(p []byte) int {
 	for empty := 0; ; empty++ {
 		if empty == 100 {
-			s.EOF, s.ReadErr = true, io.ErrNoProgress
+			s.eof, s.readErr = true, io.ErrNoProgress
 			return 0
 		}
 		n, err := s.r.Read(p)
 		if n < 0 || n > len(p) {
-			s.EOF, s.ReadErr = true, fmt.Errorf("reader returned invalid count %d", n)
+			s.eof, s.readErr = true, fmt.Errorf("reader returned invalid count %d", n)
 			return 0
 		}
-		s.Total += int64(n)
+		s.total += int64(n)
 		if n > 0 && s.progress != nil {
-			s.progress(s.Total)
+			s.progress(s.total)
 		}
 		if err != nil {
-			s.EOF = true
+			s.eof = true
 			if err != io.EOF {
-				s.ReadErr = err
+				s.readErr = err
 			}
 			return n
 		}
@@ -195,12 +268,12 @@ var Space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 // Peek skips whitespace and returns the next byte without consuming it; ok is false at the end
 // of the input.
 func (s *Scanner) Peek() (byte, bool) {
-	if p := s.Pos; p+1 < s.End {
-		if c := s.Buf[p]; c > ' ' {
+	if p := s.pos; p+1 < s.end {
+		if c := s.buf[p]; c > ' ' {
 			return c, true
-		} else if c == ' ' && s.Buf[p+1] > ' ' { // the one space after ':' and ','
-			s.Pos = p + 1
-			return s.Buf[p+1], true
+		} else if c == ' ' && s.buf[p+1] > ' ' { // the one space after ':' and ','
+			s.pos = p + 1
+			return s.buf[p+1], true
 		}
 	}
 	return s.peekSlow()
@@ -208,12 +281,12 @@ func (s *Scanner) Peek() (byte, bool) {
 
 func (s *Scanner) peekSlow() (byte, bool) {
 	for {
-		for s.Pos < s.End {
-			c := s.Buf[s.Pos]
+		for s.pos < s.end {
+			c := s.buf[s.pos]
 			if !Space[c] {
 				return c, true
 			}
-			s.Pos++
+			s.pos++
 		}
 		if !s.fill() {
 			return 0, false
@@ -227,12 +300,12 @@ func (s *Scanner) next() (byte, error) {
 	if !ok {
 		return 0, s.ErrEOF()
 	}
-	s.Pos++
+	s.pos++
 	return c, nil
 }
 
-// Expect consumes the byte c after optional whitespace.
-func (s *Scanner) Expect(c byte, what string) error {
+// expect consumes the byte c after optional whitespace.
+func (s *Scanner) expect(c byte, what string) error {
 	d, ok := s.Peek()
 	if !ok {
 		return s.ErrEOF()
@@ -240,20 +313,20 @@ func (s *Scanner) Expect(c byte, what string) error {
 	if d != c {
 		return s.ErrAt(s.Offset(), "expected %s, found %s", what, QuoteByte(d))
 	}
-	s.Pos++
+	s.pos++
 	return nil
 }
 
-// More is called after an element of an array or a member of an object: it consumes the ','
+// more is called after an element of an array or a member of an object: it consumes the ','
 // and reports true, or consumes the closing byte and reports false.
-func (s *Scanner) More(closing byte) (bool, error) {
-	if p := s.Pos; p < s.End {
-		switch s.Buf[p] {
+func (s *Scanner) more(closing byte) (bool, error) {
+	if p := s.pos; p < s.end {
+		switch s.buf[p] {
 		case ',':
-			s.Pos = p + 1
+			s.pos = p + 1
 			return true, nil
 		case closing:
-			s.Pos = p + 1
+			s.pos = p + 1
 			return false, nil
 		}
 	}
@@ -261,53 +334,193 @@ func (s *Scanner) More(closing byte) (bool, error) {
 	if !ok {
 		return false, s.ErrEOF()
 	}
-	s.Pos++
+	s.pos++
 	switch c {
 	case ',':
 		return true, nil
 	case closing:
 		return false, nil
 	}
-	s.Pos--
+	s.pos--
 	return false, s.ErrAt(s.Offset(), "expected ',' or '%c', found %s", closing, QuoteByte(c))
 }
 
-// First is called after '[' or '{': it consumes the closing byte of an empty container and
-// reports false, or reports true when there is a First element.
-func (s *Scanner) First(closing byte) (bool, error) {
+// first is called after '[' or '{': it consumes the closing byte of an empty container and
+// reports false, or reports true when there is a first element.
+func (s *Scanner) first(closing byte) (bool, error) {
 	c, ok := s.Peek()
 	if !ok {
 		return false, s.ErrEOF()
 	}
 	if c == closing {
-		s.Pos++
+		s.pos++
 		return false, nil
 	}
 	return true, nil
 }
 
-// Key reads an object member name and the ':' after it.
-func (s *Scanner) Key() ([]byte, error) {
-	// Fast path: a short name without escapes, followed by ':', all in the buffered bytes.
-	b := s.Buf[:s.End]
-	i := s.Pos
+// Iter walks the members of an object (Object) or the elements of an array (Array):
+//
+//	it := s.Object()
+//	for it.Next() {
+//		switch string(it.Key()) { … } // read or Skip the member's value
+//	}
+//	if err := it.Err(); err != nil { … }
+//
+// Each call of Next must be preceded by reading (or skipping) the current value.
+type Iter struct {
+	s      *Scanner
+	close  byte // '}' or ']'
+	step   step
+	ks, ke int    // the current name is s.buf[ks:ke], or k when ks < 0
+	k      []byte // a name the slow path read (it may be in the scanner's scratch)
+	err    error
+}
+
+// step is where an Iter stands.
+type step uint8
+
+const (
+	stepEnter step = iota // before the opening byte (Object and Array consume it in Next)
+	stepFirst             // after the opening byte
+	stepMore              // after a member or element
+	stepDone              // after the closing byte or an error
+)
+
+// Object returns the walk of the members of the object that is the next value (after
+// whitespace); the first Next enters it, and a value that is not an object is an error (Err).
+func (s *Scanner) Object() Iter { return Iter{s: s, close: '}'} }
+
+// ObjectOrSkip is Object when the next value is an object; a value of another type is skipped
+// and the walk has no members.
+func (s *Scanner) ObjectOrSkip() Iter {
+	if c, _ := s.Peek(); c != '{' {
+		return Iter{s: s, step: stepDone, err: s.Skip()}
+	}
+	return Iter{s: s, close: '}'}
+}
+
+// Array returns the walk of the elements of the array that is the next value (after
+// whitespace); the first Next enters it, and a value that is not an array is an error (Err).
+func (s *Scanner) Array() Iter { return Iter{s: s, close: ']'} }
+
+// InArray returns the walk of an array whose '[' was read elsewhere, for a scan resumed in the
+// middle of it (Resume, Reset): the scanner stands at an element, which the caller reads before
+// calling Next.
+func (s *Scanner) InArray() Iter { return Iter{s: s, close: ']', step: stepMore} }
+
+// Next moves to the next member (reading its name and the ':') or element, and reports false
+// after the container's closing byte or on an error (Err).
+func (it *Iter) Next() bool {
+	// The trace reader's hot path, in one step (BenchmarkReadTraceMTIA shows it matters: one
+	// call per member instead of three, and no pointer stored): the ',' of an array, the ','
+	// (or an object's '{') and the next short name and ':' of an object, or the closing byte,
+	// all in the buffered bytes. Everything else goes through next.
+	s := it.s
+	if p := s.pos; p < s.end {
+		switch c := s.buf[p]; {
+		case it.step == stepMore && c == ',':
+			if it.close == ']' {
+				s.pos = p + 1
+				return true
+			}
+			if ks, ke, end := keyFast(s.buf[:s.end], p+1); end > 0 {
+				s.pos, it.ks, it.ke = end, ks, ke
+				return true
+			}
+		case it.step == stepMore && c == it.close:
+			s.pos, it.step = p+1, stepDone
+			return false
+		case it.step == stepEnter && c == '{' && it.close == '}':
+			if ks, ke, end := keyFast(s.buf[:s.end], p+1); end > 0 {
+				s.pos, it.ks, it.ke, it.step = end, ks, ke, stepMore
+				return true
+			}
+		}
+	}
+	return it.next()
+}
+
+func (it *Iter) next() bool {
+	var more bool
+	var err error
+	switch it.step {
+	case stepDone:
+		return false
+	case stepEnter:
+		what := "'{'"
+		if it.close == ']' {
+			what = "'['"
+		}
+		if err = it.s.expect(it.close-2, what); err != nil { // '{' or '['
+			break
+		}
+		fallthrough
+	case stepFirst:
+		more, err = it.s.first(it.close)
+	case stepMore:
+		more, err = it.s.more(it.close)
+	}
+	it.step = stepMore
+	if more && err == nil && it.close == '}' {
+		it.ks = -1
+		it.k, err = it.s.key()
+	}
+	if !more || err != nil {
+		it.step, it.err = stepDone, err
+		return false
+	}
+	return true
+}
+
+// Key is the current member's name (objects only), valid until the value is read.
+func (it *Iter) Key() []byte {
+	if it.ks < 0 {
+		return it.k
+	}
+	return it.s.buf[it.ks:it.ke]
+}
+
+// Err is the error that ended the walk, or nil when it ended at the closing byte.
+func (it *Iter) Err() error { return it.err }
+
+// keyFast matches, at b[i:] after whitespace, a short member name without escapes and the ':'
+// right after it, all in b: the name is b[ks:ke] and end is the index after the ':', or 0.
+func keyFast(b []byte, i int) (ks, ke, end int) {
 	for i < len(b) && Space[b[i]] {
 		i++
 	}
-	if i+1 < len(b) {
-		if b[i] == '"' {
-			for j := i + 1; j < len(b) && j < i+33; j++ {
-				if c := b[j]; c == '"' {
-					if j+1 < len(b) && b[j+1] == ':' {
-						s.Pos = j + 2
-						return b[i+1 : j], nil
-					}
-					break
-				} else if c == '\\' {
-					break
-				}
+	if i+1 >= len(b) || b[i] != '"' {
+		return 0, 0, 0
+	}
+	// Eight bytes at a time (SWAR): the lowest byte that is '"' or '\\' ends the name. The
+	// trace reader reads ~25 names per event; callgrind: 10 % fewer instructions in keyFast.
+	for j := i + 1; j+8 <= len(b) && j < i+33; j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		if m := byteMask(w, '"') | byteMask(w, '\\'); m != 0 {
+			q := j + bits.TrailingZeros64(m)/8
+			if b[q] == '"' && q+1 < len(b) && b[q+1] == ':' {
+				return i + 1, q, q + 2
 			}
+			return 0, 0, 0
 		}
+	}
+	return 0, 0, 0 // long, or near the end of the buffered bytes: the general path
+}
+
+// byteMask marks (with its top bit) each byte of w that equals c; bytes above the lowest
+// marked one may be marked wrongly (a borrow), so only the lowest mark is exact.
+func byteMask(w uint64, c byte) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	x := w ^ (lo * uint64(c))
+	return (x - lo) &^ x & hi
+}
+
+// key reads an object member name and the ':' after it.
+func (s *Scanner) key() ([]byte, error) {
+	if ks, ke, end := keyFast(s.buf[:s.end], s.pos); end > 0 {
+		s.pos = end
+		return s.buf[ks:ke], nil
 	}
 	c, ok := s.Peek()
 	if !ok {
@@ -321,17 +534,17 @@ func (s *Scanner) Key() ([]byte, error) {
 		return nil, err
 	}
 	// The ':' is almost always the next byte; keep k valid by not refilling in that case.
-	if s.Pos < s.End && s.Buf[s.Pos] == ':' {
-		s.Pos++
+	if s.pos < s.end && s.buf[s.pos] == ':' {
+		s.pos++
 		return k, nil
 	}
-	if s.Pos+1 < s.End && s.Buf[s.Pos] == ' ' && s.Buf[s.Pos+1] == ':' {
-		s.Pos += 2
+	if s.pos+1 < s.end && s.buf[s.pos] == ' ' && s.buf[s.pos+1] == ':' {
+		s.pos += 2
 		return k, nil
 	}
 	// Slow path: whitespace may span a refill, which could move k. Copy it.
 	s.scratch = append(s.scratch[:0], k...)
-	if err := s.Expect(':', "':'"); err != nil {
+	if err := s.expect(':', "':'"); err != nil {
 		return nil, err
 	}
 	return s.scratch, nil
@@ -339,19 +552,19 @@ func (s *Scanner) Key() ([]byte, error) {
 
 // Str reads a string (the next non-space byte must be '"') and returns its decoded bytes.
 func (s *Scanner) Str() ([]byte, error) {
-	if s.Pos >= s.End || s.Buf[s.Pos] != '"' {
+	if s.pos >= s.end || s.buf[s.pos] != '"' {
 		if _, ok := s.Peek(); !ok {
 			return nil, s.ErrEOF()
 		}
 	}
-	start := s.Pos // at '"'
+	start := s.pos // at '"'
 	i := start + 1
 	// Most strings are short: a plain loop beats IndexByte's call for them.
-	if b := s.Buf[:s.End]; len(b)-i > 24 {
+	if b := s.buf[:s.end]; len(b)-i > 24 {
 		for j := i; j < i+24; j++ {
 			switch b[j] {
 			case '"':
-				s.Pos = j + 1
+				s.pos = j + 1
 				return b[i:j], nil
 			case '\\':
 				return s.strEscaped(start)
@@ -360,59 +573,59 @@ func (s *Scanner) Str() ([]byte, error) {
 		i += 24
 	}
 	for {
-		q := bytes.IndexByte(s.Buf[i:s.End], '"')
+		q := bytes.IndexByte(s.buf[i:s.end], '"')
 		if q >= 0 {
 			q += i
-			if bytes.IndexByte(s.Buf[start+1:q], '\\') < 0 {
-				s.Pos = q + 1
-				return s.Buf[start+1 : q], nil
+			if bytes.IndexByte(s.buf[start+1:q], '\\') < 0 {
+				s.pos = q + 1
+				return s.buf[start+1 : q], nil
 			}
 			return s.strEscaped(start)
 		}
 		// No quote in the buffered bytes: read more and look again from where we stopped.
 		// pos is still at the opening quote, so fill keeps the string's bytes.
-		rel := s.End - start
+		rel := s.end - start
 		if !s.fill() {
-			s.Pos = s.End
+			s.pos = s.end
 			return nil, s.ErrEOF()
 		}
-		start = s.Pos
+		start = s.pos
 		i = start + rel
 	}
 }
 
 // strEscaped decodes the string starting at buf[start] (a '"') that holds escapes into scratch.
 func (s *Scanner) strEscaped(start int) ([]byte, error) {
-	s.Pos = start + 1
+	s.pos = start + 1
 	out := s.scratch[:0]
 	for {
-		if s.Pos >= s.End {
+		if s.pos >= s.end {
 			if !s.fill() {
 				return nil, s.ErrEOF()
 			}
 			continue
 		}
-		c := s.Buf[s.Pos]
+		c := s.buf[s.pos]
 		switch {
 		case c == '"':
-			s.Pos++
+			s.pos++
 			s.scratch = out
 			return out, nil
 		case c != '\\':
 			out = append(out, c)
-			s.Pos++
+			s.pos++
 			continue
 		}
 		escOff := s.Offset()
 		// An escape needs up to 6 bytes ("\uXXXX").
-		for s.End-s.Pos < 6 && s.fill() {
+		for s.end-s.pos < 6 && s.fill() {
 		}
-		if s.End-s.Pos < 2 {
-			s.Pos = s.End
+		if s.end-s.pos < 2 {
+			s.pos = s.end
 			return nil, s.ErrEOF()
 		}
-		e := s.Buf[s.Pos+1]
-		s.Pos += 2
+		e := s.buf[s.pos+1]
+		s.pos += 2
 		switch e {
 		case '"', '\\', '/':
 			out = append(out, e)
@@ -433,16 +646,16 @@ func (s *Scanner) strEscaped(start int) ([]byte, error) {
 			}
 			if utf16.IsSurrogate(r) {
 				// Try to pair it with a following \uXXXX low surrogate.
-				for s.End-s.Pos < 6 && s.fill() {
+				for s.end-s.pos < 6 && s.fill() {
 				}
-				if s.End-s.Pos >= 6 && s.Buf[s.Pos] == '\\' && s.Buf[s.Pos+1] == 'u' {
-					save := s.Pos
-					s.Pos += 2
+				if s.end-s.pos >= 6 && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
+					save := s.pos
+					s.pos += 2
 					r2, ok2 := s.hex4()
 					if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
 						r = dec
 					} else {
-						s.Pos = save
+						s.pos = save
 						r = utf8.RuneError
 					}
 				} else {
@@ -458,11 +671,11 @@ func (s *Scanner) strEscaped(start int) ([]byte, error) {
 
 // hex4 decodes four hex digits at pos (already buffered by the caller).
 func (s *Scanner) hex4() (rune, bool) {
-	if s.End-s.Pos < 4 {
+	if s.end-s.pos < 4 {
 		return 0, false
 	}
 	var r rune
-	for _, c := range s.Buf[s.Pos : s.Pos+4] {
+	for _, c := range s.buf[s.pos : s.pos+4] {
 		switch {
 		case c >= '0' && c <= '9':
 			c -= '0'
@@ -475,8 +688,30 @@ func (s *Scanner) hex4() (rune, bool) {
 		}
 		r = r<<4 | rune(c)
 	}
-	s.Pos += 4
+	s.pos += 4
 	return r, true
+}
+
+// StrOrSkip reads the next value when it is a string (ok); a value of another type is
+// skipped.
+func (s *Scanner) StrOrSkip() (v []byte, ok bool, err error) {
+	if c, _ := s.Peek(); c != '"' {
+		return nil, false, s.Skip()
+	}
+	v, err = s.Str()
+	return v, err == nil, err
+}
+
+// Raw reads the next value of any type, validating it as Skip does, and returns its JSON text.
+func (s *Scanner) Raw() ([]byte, error) {
+	if _, ok := s.Peek(); !ok {
+		return nil, s.ErrEOF()
+	}
+	s.keep = s.pos // the value's bytes survive the refills while it is skipped
+	err := s.Skip()
+	raw := s.buf[s.keep:s.pos]
+	s.keep = -1
+	return raw, err
 }
 
 // skipStr skips a string without decoding it.
@@ -484,12 +719,12 @@ func (s *Scanner) skipStr() error {
 	if _, ok := s.Peek(); !ok {
 		return s.ErrEOF()
 	}
-	i := s.Pos + 1
-	if b := s.Buf[:s.End]; len(b)-i > 24 {
+	i := s.pos + 1
+	if b := s.buf[:s.end]; len(b)-i > 24 {
 		for j := i; j < i+24; j++ {
 			switch b[j] {
 			case '"':
-				s.Pos = j + 1
+				s.pos = j + 1
 				return nil
 			case '\\':
 				j = i + 24 // escapes: take the general path
@@ -497,57 +732,57 @@ func (s *Scanner) skipStr() error {
 		}
 	}
 	for {
-		for i < s.End {
-			q := bytes.IndexByte(s.Buf[i:s.End], '"')
+		for i < s.end {
+			q := bytes.IndexByte(s.buf[i:s.end], '"')
 			if q < 0 {
-				i = s.End
+				i = s.end
 				break
 			}
 			q += i
 			// Count the backslashes right before the quote: an odd count escapes it.
 			n := 0
-			for j := q - 1; j > s.Pos && s.Buf[j] == '\\'; j-- {
+			for j := q - 1; j > s.pos && s.buf[j] == '\\'; j-- {
 				n++
 			}
 			if n%2 == 0 {
-				if err := s.checkEscapes(s.Pos, q); err != nil {
+				if err := s.checkEscapes(s.pos, q); err != nil {
 					return err
 				}
-				s.Pos = q + 1
+				s.pos = q + 1
 				return nil
 			}
 			i = q + 1
 		}
-		rel := i - s.Pos
+		rel := i - s.pos
 		if !s.fill() {
-			s.Pos = s.End
+			s.pos = s.end
 			return s.ErrEOF()
 		}
-		i = s.Pos + rel
+		i = s.pos + rel
 	}
 }
 
 // checkEscapes verifies the escapes of the string buf[open] .. buf[close] (both quotes).
 func (s *Scanner) checkEscapes(open, close int) error {
-	b := s.Buf[open+1 : close]
+	b := s.buf[open+1 : close]
 	for {
 		k := bytes.IndexByte(b, '\\')
 		if k < 0 {
 			return nil
 		}
 		if k+1 >= len(b) {
-			return s.ErrAt(s.Off+int64(close-len(b)+k), "invalid escape in string")
+			return s.ErrAt(s.off+int64(close-len(b)+k), "invalid escape in string")
 		}
 		switch b[k+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			b = b[k+2:]
 		case 'u':
 			if k+6 > len(b) || !isHex(b[k+2]) || !isHex(b[k+3]) || !isHex(b[k+4]) || !isHex(b[k+5]) {
-				return s.ErrAt(s.Off+int64(close-len(b)+k), "invalid \\u escape in string")
+				return s.ErrAt(s.off+int64(close-len(b)+k), "invalid \\u escape in string")
 			}
 			b = b[k+6:]
 		default:
-			return s.ErrAt(s.Off+int64(close-len(b)+k), "invalid escape '\\%c' in string", b[k+1])
+			return s.ErrAt(s.off+int64(close-len(b)+k), "invalid escape '\\%c' in string", b[k+1])
 		}
 	}
 }
@@ -556,94 +791,73 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// NumKind says what Num found.
-type NumKind uint8
-
-const (
-	NumInt       NumKind = iota // -?digits
-	NumFloat                    // with a fraction or an exponent
-	NumNonFinite                // NaN, Infinity, -Infinity
-)
-
-// NumTable marks the bytes a number token can hold.
-var NumTable = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
-	'6': true, '7': true, '8': true, '9': true, '-': true, '+': true, '.': true, 'e': true, 'E': true}
-
 // Num reads a number token and validates its grammar. The next non-space byte must start it.
 func (s *Scanner) Num() ([]byte, NumKind, error) {
 	if _, ok := s.Peek(); !ok {
 		return nil, 0, s.ErrEOF()
 	}
-	if tok, kind, ok := s.numFast(); ok {
+	return s.num()
+}
+
+// num is Num after the Peek: the token starts at pos.
+func (s *Scanner) num() ([]byte, NumKind, error) {
+	b := s.buf[:s.end]
+	if end, kind := numberEnd(b, s.pos); end > s.pos && end < len(b) && !NumTable[b[end]] {
+		// The token is valid and ends in the buffered bytes.
+		tok := b[s.pos:end]
+		s.pos = end
 		return tok, kind, nil
 	}
-	start := s.Pos
+	start := s.pos
 	i := start
 	for {
-		for i < s.End && NumTable[s.Buf[i]] {
+		for i < s.end && NumTable[s.buf[i]] {
 			i++
 		}
-		if i < s.End || s.done() {
+		if i < s.end || s.done() {
 			break
 		}
 		rel := i - start // pos is still at start, so fill keeps the token
 		s.fill()
-		start = s.Pos
+		start = s.pos
 		i = start + rel
 	}
-	tok := s.Buf[start:i]
+	tok := s.buf[start:i]
 	if len(tok) == 0 || (len(tok) == 1 && tok[0] == '-') {
 		// Maybe a non-finite literal.
 		return s.nonFinite(start)
 	}
 	kind, ok := NumGrammar(tok)
 	if !ok {
-		return nil, 0, s.ErrAt(s.Off+int64(start), "invalid number %s", Clip(tok))
+		return nil, 0, s.ErrAt(s.off+int64(start), "invalid number %s", Clip(tok))
 	}
-	s.Pos = i
+	s.pos = i
 	return tok, kind, nil
 }
 
-// numFast scans a plain number (-?digits(.digits)?) that ends inside the buffered bytes in one
-// pass. ok is false for anything else (exponents, bad grammar, a token at the buffer's end),
-// which the general path then handles.
-func (s *Scanner) numFast() ([]byte, NumKind, bool) {
-	b := s.Buf[:s.End]
-	start := s.Pos
-	i := start
-	if i < len(b) && b[i] == '-' {
-		i++
+// Int reads the next value as an integer: ok when it is an integer token in int64's range or,
+// with wholeFloats, a float token with a whole value (IntOf). A number that is not one gives
+// ok false; a value of another type is skipped and gives ok false.
+func (s *Scanner) Int(wholeFloats bool) (v int64, ok bool, err error) {
+	c, more := s.Peek()
+	if !more {
+		return 0, false, s.ErrEOF()
 	}
-	d := i
-	for i < len(b) && b[i]-'0' <= 9 {
-		i++
+	if c != '-' && c-'0' > 9 {
+		return 0, false, s.Skip()
 	}
-	if i == d || (b[d] == '0' && i-d > 1) {
-		return nil, 0, false
+	tok, kind, err := s.num()
+	if err != nil {
+		return 0, false, err
 	}
-	kind := NumInt
-	if i < len(b) && b[i] == '.' {
-		i++
-		f := i
-		for i < len(b) && b[i]-'0' <= 9 {
-			i++
-		}
-		if i == f {
-			return nil, 0, false
-		}
-		kind = NumFloat
-	}
-	if i >= len(b) || NumTable[b[i]] {
-		return nil, 0, false
-	}
-	s.Pos = i
-	return b[start:i], kind, true
+	v, ok = IntOf(tok, kind, wholeFloats)
+	return v, ok, nil
 }
 
 // nonFinite reports NaN, Infinity or -Infinity at buf[start] by name: JSON has no such values
 // (Python's json.dump writes them unless allow_nan=False).
 func (s *Scanner) nonFinite(start int) ([]byte, NumKind, error) {
-	s.Pos = start
+	s.pos = start
 	at := s.Offset()
 	for _, lit := range [...]string{"NaN", "Infinity", "-Infinity"} {
 		if s.literal(lit) {
@@ -651,7 +865,7 @@ func (s *Scanner) nonFinite(start int) ([]byte, NumKind, error) {
 		}
 	}
 	// literal may have refilled the buffer, which moves the token: pos is still at its start.
-	return nil, 0, s.ErrAt(s.Offset(), "invalid value starting with %s", QuoteByte(s.Buf[s.Pos]))
+	return nil, 0, s.ErrAt(s.Offset(), "invalid value starting with %s", QuoteByte(s.buf[s.pos]))
 }
 
 // SkipBOM consumes a UTF-8 byte order mark (EF BB BF) at the very start of the input and
@@ -690,60 +904,13 @@ func Cut[T ~string | ~[]byte](b T) string {
 
 // literal consumes lit if the input continues with it.
 func (s *Scanner) literal(lit string) bool {
-	for s.End-s.Pos < len(lit) && s.fill() {
+	for s.end-s.pos < len(lit) && s.fill() {
 	}
-	if s.End-s.Pos >= len(lit) && string(s.Buf[s.Pos:s.Pos+len(lit)]) == lit {
-		s.Pos += len(lit)
+	if s.end-s.pos >= len(lit) && string(s.buf[s.pos:s.pos+len(lit)]) == lit {
+		s.pos += len(lit)
 		return true
 	}
 	return false
-}
-
-// NumGrammar checks tok against JSON's number grammar.
-func NumGrammar(tok []byte) (NumKind, bool) {
-	i := 0
-	if tok[0] == '-' {
-		i++
-	}
-	if i >= len(tok) {
-		return 0, false
-	}
-	if tok[i] == '0' {
-		i++
-	} else if tok[i] >= '1' && tok[i] <= '9' {
-		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
-			i++
-		}
-	} else {
-		return 0, false
-	}
-	kind := NumInt
-	if i < len(tok) && tok[i] == '.' {
-		i++
-		d := i
-		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return 0, false
-		}
-		kind = NumFloat
-	}
-	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
-		i++
-		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return 0, false
-		}
-		kind = NumFloat
-	}
-	return kind, i == len(tok)
 }
 
 // Skip skips one value of any type.
@@ -755,14 +922,14 @@ func (s *Scanner) Skip() error {
 }
 
 // skipFast skips one value that lies wholly in the buffered bytes and holds only the common
-// forms — strings without escapes, plain numbers (-?digits[.digits]), true, false, null, and
+// forms — strings without escapes, numbers, true, false, null, and
 // arrays and objects of those nested at most 32 deep — and reports true. On anything else,
 // or at the end of the buffered bytes, it consumes nothing and reports false, and skipDepth
 // reads (and validates, and reports errors in) the value as always. Whatever it accepts,
 // skipDepth accepts the same way.
 func (s *Scanner) skipFast() bool {
-	b := s.Buf[:s.End]
-	i := s.Pos
+	b := s.buf[:s.end]
+	i := s.pos
 	var closers [32]byte
 	depth := 0
 	for {
@@ -819,29 +986,8 @@ func (s *Scanner) skipFast() bool {
 			}
 			i += 5
 		default:
-			// A plain number, as numFast reads it.
-			j := i
-			if b[j] == '-' {
-				j++
-			}
-			d := j
-			for j < len(b) && b[j]-'0' <= 9 {
-				j++
-			}
-			if j == d || (b[d] == '0' && j-d > 1) {
-				return false
-			}
-			if j < len(b) && b[j] == '.' {
-				j++
-				f := j
-				for j < len(b) && b[j]-'0' <= 9 {
-					j++
-				}
-				if j == f {
-					return false
-				}
-			}
-			if j >= len(b) || NumTable[b[j]] {
+			j, _ := numberEnd(b, i)
+			if j == i || j >= len(b) || NumTable[b[j]] {
 				return false
 			}
 			i = j
@@ -849,7 +995,7 @@ func (s *Scanner) skipFast() bool {
 		// After a value: the end of the outermost one, or ',' or the closer of its container.
 		for {
 			if depth == 0 {
-				s.Pos = i
+				s.pos = i
 				return true
 			}
 			for i < len(b) && Space[b[i]] {
@@ -912,8 +1058,8 @@ func (s *Scanner) skipDepth(depth int) error {
 		if depth >= MaxDepth {
 			return s.ErrHere("values nested deeper than %d levels", MaxDepth)
 		}
-		s.Pos++
-		more, err := s.First('}')
+		s.pos++
+		more, err := s.first('}')
 		for more && err == nil {
 			if c, ok := s.Peek(); !ok {
 				return s.ErrEOF()
@@ -923,26 +1069,26 @@ func (s *Scanner) skipDepth(depth int) error {
 			if err = s.skipStr(); err != nil {
 				return err
 			}
-			if err = s.Expect(':', "':'"); err != nil {
+			if err = s.expect(':', "':'"); err != nil {
 				return err
 			}
 			if err = s.skipDepth(depth + 1); err != nil {
 				return err
 			}
-			more, err = s.More('}')
+			more, err = s.more('}')
 		}
 		return err
 	case '[':
 		if depth >= MaxDepth {
 			return s.ErrHere("values nested deeper than %d levels", MaxDepth)
 		}
-		s.Pos++
-		more, err := s.First(']')
+		s.pos++
+		more, err := s.first(']')
 		for more && err == nil {
 			if err = s.skipDepth(depth + 1); err != nil {
 				return err
 			}
-			more, err = s.More(']')
+			more, err = s.more(']')
 		}
 		return err
 	case 't':
@@ -952,10 +1098,7 @@ func (s *Scanner) skipDepth(depth int) error {
 	case 'n':
 		return s.want("null")
 	}
-	if _, _, ok := s.numFast(); ok {
-		return nil
-	}
-	_, _, err := s.Num()
+	_, _, err := s.num()
 	return err
 }
 
@@ -995,50 +1138,4 @@ func QuoteByte(c byte) string {
 		return "'" + string(rune(c)) + "'"
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
-}
-
-// Bstr views b as a string without copying, for the strconv parsers (which copy what they
-// keep). b must not change while the string is in use.
-func Bstr(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// ParseInt parses an integer token; ok is false when tok is not an integer or overflows.
-func ParseInt(tok []byte) (int64, bool) {
-	if len(tok) == 0 || len(tok) > 20 {
-		v, err := strconv.ParseInt(Bstr(tok), 10, 64)
-		return v, err == nil
-	}
-	neg := tok[0] == '-'
-	i := 0
-	if neg {
-		i = 1
-	}
-	if i == len(tok) {
-		return 0, false
-	}
-	var v uint64
-	for ; i < len(tok); i++ {
-		c := tok[i] - '0'
-		if c > 9 {
-			return 0, false
-		}
-		if v > (1<<63)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c)
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
 }

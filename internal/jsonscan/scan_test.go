@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -130,5 +131,162 @@ func TestParseInt(t *testing.T) {
 		"123456789012345678901234"} {
 		_, ok := ParseInt([]byte(in))
 		assert.False(t, ok, in)
+	}
+}
+
+func TestScanObjectArray(t *testing.T) {
+	in := `{"a": [1, 2, 3], "b": {"c": "d"}, "e": {}, "f": []}`
+	for name, s := range map[string]*Scanner{"buffered": New(strings.NewReader(in), "o", nil), "one byte": scanOne(in)} {
+		var keys, elems []string
+		it := s.Object()
+		for it.Next() {
+			keys = append(keys, string(it.Key()))
+			if c, _ := s.Peek(); c == '[' {
+				el := s.Array()
+				for el.Next() {
+					v, ok, err := s.Int(false)
+					require.NoError(t, err)
+					require.True(t, ok)
+					elems = append(elems, strconv.FormatInt(v, 10))
+				}
+				require.NoError(t, el.Err(), name)
+			} else {
+				require.NoError(t, s.Skip(), name)
+			}
+		}
+		require.NoError(t, it.Err(), name)
+		assert.Equal(t, []string{"a", "b", "e", "f"}, keys, name)
+		assert.Equal(t, []string{"1", "2", "3"}, elems, name)
+	}
+	for _, bad := range []string{`[1]`, `{"a" 1}`, `{"a": 1 "b": 2}`, `{1: 2}`, `{"a": 1`} {
+		s := New(strings.NewReader(bad), "o", nil)
+		it := s.Object()
+		for it.Next() {
+			if s.Skip() != nil {
+				break
+			}
+		}
+		assert.Error(t, it.Err(), bad)
+	}
+	// ObjectOrSkip skips a value of another type.
+	s := New(strings.NewReader(`[1, {"x": 2}] #`), "o", nil)
+	it := s.ObjectOrSkip()
+	assert.False(t, it.Next())
+	require.NoError(t, it.Err())
+	c, _ := s.Peek()
+	assert.Equal(t, byte('#'), c)
+}
+
+func TestScanValues(t *testing.T) {
+	in := `["s", 7, 2.0, 2.5, 99999999999999999999, "t", null, [1, {"k": "v"}], 8]`
+	for name, s := range map[string]*Scanner{"buffered": New(strings.NewReader(in), "v", nil), "one byte": scanOne(in)} {
+		it := s.Array()
+		require.True(t, it.Next())
+		v, ok, err := s.StrOrSkip()
+		require.NoError(t, err)
+		assert.True(t, ok)
+		assert.Equal(t, "s", string(v), name)
+		require.True(t, it.Next())
+		_, ok, err = s.StrOrSkip() // 7 is skipped
+		require.NoError(t, err)
+		assert.False(t, ok, name)
+		require.True(t, it.Next())
+		n, ok, err := s.Int(true) // 2.0 is whole
+		require.NoError(t, err)
+		assert.True(t, ok, name)
+		assert.Equal(t, int64(2), n)
+		require.True(t, it.Next())
+		_, ok, err = s.Int(true) // 2.5 is not
+		require.NoError(t, err)
+		assert.False(t, ok, name)
+		require.True(t, it.Next())
+		_, ok, err = s.Int(false) // overflows
+		require.NoError(t, err)
+		assert.False(t, ok, name)
+		require.True(t, it.Next())
+		_, ok, err = s.Int(false) // a string is skipped
+		require.NoError(t, err)
+		assert.False(t, ok, name)
+		require.True(t, it.Next())
+		_, ok, err = s.Int(true) // null is skipped
+		require.NoError(t, err)
+		assert.False(t, ok, name)
+		require.True(t, it.Next())
+		raw, err := s.Raw()
+		require.NoError(t, err)
+		assert.Equal(t, `[1, {"k": "v"}]`, string(raw), name)
+		require.True(t, it.Next())
+		n, ok, err = s.Int(false)
+		require.NoError(t, err)
+		assert.True(t, ok)
+		assert.Equal(t, int64(8), n, name)
+		assert.False(t, it.Next())
+		require.NoError(t, it.Err())
+	}
+}
+
+// TestScanHandOff moves a scan between buffers as the trace reader's parallel parse does: the
+// buffered rest is detached, the source read directly, and the pieces handed back with Resume
+// or scanned in place with Reset; offsets stay those of the input.
+func TestScanHandOff(t *testing.T) {
+	in := `[10, 20, 30, 40, 50]`
+	s := New(iotest.HalfReader(strings.NewReader(in)), "h", nil)
+	it := s.Array()
+	require.True(t, it.Next())
+	assert.True(t, s.Streaming())
+	rest, off := s.Detach()
+	assert.Equal(t, int64(1), off)
+	taken := append([]byte(nil), rest...)
+	buf := make([]byte, 64)
+	for !s.SourceDone() {
+		taken = append(taken, buf[:s.ReadSome(buf)]...)
+	}
+	assert.Equal(t, in[1:], string(taken))
+	assert.Equal(t, int64(len(in)), s.BytesRead())
+
+	// Hand the input back in two chunks after a prefix.
+	chunks := [][]byte{taken[4:9], taken[9:]}
+	s.Resume(off, taken[:4], func() []byte {
+		if len(chunks) == 0 {
+			return nil
+		}
+		c := chunks[0]
+		chunks = chunks[1:]
+		return c
+	})
+	var got []int64
+	in2 := s.InArray()
+	for {
+		v, ok, err := s.Int(false)
+		require.NoError(t, err)
+		require.True(t, ok)
+		got = append(got, v)
+		if !in2.Next() {
+			break
+		}
+	}
+	require.NoError(t, in2.Err())
+	assert.Equal(t, []int64{10, 20, 30, 40, 50}, got)
+	assert.Equal(t, int64(len(in)), s.Offset())
+
+	// A piece scanned in place reports errors at input offsets.
+	p := NewBytes([]byte(`30, x0`), 9, "h")
+	_, _, err := p.Int(false)
+	require.NoError(t, err)
+	pit := p.InArray()
+	assert.True(t, pit.Next())
+	assert.False(t, p.AtBufferEnd())
+	_, _, err = p.Num()
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, int64(13), e.Offset)
+}
+
+func TestNumGrammar(t *testing.T) {
+	for in, want := range map[string]bool{"0": true, "-0": true, "10": true, "1.5": true, "1e5": true,
+		"1E-5": true, "-1.25e+10": true, "01": false, "1.": false, ".5": false, "-": false, "1e": false,
+		"1e+": false, "+1": false, "1.2.3": false, "": false, "--1": false, "0x1": false} {
+		_, ok := NumGrammar([]byte(in))
+		assert.Equal(t, want, ok, in)
 	}
 }

@@ -30,13 +30,13 @@ package tracefile
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/jsonscan"

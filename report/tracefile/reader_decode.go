@@ -1,14 +1,10 @@
 package tracefile
 
 import (
-	"bytes"
 	"io"
-	"iter"
 	"math"
-	"strconv"
 	"strings"
 
-	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/jsonscan"
 	"github.com/orprof/orprof/report/trace"
 )
@@ -16,170 +12,6 @@ import (
 // argExternalIDLower is the link key as Kineto builds of 2021 (PyTorch 1.8, 1.9) spelled it
 // on runtime and kernel events; later ones write trace.ArgExternalID.
 const argExternalIDLower = "external id"
-
-// rawKind says what a kept trace event becomes.
-type rawKind uint8
-
-const (
-	rawHostOp  rawKind = iota // cpu_op, user_annotation, or a legacy "X" event: a CPU operator
-	rawRuntime                // a *_runtime / *_driver call: a CPU event that can be linked to an op
-	rawDevice                 // kernel, memcpy, memset, …: an event on the accelerator
-	rawMemory                 // a "[memory]" instant: bytes allocated (or freed, < 0)
-	rawOOM                    // an "[OutOfMemory]" instant
-)
-
-// Event categories ("cat") the reader distinguishes.
-const (
-	catNone              uint8 = iota // no "cat": PyTorch's legacy exporter
-	catCPUOp                          // cpu_op
-	catUserAnnotation                 // user_annotation (record_function ranges)
-	catRuntimeCUDA                    // cuda_runtime, cuda_driver
-	catRuntimeXPU                     // xpu_runtime, xpu_driver
-	catRuntimeMTIA                    // mtia_runtime
-	catRuntimePU1                     // privateuse1_runtime, privateuse1_driver
-	catRuntimeOther                   // any other *_runtime / *_driver (glow_runtime, …)
-	catDevGeneric                     // kernel, gpu_memcpy, gpu_memset, cuda_sync, cuda_profiler_range
-	catDevUserAnnotation              // gpu_user_annotation
-	catDevMTIA                        // mtia_ccp_events, mtia_workloadd
-	catDevHPU                         // hpu_op
-	catTrace                          // "Trace" spans (one per profiler buffer)
-	catInstant                        // cpu_instant_event
-	catIgnored                        // python_function, overhead, counters, … : not FunctionEvents
-)
-
-// classifyCat maps a "cat" value to one of the categories above.
-func classifyCat(b []byte) uint8 {
-	switch string(b) {
-	case "cpu_op", "Operator", "operator":
-		return catCPUOp
-	case "user_annotation":
-		return catUserAnnotation
-	case "cuda_runtime", "cuda_driver", "Runtime":
-		return catRuntimeCUDA
-	case "xpu_runtime", "xpu_driver":
-		return catRuntimeXPU
-	case "mtia_runtime":
-		return catRuntimeMTIA
-	case "privateuse1_runtime", "privateuse1_driver":
-		return catRuntimePU1
-	case "kernel", "Kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_profiler_range",
-		"Memcpy", "Memset":
-		return catDevGeneric
-	case "gpu_user_annotation":
-		return catDevUserAnnotation
-	case "mtia_ccp_events", "mtia_workloadd":
-		return catDevMTIA
-	case "hpu_op":
-		return catDevHPU
-	case "Trace":
-		return catTrace
-	case "cpu_instant_event":
-		return catInstant
-	}
-	if bytes.HasSuffix(b, []byte("_runtime")) || bytes.HasSuffix(b, []byte("_driver")) {
-		return catRuntimeOther
-	}
-	return catIgnored
-}
-
-// rawEvent is the compact record the scan keeps for an event it uses; resolve turns the records
-// into FunctionEvents once the whole file (time base, device type, links) is known.
-type rawEvent struct {
-	ts, dur  int64 // Kineto form: ns as written (µs with 3 decimals); legacy: math.Float64bits of µs
-	pid, tid int64
-	extID    int64 // "External id" (0 = none); "[memory]": "Bytes"
-	corr     int64 // "correlation" (0 = none); "[memory]": "Device Type" (a c10::DeviceType number)
-	seq, fwd int64 // "Sequence number" (−1 = none), "Fwd thread id"
-	devUs    int64 // orprof fallback traces: "Device time us" (0 = none)
-	name     uint32
-	shapes   int32 // index into decoder.shapeStrs; −1 = none
-	stack    int32 // index into decoder.stacks; −1 = none
-	node     int32 // legacy remote events: node id; else −1
-	devIdx   int32 // orprof fallback traces: "Device"
-	kind     rawKind
-	cat      uint8
-	scope    int8 // an explicit "Scope" argument (orprof traces); −1 = none
-	remote   bool
-	async    bool // an explicit "Async": true argument (orprof traces)
-}
-
-// rawChunk is how many rawEvents one allocation holds: the records are kept in chunks so that
-// a large trace never copies them to grow a slice.
-const rawChunk = 2048
-
-// rawList is an append-only list of rawEvents in chunks. Chunks may be shorter than rawChunk
-// (a parallel parse adopts each segment's records as they are).
-type rawList struct {
-	chunks [][]rawEvent
-	starts []int // starts[k] is the index of chunks[k][0]
-	n      int
-	spare  []rawEvent // unused capacity to start the next chunk in
-}
-
-func (l *rawList) add(r rawEvent) {
-	k := len(l.chunks) - 1
-	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
-		c := l.spare[:0:cap(l.spare)]
-		l.spare = nil
-		if cap(c) == 0 {
-			c = make([]rawEvent, 0, rawChunk)
-		}
-		l.chunks = append(l.chunks, c)
-		l.starts = append(l.starts, l.n)
-		k++
-	}
-	l.chunks[k] = append(l.chunks[k], r)
-	l.n++
-}
-
-// adopt appends the records of c, keeping c as a chunk (capped at its length, so that no later
-// add writes past it).
-func (l *rawList) adopt(c []rawEvent) {
-	if len(c) == 0 {
-		return
-	}
-	if k := len(l.chunks) - 1; k >= 0 && cap(l.spare) == 0 {
-		// Records added later go on in the unused part of the last chunk, not in a new one.
-		last := l.chunks[k]
-		l.chunks[k], l.spare = last[:len(last):len(last)], last[len(last):]
-	}
-	l.chunks = append(l.chunks, c[:len(c):len(c)])
-	l.starts = append(l.starts, l.n)
-	l.n += len(c)
-}
-
-// at returns record i (0 ≤ i < n).
-func (l *rawList) at(i int) *rawEvent {
-	lo, hi := 0, len(l.starts)
-	for hi-lo > 1 { // the last chunk k with starts[k] ≤ i
-		m := int(uint(lo+hi) >> 1)
-		if l.starts[m] <= i {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return &l.chunks[lo][i-l.starts[lo]]
-}
-
-// all yields every record with its index, in order.
-func (l *rawList) all() iter.Seq2[int, *rawEvent] {
-	return func(yield func(int, *rawEvent) bool) {
-		i := 0
-		for _, c := range l.chunks {
-			for j := range c {
-				if !yield(i, &c[j]) {
-					return
-				}
-				i++
-			}
-		}
-	}
-}
-
-// memBytes and memDevice read a "[memory]" record's fields.
-func (r *rawEvent) memBytes() int64  { return r.extID }
-func (r *rawEvent) memDevice() int64 { return r.corr }
 
 // evFields collects the members of one trace event while it is scanned (members come in any
 // order). Type problems with ts/dur/name are recorded and reported only if the event is used.
@@ -300,15 +132,6 @@ func (f *scanFacts) merge(o *scanFacts) {
 	}
 }
 
-const (
-	nameFiltered = 1 << iota
-	nameProfilerSpan
-	nameMemory
-	nameOOM
-	nameProcessLabels
-	nameScopeMetrics // "metrics: …": a scope profiler's metrics slice, not device work
-)
-
 func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
 	return &decoder{
 		s:        jsonscan.New(r, file, opts.Progress),
@@ -319,67 +142,14 @@ func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder 
 	}
 }
 
-// intern returns the id of name b, adding it on first sight. A small cache in front of the map
-// catches the names that repeat event after event.
-func (d *decoder) intern(b []byte) uint32 {
-	if len(b) == 0 {
-		return d.internString("")
-	}
-	e := &d.nameCache[(uint(len(b))*131+uint(b[0])*31+uint(b[len(b)-1]))%uint(len(d.nameCache))]
-	if e.name == string(b) { // an empty entry never matches: b is not empty
-		return e.id
-	}
-	id, ok := d.names[string(b)]
-	if !ok {
-		id = d.internNew(string(b))
-	}
-	e.name, e.id = d.nameStrs[id], id
-	return id
-}
-
-// internString is intern for a string.
-func (d *decoder) internString(s string) uint32 {
-	if id, ok := d.names[s]; ok {
-		return id
-	}
-	return d.internNew(s)
-}
-
-// internNew adds name s, which is not interned yet.
-func (d *decoder) internNew(s string) uint32 {
-	id := uint32(len(d.nameStrs))
-	d.names[s] = id
-	d.nameStrs = append(d.nameStrs, s)
-	var f uint8
-	if events.FilterName(s) {
-		f |= nameFiltered
-	}
-	if strings.HasPrefix(s, "PyTorch Profiler") {
-		f |= nameProfilerSpan
-	}
-	if strings.HasPrefix(s, "metrics: ") {
-		f |= nameScopeMetrics
-	}
-	switch s {
-	case "[memory]":
-		f |= nameMemory
-	case "[OutOfMemory]":
-		f |= nameOOM
-	case "process_labels":
-		f |= nameProcessLabels
-	}
-	d.nameFlags = append(d.nameFlags, f)
-	return id
-}
-
 // run scans the whole input.
 func (d *decoder) run() error {
 	s := d.s
 	s.SkipBOM()
 	c, ok := s.Peek()
 	if !ok {
-		if s.ReadErr != nil {
-			return s.ErrEOF()
+		if err := s.ReadErr(); err != nil {
+			return err
 		}
 		return s.ErrAt(0, "empty input: not a trace")
 	}
@@ -402,10 +172,7 @@ func (d *decoder) run() error {
 	if c, ok := s.Peek(); ok {
 		return s.ErrHere("unexpected %s after the end of the trace", jsonscan.QuoteByte(c))
 	}
-	if s.ReadErr != nil {
-		return s.ErrEOF()
-	}
-	return nil
+	return s.ReadErr()
 }
 
 // topObject reads Kineto's top-level object. Its members may come in any order; only
@@ -413,15 +180,11 @@ func (d *decoder) run() error {
 func (d *decoder) topObject() error {
 	s := d.s
 	at := s.Offset()
-	s.Pos++ // '{'
 	sawEvents := false
-	more, err := s.First('}')
-	for more && err == nil {
-		var k []byte
-		if k, err = s.Key(); err != nil {
-			return err
-		}
-		switch string(k) {
+	it := s.Object()
+	for it.Next() {
+		var err error
+		switch string(it.Key()) {
 		case "traceEvents":
 			sawEvents = true
 			err = d.eventArray()
@@ -432,13 +195,10 @@ func (d *decoder) topObject() error {
 		case "distributedInfo":
 			err = d.distributedInfo()
 		case trace.MetaDeviceName:
-			if c, _ := s.Peek(); c == '"' {
-				var v []byte
-				if v, err = s.Str(); err == nil {
-					d.deviceName = strings.ToLower(strings.TrimSpace(string(v)))
-				}
-			} else {
-				err = s.Skip()
+			var v []byte
+			var ok bool
+			if v, ok, err = s.StrOrSkip(); ok {
+				d.deviceName = strings.ToLower(strings.TrimSpace(string(v)))
 			}
 		default:
 			err = s.Skip()
@@ -446,9 +206,8 @@ func (d *decoder) topObject() error {
 		if err != nil {
 			return err
 		}
-		more, err = s.More('}')
 	}
-	if err != nil {
+	if err := it.Err(); err != nil {
 		return err
 	}
 	if !sawEvents {
@@ -462,19 +221,13 @@ func (d *decoder) topObject() error {
 // value of another shape, is skipped.
 func (d *decoder) distributedInfo() error {
 	s := d.s
-	if c, _ := s.Peek(); c != '{' {
-		return s.Skip()
-	}
-	s.Pos++
-	more, err := s.First('}')
-	for more && err == nil {
-		var k []byte
-		if k, err = s.Key(); err != nil {
-			return err
-		}
-		if c, _ := s.Peek(); string(k) == "rank" && (c == '-' || c >= '0' && c <= '9') {
+	it := s.ObjectOrSkip()
+	for it.Next() {
+		var err error
+		if string(it.Key()) == "rank" {
 			var v int64
-			if v, err = d.argInt(-1); err == nil && v >= 0 {
+			var ok bool
+			if v, ok, err = s.Int(false); ok && v >= 0 {
 				d.rank, d.hasRank = v, true
 			}
 		} else {
@@ -483,9 +236,8 @@ func (d *decoder) distributedInfo() error {
 		if err != nil {
 			return err
 		}
-		more, err = s.More('}')
 	}
-	return err
+	return it.Err()
 }
 
 // orprofMeta reads the top-level "orprof" object orprof's sessions write
@@ -497,16 +249,13 @@ func (d *decoder) orprofMeta() error {
 		return s.Skip()
 	}
 	d.isOrprof = true
-	s.Pos++
-	more, err := s.First('}')
-	for more && err == nil {
-		var k []byte
-		if k, err = s.Key(); err != nil {
-			return err
-		}
-		if c, _ := s.Peek(); string(k) == trace.MetaDevice && c == '"' {
+	it := s.Object()
+	for it.Next() {
+		var err error
+		if string(it.Key()) == trace.MetaDevice {
 			var v []byte
-			if v, err = s.Str(); err == nil {
+			var ok bool
+			if v, ok, err = s.StrOrSkip(); ok {
 				d.orprofDev = strings.ToLower(strings.TrimSpace(string(v)))
 			}
 		} else {
@@ -515,9 +264,8 @@ func (d *decoder) orprofMeta() error {
 		if err != nil {
 			return err
 		}
-		more, err = s.More('}')
 	}
-	return err
+	return it.Err()
 }
 
 // intValue reads an integer member value (an integral float is accepted).
@@ -535,15 +283,8 @@ func (d *decoder) intValue(key string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if kind == jsonscan.NumInt {
-		if v, ok := jsonscan.ParseInt(tok); ok {
-			return v, nil
-		}
-	} else if kind == jsonscan.NumFloat {
-		f, err := strconv.ParseFloat(jsonscan.Bstr(tok), 64)
-		if err == nil && f == math.Trunc(f) && math.Abs(f) < 9.2e18 {
-			return int64(f), nil
-		}
+	if v, ok := jsonscan.IntOf(tok, kind, true); ok {
+		return v, nil
 	}
 	return 0, s.ErrAt(at, "%q is not an integer (%s)", key, jsonscan.Cut(tok))
 }
@@ -551,24 +292,25 @@ func (d *decoder) intValue(key string) (int64, error) {
 // eventArray reads an array of trace events.
 func (d *decoder) eventArray() error {
 	s := d.s
-	if err := s.Expect('[', "'[' (an array of trace events)"); err != nil {
-		if c, ok := s.Peek(); ok && c != '[' {
-			return s.ErrHere("\"traceEvents\" is %s, not an array", s.ValueKind())
-		}
-		return err
+	if c, ok := s.Peek(); ok && c != '[' {
+		return s.ErrHere("\"traceEvents\" is %s, not an array", s.ValueKind())
 	}
-	more, err := s.First(']')
-	if more && err == nil && d.par.workers > 1 && !s.EOF && s.Feed == nil && len(s.Pre) == 0 {
+	it := s.Array()
+	if !it.Next() {
+		return it.Err()
+	}
+	if d.par.workers > 1 && s.Streaming() {
 		// More input than one buffer: parse it on several goroutines.
 		return d.eventArrayParallel()
 	}
-	for more && err == nil {
-		if err = d.arrayElement(); err != nil {
+	for {
+		if err := d.arrayElement(); err != nil {
 			return err
 		}
-		more, err = s.More(']')
+		if !it.Next() {
+			return it.Err()
+		}
 	}
-	return err
 }
 
 // arrayElement reads one element of the trace-event array, which must be an object.
@@ -594,22 +336,17 @@ func (d *decoder) event() error {
 	s := d.s
 	ev := &d.ev
 	*ev = evFields{at: s.Offset(), seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
-	s.Pos++ // '{'
-	more, err := s.First('}')
-	for more && err == nil {
-		var k []byte
-		if k, err = s.Key(); err != nil {
-			return err
-		}
+	it := s.Object()
+	for it.Next() {
 		if ev.unused {
 			// The event cannot contribute: validate the rest without decoding it.
-			if err = s.Skip(); err != nil {
+			if err := s.Skip(); err != nil {
 				return err
 			}
-			more, err = s.More('}')
 			continue
 		}
-		switch string(k) {
+		var err error
+		switch string(it.Key()) {
 		case "ph":
 			err = d.phValue(ev)
 		case "cat":
@@ -633,9 +370,8 @@ func (d *decoder) event() error {
 			return err
 		}
 		ev.unused = d.unused(ev)
-		more, err = s.More('}')
 	}
-	if err != nil {
+	if err := it.Err(); err != nil {
 		return err
 	}
 	if ev.unused {
@@ -668,31 +404,19 @@ func (d *decoder) unused(ev *evFields) bool {
 }
 
 func (d *decoder) phValue(ev *evFields) error {
-	s := d.s
-	if c, _ := s.Peek(); c != '"' {
-		return s.Skip()
-	}
-	v, err := s.Str()
-	if err != nil {
-		return err
-	}
-	if len(v) == 1 {
+	v, ok, err := d.s.StrOrSkip()
+	if ok && len(v) == 1 {
 		ev.ph = v[0]
 	}
-	return nil
+	return err
 }
 
 func (d *decoder) catValue(ev *evFields) error {
-	s := d.s
-	if c, _ := s.Peek(); c != '"' {
-		return s.Skip()
+	v, ok, err := d.s.StrOrSkip()
+	if ok {
+		ev.cat, ev.hasCat = classifyCat(v), true
 	}
-	v, err := s.Str()
-	if err != nil {
-		return err
-	}
-	ev.cat, ev.hasCat = classifyCat(v), true
-	return nil
+	return err
 }
 
 func (d *decoder) nameValue(ev *evFields) error {
@@ -713,135 +437,59 @@ func (d *decoder) nameValue(ev *evFields) error {
 
 // timeValue reads "ts" or "dur". In the Kineto form the value is kept as integer nanoseconds
 // (Kineto writes µs with exactly three decimals, so this is exact and matches PyTorch's
-// integer-nanosecond arithmetic); in the legacy form as the float64 the text denotes.
+// integer-nanosecond arithmetic); in the legacy form as the float64 the text denotes. A value
+// that is not a valid time is recorded as the event's problem, reported only if it is used.
 func (d *decoder) timeValue(ev *evFields, isDur bool) error {
-	s := d.s
 	key := "ts"
 	if isDur {
 		key = "dur"
 	}
-	setErr := func(e error) {
-		if isDur {
-			ev.durErr = e
-		} else {
-			ev.tsErr = e
-		}
-	}
-	c, ok := s.Peek()
-	if !ok {
-		return s.ErrEOF()
-	}
-	at := s.Offset()
-	if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
-		setErr(s.ErrAt(at, "%q is %s, not a number", key, s.ValueKind()))
-		return s.Skip()
-	}
-	tok, kind, err := s.Num()
-	if err != nil {
+	ns, us, problem, err := d.timeNumber(key, isDur)
+	switch {
+	case err != nil:
 		return err
-	}
-	if isDur && tok[0] == '-' && !isZero(tok) {
-		setErr(s.ErrAt(at, "%q is negative (%s)", key, jsonscan.Cut(tok)))
-		return nil
-	}
-	if d.format == Kineto {
-		ns, ok := parseMicrosToNs(tok, kind)
-		if !ok {
-			setErr(s.ErrAt(at, "%q is out of range (%s)", key, jsonscan.Cut(tok)))
-			return nil
-		}
-		if isDur {
-			ev.durNs, ev.hasDur = ns, true
-		} else {
-			ev.tsNs, ev.hasTS = ns, true
-		}
-		return nil
-	}
-	f, ok := parseFloatTok(tok, kind)
-	if !ok || math.IsInf(f, 0) {
-		setErr(s.ErrAt(at, "%q is out of range (%s)", key, jsonscan.Cut(tok)))
-		return nil
-	}
-	if isDur {
-		ev.durUs, ev.hasDur = f, true
-	} else {
-		ev.tsUs, ev.hasTS = f, true
+	case problem != nil && isDur:
+		ev.durErr = problem
+	case problem != nil:
+		ev.tsErr = problem
+	case isDur:
+		ev.durNs, ev.durUs, ev.hasDur = ns, us, true
+	default:
+		ev.tsNs, ev.tsUs, ev.hasTS = ns, us, true
 	}
 	return nil
 }
 
-// isZero reports whether a number token denotes zero ("-0", "-0.000", "-0e5").
-func isZero(tok []byte) bool {
-	for _, c := range tok {
-		if c >= '1' && c <= '9' {
-			return false
-		}
-		if c == 'e' || c == 'E' {
-			return true
-		}
+// timeNumber reads the value of the time member key: ns in the Kineto form, µs in the legacy
+// form, or the problem with it.
+func (d *decoder) timeNumber(key string, isDur bool) (ns int64, us float64, problem, err error) {
+	s := d.s
+	c, ok := s.Peek()
+	if !ok {
+		return 0, 0, nil, s.ErrEOF()
 	}
-	return true
-}
-
-// parseMicrosToNs converts a µs number token to integer ns: exactly when it has at most three
-// decimals and no exponent, else by rounding the float value.
-func parseMicrosToNs(tok []byte, kind jsonscan.NumKind) (int64, bool) {
-	if kind == jsonscan.NumInt {
-		v, ok := jsonscan.ParseInt(tok)
-		if !ok || v > math.MaxInt64/1000 || v < math.MinInt64/1000 {
-			return 0, false
-		}
-		return v * 1000, true
+	at := s.Offset()
+	if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
+		problem = s.ErrAt(at, "%q is %s, not a number", key, s.ValueKind())
+		return 0, 0, problem, s.Skip()
 	}
-	dot := -1
-	if n := len(tok); n >= 2 && tok[n-2] == '.' {
-		dot = n - 2
-	} else if n >= 3 && tok[n-3] == '.' {
-		dot = n - 3
-	} else if n >= 4 && tok[n-4] == '.' {
-		dot = n - 4
+	tok, kind, err := s.Num()
+	switch {
+	case err != nil:
+		return 0, 0, nil, err
+	case isDur && tok[0] == '-' && !isZero(tok):
+		return 0, 0, s.ErrAt(at, "%q is negative (%s)", key, jsonscan.Cut(tok)), nil
 	}
-	if dot > 0 {
-		ip, ok := jsonscan.ParseInt(tok[:dot])
-		if ok && ip <= math.MaxInt64/1000-1 && ip >= math.MinInt64/1000+1 {
-			var frac int64
-			digits := 0
-			for _, c := range tok[dot+1:] {
-				frac = frac*10 + int64(c-'0')
-				digits++
-			}
-			for ; digits < 3; digits++ {
-				frac *= 10
-			}
-			if tok[0] == '-' {
-				return ip*1000 - frac, true
-			}
-			return ip*1000 + frac, true
-		}
+	if d.format == Kineto {
+		ns, ok = parseMicrosToNs(tok, kind)
+	} else {
+		us, ok = parseFloatTok(tok, kind)
+		ok = ok && !math.IsInf(us, 0)
 	}
-	f, err := strconv.ParseFloat(jsonscan.Bstr(tok), 64)
-	if err != nil {
-		return 0, false
+	if !ok {
+		return 0, 0, s.ErrAt(at, "%q is out of range (%s)", key, jsonscan.Cut(tok)), nil
 	}
-	ns := math.Round(f * 1000)
-	if math.Abs(ns) >= 9.2e18 {
-		return 0, false
-	}
-	return int64(ns), true
-}
-
-// parseFloatTok parses a number token into the float64 Python's float() would give.
-func parseFloatTok(tok []byte, kind jsonscan.NumKind) (float64, bool) {
-	if kind == jsonscan.NumInt {
-		if v, ok := jsonscan.ParseInt(tok); ok && v < 1<<53 && v > -(1<<53) {
-			return float64(v), true
-		}
-	}
-	f, err := strconv.ParseFloat(jsonscan.Bstr(tok), 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
+	return ns, us, nil, nil
 }
 
 // idValue reads a pid or tid: an integer, an integral float, or a string. Strings are the
@@ -862,72 +510,18 @@ func (d *decoder) idValue() (id int64, node int32, remote bool, err error) {
 		}
 		id, node, remote = parseIDString(v)
 		return id, node, remote, nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		tok, kind, err := s.Num()
-		if err != nil {
-			return 0, node, false, err
-		}
-		if kind == jsonscan.NumInt {
-			if v, ok := jsonscan.ParseInt(tok); ok {
-				return v, node, false, nil
-			}
-		}
-		if f, ok := parseFloatTok(tok, kind); ok && f == math.Trunc(f) && math.Abs(f) < 9.2e18 {
-			return int64(f), node, false, nil
-		}
-		return 0, node, false, nil
 	}
-	return 0, node, false, s.Skip()
-}
-
-func parseIDString(v []byte) (id int64, node int32, remote bool) {
-	node = -1
-	if i := bytes.Index(v, []byte("node_id:")); i >= 0 {
-		if j := bytes.Index(v, []byte("thread_id:")); j >= 0 {
-			n, okN := firstInt(v[i+len("node_id:"):])
-			t, okT := firstInt(v[j+len("thread_id:"):])
-			if okN && okT && n >= math.MinInt32 && n <= math.MaxInt32 {
-				return t, int32(n), true
-			}
-		}
-	}
-	t, _ := firstInt(v)
-	return t, node, false
-}
-
-// firstInt parses the first run of decimal digits in b (with a '-' right before it).
-func firstInt(b []byte) (int64, bool) {
-	i := 0
-	for i < len(b) && (b[i] < '0' || b[i] > '9') {
-		i++
-	}
-	if i == len(b) {
-		return 0, false
-	}
-	j := i
-	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-		j++
-	}
-	if i > 0 && b[i-1] == '-' {
-		i--
-	}
-	return jsonscan.ParseInt(b[i:j])
+	v, _, err := s.Int(true) // another type is skipped: 0
+	return v, node, false, err
 }
 
 // args reads the members of "args" that the reader uses and skips the others.
 func (d *decoder) args(ev *evFields) error {
 	s := d.s
-	if c, _ := s.Peek(); c != '{' {
-		return s.Skip()
-	}
-	s.Pos++
-	more, err := s.First('}')
-	for more && err == nil {
-		var k []byte
-		if k, err = s.Key(); err != nil {
-			return err
-		}
-		switch string(k) {
+	it := s.ObjectOrSkip()
+	for it.Next() {
+		var err error
+		switch string(it.Key()) {
 		case trace.ArgExternalID, argExternalIDLower:
 			ev.extID, err = d.argInt(ev.extID)
 		case trace.ArgCorrelation:
@@ -952,27 +546,20 @@ func (d *decoder) args(ev *evFields) error {
 		case trace.ArgOpDevice:
 			ev.devIdx, err = d.argInt(ev.devIdx)
 		case trace.ArgDeviceTime:
-			if c, _ := s.Peek(); c == '"' {
-				var v []byte
-				if v, err = s.Str(); err == nil && string(v) == trace.DeviceTimeFallback {
-					ev.fallback = true
-				}
-			} else {
-				err = s.Skip()
+			var v []byte
+			var ok bool
+			if v, ok, err = s.StrOrSkip(); ok && string(v) == trace.DeviceTimeFallback {
+				ev.fallback = true
 			}
 		case trace.ArgInputDims:
 			ev.shapes, err = d.inputDims()
 		case trace.ArgCallStack:
 			ev.stack, err = d.callStack()
 		case trace.ArgLabels:
-			if c, _ := s.Peek(); c == '"' {
-				var v []byte
-				if v, err = s.Str(); err == nil {
-					ev.labels = append(ev.labels[:0], v...)
-					ev.hasLabels = true
-				}
-			} else {
-				err = s.Skip()
+			var v []byte
+			var ok bool
+			if v, ok, err = s.StrOrSkip(); ok {
+				ev.labels, ev.hasLabels = append(ev.labels[:0], v...), true
 			}
 		default:
 			err = s.Skip()
@@ -980,44 +567,23 @@ func (d *decoder) args(ev *evFields) error {
 		if err != nil {
 			return err
 		}
-		more, err = s.More('}')
 	}
-	return err
+	return it.Err()
 }
 
 // argInt reads an integer argument; a value of another type leaves def in place.
 func (d *decoder) argInt(def int64) (int64, error) {
-	s := d.s
-	c, ok := s.Peek()
+	v, ok, err := d.s.Int(false)
 	if !ok {
-		return def, s.ErrEOF()
-	}
-	if c != '-' && (c < '0' || c > '9') {
-		return def, s.Skip()
-	}
-	tok, kind, err := s.Num()
-	if err != nil {
 		return def, err
 	}
-	if kind == jsonscan.NumInt {
-		if v, ok := jsonscan.ParseInt(tok); ok {
-			return v, nil
-		}
-	}
-	return def, nil
+	return v, nil
 }
 
 // inputDims reads the "Input Dims" value and returns the index of its Python rendering.
 // Identical raw texts are rendered once.
 func (d *decoder) inputDims() (int32, error) {
-	s := d.s
-	if _, ok := s.Peek(); !ok {
-		return -1, s.ErrEOF()
-	}
-	s.Keep = s.Pos
-	err := s.Skip()
-	raw := s.Buf[s.Keep:s.Pos]
-	s.Keep = -1
+	raw, err := d.s.Raw()
 	if err != nil {
 		return -1, err
 	}
@@ -1037,12 +603,8 @@ func (d *decoder) inputDims() (int32, error) {
 // callStack reads the "Call stack" string (frames separated by ';') and returns the index of
 // its filtered frame list. Identical texts share one list.
 func (d *decoder) callStack() (int32, error) {
-	s := d.s
-	if c, _ := s.Peek(); c != '"' {
-		return -1, s.Skip()
-	}
-	v, err := s.Str()
-	if err != nil {
+	v, ok, err := d.s.StrOrSkip()
+	if !ok {
 		return -1, err
 	}
 	if id, ok := d.stackIdx[string(v)]; ok {
@@ -1061,134 +623,4 @@ func (d *decoder) callStack() (int32, error) {
 	}
 	d.stackIdx[string(v)] = id
 	return id, nil
-}
-
-// keep decides what a scanned event contributes and records it.
-func (d *decoder) keep(ev *evFields) error {
-	switch ev.ph {
-	case 'X':
-	case 'i', 'I':
-		return d.keepInstant(ev)
-	case 'M':
-		if ev.hasName && ev.hasLabels && d.nameFlags[ev.name]&nameProcessLabels != 0 {
-			d.labelHintFrom(ev.labels)
-		}
-		return nil
-	case 0:
-		d.skipEvent(d.s.ErrAt(ev.at, "trace event has no \"ph\" (a one-letter string)"))
-		return nil
-	default:
-		return nil // flows, counters, async and B/E events are not FunctionEvents
-	}
-	cat := ev.cat
-	if !ev.hasCat {
-		cat = catNone
-	}
-	var kind rawKind
-	switch cat {
-	case catNone, catCPUOp, catUserAnnotation:
-		kind = rawHostOp
-	case catRuntimeCUDA, catRuntimeXPU, catRuntimeMTIA, catRuntimePU1, catRuntimeOther:
-		kind = rawRuntime
-	case catDevGeneric, catDevUserAnnotation, catDevMTIA, catDevHPU:
-		kind = rawDevice
-	case catTrace:
-		if d.format == Kineto && ev.hasName && ev.hasTS && ev.tsErr == nil &&
-			d.nameFlags[ev.name]&nameProfilerSpan != 0 && (!d.hasSpan || ev.tsNs < d.spanNs) {
-			d.spanNs, d.hasSpan = ev.tsNs, true
-		}
-		return nil
-	default:
-		return nil
-	}
-	if err := d.checkTimes(ev, true); err != nil {
-		d.skipEvent(err)
-		return nil
-	}
-	if d.nameFlags[ev.name]&nameFiltered != 0 || (kind == rawDevice && ev.fallback) {
-		return nil
-	}
-	if kind == rawDevice && d.nameFlags[ev.name]&nameScopeMetrics != 0 && cat == catDevGeneric {
-		// Kineto's XPU scope profiler writes each kernel's metrics as a "kernel" slice named
-		// "metrics: <kernel>" around the kernel: counting it would count the kernel twice.
-		return nil
-	}
-	d.catSeen[cat] = true
-	if d.format == Kineto {
-		if kind != rawDevice && (!d.hasHost || ev.tsNs < d.minHost) {
-			d.minHost, d.hasHost = ev.tsNs, true
-		}
-		if !d.hasAny || ev.tsNs < d.minAny {
-			d.minAny, d.hasAny = ev.tsNs, true
-		}
-	}
-	d.raws.add(d.raw(ev, kind, cat))
-	return nil
-}
-
-// keepInstant records "[memory]" and "[OutOfMemory]" instants (Kineto form only).
-func (d *decoder) keepInstant(ev *evFields) error {
-	if d.format != Kineto || !ev.hasName || ev.nameErr != nil {
-		return nil
-	}
-	f := d.nameFlags[ev.name]
-	if f&(nameMemory|nameOOM) == 0 {
-		return nil
-	}
-	if err := d.checkTimes(ev, false); err != nil {
-		d.skipEvent(err)
-		return nil
-	}
-	kind := rawMemory
-	if f&nameOOM != 0 {
-		kind = rawOOM
-	}
-	d.raws.add(d.raw(ev, kind, catInstant))
-	return nil
-}
-
-// checkTimes reports the deferred problems of an event that is used.
-func (d *decoder) checkTimes(ev *evFields, needDur bool) error {
-	switch {
-	case ev.nameErr != nil:
-		return ev.nameErr
-	case !ev.hasName && ev.nameErr == nil:
-		return d.s.ErrAt(ev.at, "trace event has no \"name\"")
-	case ev.tsErr != nil:
-		return ev.tsErr
-	case !ev.hasTS:
-		return d.s.ErrAt(ev.at, "trace event %s has no \"ts\"", jsonscan.Clip(d.nameStrs[ev.name]))
-	case needDur && ev.durErr != nil:
-		return ev.durErr
-	case needDur && !ev.hasDur:
-		return d.s.ErrAt(ev.at, "complete (\"X\") event %s has no \"dur\"", jsonscan.Clip(d.nameStrs[ev.name]))
-	}
-	if d.format == Kineto && ev.tsNs > math.MaxInt64-ev.durNs {
-		return d.s.ErrAt(ev.at, "trace event %s ends beyond the representable time range", jsonscan.Clip(d.nameStrs[ev.name]))
-	}
-	return nil
-}
-
-func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
-	r := rawEvent{
-		ts: ev.tsNs, dur: ev.durNs, pid: ev.pid, tid: ev.tid, extID: ev.extID, corr: ev.corr,
-		seq: ev.seq, fwd: ev.fwd, name: ev.name, shapes: ev.shapes, stack: ev.stack,
-		node: ev.node, kind: kind, cat: cat, remote: ev.remote, scope: -1, async: ev.async,
-	}
-	if ev.scope >= 0 && ev.scope <= 127 {
-		r.scope = int8(ev.scope)
-	}
-	if ev.devUs > 0 {
-		r.devUs = ev.devUs
-		if ev.devIdx >= 0 && ev.devIdx <= math.MaxInt32 {
-			r.devIdx = int32(ev.devIdx)
-		}
-	}
-	if d.format == Legacy {
-		r.ts, r.dur = int64(math.Float64bits(ev.tsUs)), int64(math.Float64bits(ev.durUs))
-	}
-	if kind == rawMemory || kind == rawOOM {
-		r.extID, r.corr = ev.bytes, ev.memDev
-	}
-	return r
 }

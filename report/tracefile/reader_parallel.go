@@ -103,9 +103,9 @@ func (d *decoder) eventArrayParallel() error {
 	s := d.s
 	p := &parser{d: d, s: s, cfg: d.par, maps: make([]idMaps, d.par.workers)}
 	p.jobs = make(chan *segment, p.ahead()+1)
-	p.next = s.Offset()
-	p.carry = append(make([]byte, 0, max(p.cfg.segSize, s.End-s.Pos)), s.Buf[s.Pos:s.End]...)
-	s.Pos = s.End
+	rest, off := s.Detach()
+	p.next = off
+	p.carry = append(make([]byte, 0, max(p.cfg.segSize, len(rest))), rest...)
 	for w := range p.cfg.workers {
 		p.wg.Add(1)
 		go p.work(w)
@@ -128,8 +128,7 @@ func (d *decoder) eventArrayParallel() error {
 				p.merge(seg)
 				p.queue = p.queue[1:]
 				p.stop()
-				s.Pos, s.End, s.Off, s.Keep = 0, 0, end, -1
-				s.Pre, s.Feed = seg.buf[end-seg.off:], p.feedNext
+				s.Resume(end, seg.buf[end-seg.off:], p.feedNext)
 				return nil
 			}
 		}
@@ -152,32 +151,28 @@ func (p *parser) sequential() (resumed bool, err error) {
 	if len(p.queue) > 0 {
 		start = p.queue[0].off
 	}
-	s.Pos, s.End, s.Off, s.Keep = 0, 0, start, -1
-	s.Pre, s.Feed = nil, p.feedNext
+	s.Resume(start, nil, p.feedNext)
+	it := s.InArray()
 	for {
 		if err := d.arrayElement(); err != nil {
 			return false, err
 		}
-		more, err := s.More(']')
-		if err != nil {
-			return false, err
-		}
-		if !more {
+		if !it.Next() {
+			if err := it.Err(); err != nil {
+				return false, err
+			}
 			p.stop()
 			return false, nil
 		}
 		// At a cut with nothing buffered beyond it, the next segment starts here.
-		for s.Pos < s.End && jsonscan.Space[s.Buf[s.Pos]] {
-			s.Pos++
-		}
-		if s.Pos < s.End || len(s.Pre) > 0 || p.stopped {
+		if !s.AtBufferEnd() || p.stopped {
 			continue
 		}
 		if len(p.queue) == 0 && p.cut() == nil {
 			continue
 		}
 		if p.queue[0].off == s.Offset() && p.queue[0].done != nil {
-			s.Feed = nil
+			s.Resume(s.Offset(), nil, nil) // the segment is the worker's: stop feeding it
 			return true, nil
 		}
 	}
@@ -198,7 +193,7 @@ func (p *parser) feedNext() []byte {
 // hands it to them. It returns nil at the end of the input.
 func (p *parser) cut() *segment {
 	s := p.s
-	if len(p.carry) == 0 && s.EOF {
+	if len(p.carry) == 0 && s.SourceDone() {
 		return nil
 	}
 	var buf []byte
@@ -211,14 +206,14 @@ func (p *parser) cut() *segment {
 	want := max(p.cfg.segSize, len(buf)+1)
 	seg := &segment{off: p.next}
 	for {
-		for len(buf) < want && !s.EOF {
+		for len(buf) < want && !s.SourceDone() {
 			if len(buf) == cap(buf) {
 				buf = append(buf, 0)[:len(buf)]
 			}
 			n := s.ReadSome(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
 		}
-		if s.EOF {
+		if s.SourceDone() {
 			seg.buf, seg.last = buf, true
 			p.carry = p.carry[:0]
 			break
@@ -310,24 +305,10 @@ func (p *parser) merge(seg *segment) {
 				e.name = id
 			}
 			if e.shapes >= 0 {
-				if v := m.shapes[e.shapes]; v != 0 {
-					e.shapes = v - 1
-				} else {
-					id := int32(len(d.shapeStrs))
-					d.shapeStrs = append(d.shapeStrs, r.shapes[e.shapes])
-					m.shapes[e.shapes] = id + 1
-					e.shapes = id
-				}
+				e.shapes = renumber(e.shapes, m.shapes, r.shapes, &d.shapeStrs)
 			}
 			if e.stack >= 0 {
-				if v := m.stacks[e.stack]; v != 0 {
-					e.stack = v - 1
-				} else {
-					id := int32(len(d.stacks))
-					d.stacks = append(d.stacks, r.stacks[e.stack])
-					m.stacks[e.stack] = id + 1
-					e.stack = id
-				}
+				e.stack = renumber(e.stack, m.stacks, r.stacks, &d.stacks)
 			}
 		}
 		d.raws.adopt(c)
@@ -336,12 +317,24 @@ func (p *parser) merge(seg *segment) {
 	*r = segResult{}
 }
 
+// renumber returns the main decoder's id for a worker's id (an index into from), appending
+// from[id] to the main decoder's table to on first sight; m caches the answers (value+1).
+func renumber[T any](id int32, m []int32, from []T, to *[]T) int32 {
+	if v := m[id]; v != 0 {
+		return v - 1
+	}
+	n := int32(len(*to))
+	*to = append(*to, from[id])
+	m[id] = n + 1
+	return n
+}
+
 // work parses the segments handed to worker w, with a decoder of its own whose name, shape and
 // stack tables last for the whole array.
 func (p *parser) work(w int) {
 	defer p.wg.Done()
 	d := &decoder{
-		s:        &jsonscan.Scanner{File: p.s.File, Keep: -1, EOF: true},
+		s:        jsonscan.NewBytes(nil, 0, p.s.File()),
 		format:   p.d.format,
 		names:    make(map[string]uint32, 64),
 		shapeIdx: make(map[string]int32, 64),
@@ -360,11 +353,12 @@ func (p *parser) work(w int) {
 // start in spare, the unused end of the worker's last chunk; it returns the new spare.
 func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent) []rawEvent {
 	s := d.s
-	s.Buf, s.Pos, s.End, s.Off, s.Keep = seg.buf, 0, len(seg.buf), seg.off, -1
+	s.Reset(seg.buf, seg.off)
 	d.scanFacts = scanFacts{}
 	// The records go on in the worker's current chunk: each segment hands over its own part.
 	d.raws = rawList{spare: spare}
 	res := segResult{worker: w}
+	it := s.InArray()
 	for !p.quit.Load() {
 		if c, ok := s.Peek(); !ok || c != '{' {
 			break
@@ -372,12 +366,10 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 		if d.event() != nil {
 			break
 		}
-		more, err := s.More(']')
-		if err != nil {
-			break
-		}
-		if !more {
-			res.status, res.end = segArrayEnd, s.Offset()
+		if !it.Next() {
+			if it.Err() == nil {
+				res.status, res.end = segArrayEnd, s.Offset()
+			}
 			break
 		}
 		if _, ok := s.Peek(); !ok {
@@ -402,6 +394,6 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 	}
 	seg.res = res
 	d.raws = rawList{}
-	s.Buf = nil
+	s.Reset(nil, 0) // let go of the segment's buffer
 	return spare
 }

@@ -206,12 +206,12 @@ func (p *pyParser) lit(out *strings.Builder, lit, py string) bool {
 
 // str decodes the JSON string at p.i with a throwaway scanner over the in-memory bytes.
 func (p *pyParser) str() (string, bool) {
-	s := &jsonscan.Scanner{Buf: p.b, Pos: p.i, End: len(p.b), Keep: -1, EOF: true}
+	s := jsonscan.NewBytes(p.b[p.i:], 0, "")
 	v, err := s.Str()
 	if err != nil {
 		return "", false
 	}
-	p.i = s.Pos
+	p.i += int(s.Offset())
 	return string(v), true
 }
 

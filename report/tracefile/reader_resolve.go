@@ -231,7 +231,7 @@ func (m *memIndex) span(r *rawEvent) (lo, hi int) {
 
 // resolve turns the scanned records into the Data.
 func (d *decoder) resolve() *Data {
-	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Rank: d.rank, HasRank: d.hasRank, Bytes: d.s.Total}
+	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Rank: d.rank, HasRank: d.hasRank, Bytes: d.s.BytesRead()}
 	td.Device, td.DeviceName = d.traceDevice()
 
 	var base int64

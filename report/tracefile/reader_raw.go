@@ -1,0 +1,173 @@
+package tracefile
+
+import (
+	"bytes"
+	"iter"
+)
+
+// The records the scan keeps: what kind of event each is, its category, and the chunked list
+// that holds them until resolve.
+
+// rawKind says what a kept trace event becomes.
+type rawKind uint8
+
+const (
+	rawHostOp  rawKind = iota // cpu_op, user_annotation, or a legacy "X" event: a CPU operator
+	rawRuntime                // a *_runtime / *_driver call: a CPU event that can be linked to an op
+	rawDevice                 // kernel, memcpy, memset, …: an event on the accelerator
+	rawMemory                 // a "[memory]" instant: bytes allocated (or freed, < 0)
+	rawOOM                    // an "[OutOfMemory]" instant
+)
+
+// Event categories ("cat") the reader distinguishes.
+const (
+	catNone              uint8 = iota // no "cat": PyTorch's legacy exporter
+	catCPUOp                          // cpu_op
+	catUserAnnotation                 // user_annotation (record_function ranges)
+	catRuntimeCUDA                    // cuda_runtime, cuda_driver
+	catRuntimeXPU                     // xpu_runtime, xpu_driver
+	catRuntimeMTIA                    // mtia_runtime
+	catRuntimePU1                     // privateuse1_runtime, privateuse1_driver
+	catRuntimeOther                   // any other *_runtime / *_driver (glow_runtime, …)
+	catDevGeneric                     // kernel, gpu_memcpy, gpu_memset, cuda_sync, cuda_profiler_range
+	catDevUserAnnotation              // gpu_user_annotation
+	catDevMTIA                        // mtia_ccp_events, mtia_workloadd
+	catDevHPU                         // hpu_op
+	catTrace                          // "Trace" spans (one per profiler buffer)
+	catInstant                        // cpu_instant_event
+	catIgnored                        // python_function, overhead, counters, … : not FunctionEvents
+)
+
+// classifyCat maps a "cat" value to one of the categories above.
+func classifyCat(b []byte) uint8 {
+	switch string(b) {
+	case "cpu_op", "Operator", "operator":
+		return catCPUOp
+	case "user_annotation":
+		return catUserAnnotation
+	case "cuda_runtime", "cuda_driver", "Runtime":
+		return catRuntimeCUDA
+	case "xpu_runtime", "xpu_driver":
+		return catRuntimeXPU
+	case "mtia_runtime":
+		return catRuntimeMTIA
+	case "privateuse1_runtime", "privateuse1_driver":
+		return catRuntimePU1
+	case "kernel", "Kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_profiler_range",
+		"Memcpy", "Memset":
+		return catDevGeneric
+	case "gpu_user_annotation":
+		return catDevUserAnnotation
+	case "mtia_ccp_events", "mtia_workloadd":
+		return catDevMTIA
+	case "hpu_op":
+		return catDevHPU
+	case "Trace":
+		return catTrace
+	case "cpu_instant_event":
+		return catInstant
+	}
+	if bytes.HasSuffix(b, []byte("_runtime")) || bytes.HasSuffix(b, []byte("_driver")) {
+		return catRuntimeOther
+	}
+	return catIgnored
+}
+
+// rawEvent is the compact record the scan keeps for an event it uses; resolve turns the records
+// into FunctionEvents once the whole file (time base, device type, links) is known.
+type rawEvent struct {
+	ts, dur  int64 // Kineto form: ns as written (µs with 3 decimals); legacy: math.Float64bits of µs
+	pid, tid int64
+	extID    int64 // "External id" (0 = none); "[memory]": "Bytes"
+	corr     int64 // "correlation" (0 = none); "[memory]": "Device Type" (a c10::DeviceType number)
+	seq, fwd int64 // "Sequence number" (−1 = none), "Fwd thread id"
+	devUs    int64 // orprof fallback traces: "Device time us" (0 = none)
+	name     uint32
+	shapes   int32 // index into decoder.shapeStrs; −1 = none
+	stack    int32 // index into decoder.stacks; −1 = none
+	node     int32 // legacy remote events: node id; else −1
+	devIdx   int32 // orprof fallback traces: "Device"
+	kind     rawKind
+	cat      uint8
+	scope    int8 // an explicit "Scope" argument (orprof traces); −1 = none
+	remote   bool
+	async    bool // an explicit "Async": true argument (orprof traces)
+}
+
+// rawChunk is how many rawEvents one allocation holds: the records are kept in chunks so that
+// a large trace never copies them to grow a slice.
+const rawChunk = 2048
+
+// rawList is an append-only list of rawEvents in chunks. Chunks may be shorter than rawChunk
+// (a parallel parse adopts each segment's records as they are).
+type rawList struct {
+	chunks [][]rawEvent
+	starts []int // starts[k] is the index of chunks[k][0]
+	n      int
+	spare  []rawEvent // unused capacity to start the next chunk in
+}
+
+func (l *rawList) add(r rawEvent) {
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
+		c := l.spare[:0:cap(l.spare)]
+		l.spare = nil
+		if cap(c) == 0 {
+			c = make([]rawEvent, 0, rawChunk)
+		}
+		l.chunks = append(l.chunks, c)
+		l.starts = append(l.starts, l.n)
+		k++
+	}
+	l.chunks[k] = append(l.chunks[k], r)
+	l.n++
+}
+
+// adopt appends the records of c, keeping c as a chunk (capped at its length, so that no later
+// add writes past it).
+func (l *rawList) adopt(c []rawEvent) {
+	if len(c) == 0 {
+		return
+	}
+	if k := len(l.chunks) - 1; k >= 0 && cap(l.spare) == 0 {
+		// Records added later go on in the unused part of the last chunk, not in a new one.
+		last := l.chunks[k]
+		l.chunks[k], l.spare = last[:len(last):len(last)], last[len(last):]
+	}
+	l.chunks = append(l.chunks, c[:len(c):len(c)])
+	l.starts = append(l.starts, l.n)
+	l.n += len(c)
+}
+
+// at returns record i (0 ≤ i < n).
+func (l *rawList) at(i int) *rawEvent {
+	lo, hi := 0, len(l.starts)
+	for hi-lo > 1 { // the last chunk k with starts[k] ≤ i
+		m := int(uint(lo+hi) >> 1)
+		if l.starts[m] <= i {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return &l.chunks[lo][i-l.starts[lo]]
+}
+
+// all yields every record with its index, in order.
+func (l *rawList) all() iter.Seq2[int, *rawEvent] {
+	return func(yield func(int, *rawEvent) bool) {
+		i := 0
+		for _, c := range l.chunks {
+			for j := range c {
+				if !yield(i, &c[j]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// memBytes and memDevice read a "[memory]" record's fields.
+func (r *rawEvent) memBytes() int64  { return r.extID }
+func (r *rawEvent) memDevice() int64 { return r.corr }
