@@ -124,7 +124,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 				return fmt.Errorf("--trace-dir: %w", err)
 			}
 			fmt.Fprintf(stderr, "orprof: trace of %s written to %s\n", stepRange(res), path)
-		case sf.schedule == "" && tracePath != "":
+		case sf.schedule == "" && sf.http == "" && tracePath != "":
 			if err := writeTraceFile(tracePath, res, false); err != nil {
 				return fmt.Errorf("--trace %s: %w", tracePath, err)
 			}

@@ -138,6 +138,7 @@ func TestRunHTTPLoop(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestRunHTTPLoopChild$")
+			cmd.Dir = t.TempDir() // where a stray default trace.json would land
 			cmd.Env = append(os.Environ(), "ORPROF_HTTP_CHILD=1")
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
@@ -180,6 +181,8 @@ func TestRunHTTPLoop(t *testing.T) {
 				t.Fatalf("still running 30 s after %v", sig)
 			}
 			log := <-rest
+			_, err = os.Stat(filepath.Join(cmd.Dir, "trace.json"))
+			assert.ErrorIs(t, err, os.ErrNotExist, "captures go to the clients, not to --trace's default")
 			assert.Regexp(t, `captured ProfilerStep#\d+\.\.#\d+`, log)
 			assert.Regexp(t, `stopped by signal after \d+ steps`, log)
 
