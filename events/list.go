@@ -2,6 +2,7 @@ package events
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/orprof/orprof/devices"
 )
@@ -36,7 +37,6 @@ type node struct {
 	parent      int32 // −1 for none
 	first, last int32 // the first and last child, −1 for none; children are in start order
 	next        int32 // the next sibling, −1 for none
-	nKids       int32 // the number of children
 	kern        int32 // the src event whose Kernels this event carries after the collapse
 	stack       int32 // the src event whose Stack this event carries; −1 for none
 	tree        bool  // a CPU event that is not async: it has a place in the tree
@@ -48,6 +48,10 @@ type node struct {
 	selfCPUMem  int64
 	selfDevMem  int64
 }
+
+// sortOrder lays its keys out in the nodes' memory.
+var _ [unsafe.Sizeof(node{}) - unsafe.Sizeof(sortKey{})]struct{}
+var _ [unsafe.Alignof(node{}) - unsafe.Alignof(sortKey{})]struct{}
 
 // NewList builds the list of evs. evs is neither copied nor modified: the list reads it for as
 // long as it is used, so the caller must not change evs afterwards.
@@ -99,7 +103,7 @@ func (l *List) Parent(i int) int { return int(l.nodes[i].parent) }
 
 // Children returns the indexes of event i's direct CPU children, in start order.
 func (l *List) Children(i int) []int {
-	out := make([]int, 0, l.nodes[i].nKids)
+	var out []int
 	for c := l.nodes[i].first; c >= 0; c = l.nodes[c].next {
 		out = append(out, int(c))
 	}
@@ -160,7 +164,7 @@ link:
 		} else if i > 0 {
 			a, b := &evs[i], &evs[i-1]
 			if a.StartUs < b.StartUs || a.StartUs == b.StartUs && a.EndUs > b.EndUs {
-				order = sortOrder(evs)
+				order = sortOrder(evs, nodes)
 				clear(nodes)
 				goto link
 			}
@@ -216,7 +220,6 @@ link:
 				nodes[pn.last].next = int32(i)
 			}
 			pn.last = int32(i)
-			pn.nKids++
 			nd.parent = p
 		}
 		last.st = append(st, open{int32(i), e.EndUs})
@@ -228,13 +231,13 @@ link:
 	var deleted []bool
 	for i := 0; i < n; i++ {
 		p := nodes[i].parent
-		if p < 0 || nodes[p].nKids != 1 || evs[nodes[p].src].Name != evs[nodes[i].src].Name {
+		if p < 0 || nodes[p].first < 0 || nodes[p].first != nodes[p].last || evs[nodes[p].src].Name != evs[nodes[i].src].Name {
 			continue
 		}
 		if deleted == nil {
 			deleted = make([]bool, n)
 		}
-		nodes[p].first, nodes[p].last, nodes[p].nKids = nodes[i].first, nodes[i].last, nodes[i].nKids
+		nodes[p].first, nodes[p].last = nodes[i].first, nodes[i].last
 		nodes[p].kern = nodes[i].kern
 		nodes[p].deviceTotal = nodes[i].deviceTotal // the kernels' sum
 		for c := nodes[i].first; c >= 0; c = nodes[c].next {
@@ -279,15 +282,26 @@ link:
 	l.nodes = nodes
 }
 
+// sortKey is what sortOrder sorts: an event's times and its index.
+type sortKey struct {
+	start, end float64
+	i          int32
+}
+
 // sortOrder returns the order of evs by start time, the longer first on equal starts, keeping
 // the input order of exact ties (PyTorch sorts by (start, −end) with Python's stable sort). It
-// sorts a compact array of keys; evs is not modified.
-func sortOrder(evs []FunctionEvent) []int32 {
-	type key struct {
-		start, end float64
-		i          int32
+// sorts a compact array of keys, which it lays out in scratch's memory (one node per event, not
+// yet in use: the keys are smaller), so that a large list does not take fresh memory for them
+// on top of the nodes; scratch's content is garbage afterwards. evs is not modified.
+func sortOrder(evs []FunctionEvent, scratch []node) []int32 {
+	type key = sortKey
+	var keys []key
+	if len(evs) > 0 && len(scratch) >= len(evs) {
+		// Both types hold no pointers, and a node is larger than a key and at least as aligned.
+		keys = unsafe.Slice((*key)(unsafe.Pointer(&scratch[0])), len(evs))
+	} else {
+		keys = make([]key, len(evs))
 	}
-	keys := make([]key, len(evs))
 	nan := false
 	for i := range evs {
 		e := &evs[i]

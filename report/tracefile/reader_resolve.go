@@ -288,10 +288,23 @@ func (d *decoder) resolve() *Data {
 		}
 	}
 
+	// Everything that needs the records of other events (the device links, the link report,
+	// the top-level memory events) is worked out from the records first, so that each chunk of
+	// records can be released as soon as it is converted: the records and the events never
+	// exist in full at the same time.
+	lk := d.linkRaws(td.Device, times)
+	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
+	if td.Skipped = d.skipped; d.skipFirst != nil {
+		td.SkipReason = d.skipFirst.Error()
+		if e, ok := d.skipFirst.(*Error); ok {
+			td.SkipReason = fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
+		}
+	}
 	evs := make([]events.FunctionEvent, nKeep, nKeep+nMem)
-	// convert fills the events of chunks [k0, k1) and returns their largest ID and how many
-	// may be linked.
-	convert := func(k0, k1 int) (maxID int64, nLinked int) {
+	d.appendMemoryEvents(&evs, mem, lk.maxID, base)
+
+	// convert fills the events of chunks [k0, k1), releasing each chunk's records after it.
+	convert := func(k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			c := d.raws.chunks[k]
 			j, legacyID := starts[k].ev, int64(starts[k].legacy)
@@ -300,48 +313,32 @@ func (d *decoder) resolve() *Data {
 				if r.kind == rawMemory || r.kind == rawOOM {
 					continue
 				}
-				fe := &evs[j]
+				d.convert(&evs[j], r, td.Device, mem, times, &legacyID)
 				j++
-				d.convert(fe, r, td.Device, mem, times, &legacyID, &nLinked)
-				maxID = max(maxID, fe.ID)
 			}
+			d.raws.chunks[k] = nil
+			releaseRecords(c)
 		}
-		return maxID, nLinked
 	}
-	var maxID int64
-	nLinked := 0
 	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
 		// Two goroutines: the work is light, but the events are large and fresh memory.
 		var wg sync.WaitGroup
-		var maxID2 int64
-		var nLinked2 int
-		wg.Go(func() { maxID2, nLinked2 = convert(n/2, n) })
-		maxID, nLinked = convert(0, n/2)
+		wg.Go(func() { convert(n/2, n) })
+		convert(0, n/2)
 		wg.Wait()
-		maxID, nLinked = max(maxID, maxID2), nLinked+nLinked2
 	} else {
-		maxID, nLinked = convert(0, len(d.raws.chunks))
+		convert(0, len(d.raws.chunks))
 	}
-	var linked []bool
-	if nLinked > 0 {
-		linked = d.link(evs)
-	}
-	td.DeviceLink = d.deviceLinkReport(evs, linked)
-	if td.Skipped = d.skipped; d.skipFirst != nil {
-		td.SkipReason = d.skipFirst.Error()
-		if e, ok := d.skipFirst.(*Error); ok {
-			td.SkipReason = fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
-		}
-	}
-	d.appendMemoryEvents(&evs, mem, maxID, base)
+	d.raws = rawList{}
+	lk.apply(evs)
 	td.Events = evs
 	return td
 }
 
 // convert fills *fe, zero, from the record r (not a memory record); legacyID numbers legacy
-// ops, nLinked counts the events that may be linked to an op.
+// ops. Runtime events linked to an op get its thread, and ops their kernels, later (links.apply).
 func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.Type, mem *memIndex,
-	times func(*rawEvent) (float64, float64), legacyID *int64, nLinked *int) {
+	times func(*rawEvent) (float64, float64), legacyID *int64) {
 	name := d.nameStrs[r.name]
 	start, end := times(r)
 	fe.Name, fe.TraceName = events.RewriteName(name, true), name
@@ -382,17 +379,11 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 		}
 	case rawRuntime:
 		fe.ID = r.corr
-		if r.extID > 0 {
-			*nLinked++
-		}
 	case rawDevice:
 		fe.ID = r.corr
 		fe.DeviceType = deviceEventType(r.cat, trace)
 		fe.DeviceIndex = int(r.pid)
 		fe.IsUserAnnotation = r.cat == catDevUserAnnotation
-		if attachable(fe.DeviceType) && (r.extID > 0 || r.corr > 0) {
-			*nLinked++
-		}
 	}
 	if mem != nil && (r.kind == rawHostOp || r.kind == rawRuntime) {
 		if lo, hi := mem.span(r); lo < hi {
@@ -402,54 +393,121 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 	}
 }
 
-// link attaches device events to their host operators and moves linked runtime events onto
-// their operator's thread. evs holds one event per non-memory raw event, in the same order. It
-// returns which events were attached to an op (nil when none was).
-func (d *decoder) link(evs []events.FunctionEvent) []bool {
-	l := linker{d: d, opByID: make(map[int64]opRef)}
-	type pair struct{ dev, op int32 }
-	var pairs []pair
-	for pass := 0; pass < 2; pass++ {
-		k := int32(-1)
-		for i, r := range d.raws.all() {
-			if r.kind == rawMemory || r.kind == rawOOM {
-				continue
+// links is what linking device and runtime events to host operators decided, worked out from
+// the records before they are converted (linkRaws) and applied to the events after (apply).
+type links struct {
+	maxID   int64        // the largest ID of any event (memory events are numbered after it)
+	threads []threadFix  // runtime events that take their op's thread
+	pairs   []kernelPair // device events attached to an op, in file order
+	linked  []bool       // per event: attached to an op; nil when none was
+	l       *linker      // the host operators by id; nil until needed
+}
+
+type threadFix struct {
+	ev  int32
+	tid int64
+}
+
+type kernelPair struct {
+	dev, op int32
+	k       events.Kernel
+}
+
+// hostID is the ID convert gives a host operator record; legacy numbers the legacy ops.
+func hostID(r *rawEvent, legacy *int64) int64 {
+	if r.cat == catNone {
+		*legacy++
+		return *legacy
+	}
+	return r.extID
+}
+
+// linkRaws works out, from the records, which device events are attached to which host
+// operators and which runtime events move onto their operator's thread. Event k is the k-th
+// record that is not a memory record.
+func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, float64)) *links {
+	lk := &links{}
+	nRuntime, nDevice := 0, 0 // the events that may be linked
+	var legacy int64
+	k := -1
+	for _, r := range d.raws.all() {
+		if r.kind == rawMemory || r.kind == rawOOM {
+			continue
+		}
+		k++
+		id := r.corr
+		switch r.kind {
+		case rawHostOp:
+			id = hostID(r, &legacy)
+		case rawRuntime:
+			if r.extID > 0 {
+				nRuntime++
 			}
-			k++
-			switch {
-			case pass == 0 && r.kind == rawHostOp:
-				if id := evs[k].ID; id > 0 && !evs[k].IsAsync {
-					if _, dup := l.opByID[id]; !dup {
-						l.opByID[id] = opRef{ev: k, raw: int32(i)}
-					}
-				}
-			case pass == 1 && r.kind == rawRuntime:
-				if op, ok := l.opByID[l.runtimeLink(r)]; ok {
-					evs[k].Thread = evs[op.ev].Thread
-				}
-			case pass == 1 && r.kind == rawDevice && attachable(evs[k].DeviceType):
-				if op, ok := l.opByID[l.deviceLink(r)]; ok {
-					pairs = append(pairs, pair{k, op.ev})
-				}
+		case rawDevice:
+			if attachable(deviceEventType(r.cat, trace)) && (r.extID > 0 || r.corr > 0) {
+				nDevice++
+			}
+		}
+		lk.maxID = max(lk.maxID, id)
+	}
+	if nRuntime+nDevice == 0 {
+		return lk
+	}
+	l := d.newLinker()
+	lk.l = l
+	// Sized up front: grown by appending, they would leave their old arrays behind as garbage
+	// the size of the final ones, at the point where the read's memory peaks.
+	lk.threads = make([]threadFix, 0, nRuntime)
+	lk.pairs = make([]kernelPair, 0, nDevice)
+	k = -1
+	for _, r := range d.raws.all() {
+		if r.kind == rawMemory || r.kind == rawOOM {
+			continue
+		}
+		k++
+		switch {
+		case r.kind == rawRuntime:
+			if op, ok := l.opByID[l.runtimeLink(r)]; ok {
+				lk.threads = append(lk.threads, threadFix{int32(k), d.raws.at(int(op.raw)).tid})
+			}
+		case r.kind == rawDevice && attachable(deviceEventType(r.cat, trace)):
+			if op, ok := l.opByID[l.deviceLink(r)]; ok {
+				start, end := times(r)
+				lk.pairs = append(lk.pairs, kernelPair{int32(k), op.ev, events.Kernel{
+					Name: events.RewriteName(d.nameStrs[r.name], true), Device: int(r.pid), DurationUs: end - start}})
 			}
 		}
 	}
-	if len(pairs) == 0 {
-		return nil
+	if len(lk.pairs) > 0 {
+		lk.linked = make([]bool, k+1)
+		for _, p := range lk.pairs {
+			lk.linked[p.dev] = true
+		}
 	}
-	linked := make([]bool, len(evs))
+	return lk
+}
+
+// apply moves linked runtime events onto their operator's thread and attaches the kernels.
+// evs holds one event per non-memory record, in the same order (then the memory events).
+func (lk *links) apply(evs []events.FunctionEvent) {
+	for _, t := range lk.threads {
+		evs[t.ev].Thread = t.tid
+	}
+	if len(lk.pairs) == 0 {
+		return
+	}
 	// One backing array for every kernel list (each op's existing kernels first), each list
 	// capped at its own length.
 	counts := make(map[int32]int)
-	for _, p := range pairs {
+	for _, p := range lk.pairs {
 		counts[p.op]++
 	}
-	total := len(pairs)
+	total := len(lk.pairs)
 	for op := range counts {
 		total += len(evs[op].Kernels)
 	}
 	backing := make([]events.Kernel, 0, total)
-	for _, p := range pairs {
+	for _, p := range lk.pairs {
 		if n, ok := counts[p.op]; ok {
 			old := evs[p.op].Kernels
 			off := len(backing)
@@ -458,12 +516,8 @@ func (d *decoder) link(evs []events.FunctionEvent) []bool {
 			evs[p.op].Kernels = backing[off : off+len(old) : off+len(old)+n]
 			delete(counts, p.op)
 		}
-		dev := &evs[p.dev]
-		evs[p.op].Kernels = append(evs[p.op].Kernels,
-			events.Kernel{Name: dev.Name, Device: dev.DeviceIndex, DurationUs: dev.EndUs - dev.StartUs})
-		linked[p.dev] = true
+		evs[p.op].Kernels = append(evs[p.op].Kernels, p.k)
 	}
-	return linked
 }
 
 // Why device time reached no operator, in the order deviceLinkReport tests them.
@@ -477,10 +531,10 @@ const (
 
 // deviceLinkReport sums the device events' time (device-side user annotations, which span
 // kernels, left out) and the part of it attached to no operator, with the likeliest cause of
-// the largest share of that part. linked marks the attached events (nil: none).
-func (d *decoder) deviceLinkReport(evs []events.FunctionEvent, linked []bool) DeviceLink {
+// the largest share of that part. It reads the records; lk says which events were attached.
+func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*rawEvent) (float64, float64)) DeviceLink {
 	var rep DeviceLink
-	var l *linker
+	l := lk.l
 	byCause := map[string]float64{}
 	k := -1
 	hasHostOps := false
@@ -495,26 +549,26 @@ func (d *decoder) deviceLinkReport(evs []events.FunctionEvent, linked []bool) De
 			continue
 		}
 		k++
-		e := &evs[k]
-		if r.kind != rawDevice || e.IsUserAnnotation {
+		if r.kind != rawDevice || r.cat == catDevUserAnnotation {
 			continue
 		}
-		us := e.EndUs - e.StartUs
+		start, end := times(r)
+		us := end - start
 		rep.TotalUs += us
-		if linked != nil && linked[k] {
+		if lk.linked != nil && lk.linked[k] {
 			continue
 		}
 		rep.UnlinkedUs += us
 		rep.Unlinked++
 		var cause string
 		switch {
-		case !attachable(e.DeviceType):
+		case !attachable(deviceEventType(r.cat, trace)):
 			cause = causeNotAttached
 		case !hasHostOps:
 			cause = causeNoHostOps
 		default:
 			if l == nil {
-				l = d.newLinker(evs)
+				l = d.newLinker()
 			}
 			switch id := l.deviceLink(r); {
 			case id > 0:
@@ -535,17 +589,25 @@ func (d *decoder) deviceLinkReport(evs []events.FunctionEvent, linked []bool) De
 	return rep
 }
 
-// newLinker returns a linker with every host operator's id indexed.
-func (d *decoder) newLinker(evs []events.FunctionEvent) *linker {
-	l := &linker{d: d, opByID: make(map[int64]opRef)}
+// newLinker returns a linker with every host operator's id indexed (the first non-async op
+// of each id, as convert numbers them).
+func (d *decoder) newLinker() *linker {
+	nOps := 0
+	for _, r := range d.raws.all() {
+		if r.kind == rawHostOp {
+			nOps++
+		}
+	}
+	l := &linker{d: d, opByID: make(map[int64]opRef, nOps)}
 	k := int32(-1)
+	var legacy int64
 	for i, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
 			continue
 		}
 		k++
 		if r.kind == rawHostOp {
-			if id := evs[k].ID; id > 0 && !evs[k].IsAsync {
+			if id := hostID(r, &legacy); id > 0 && !r.async {
 				if _, dup := l.opByID[id]; !dup {
 					l.opByID[id] = opRef{ev: k, raw: int32(i)}
 				}
