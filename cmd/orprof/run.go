@@ -19,6 +19,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", stderr)
 	var tf tableFlags
 	tf.register(fs)
+	var sf stepFlags // run_schedule.go
+	sf.register(fs)
 	workload := fs.String("workload", "mlp", "built-in workload: "+workloadNames())
 	device := fs.String("device", "openreg", `device backend ("cpu" profiles the host only)`)
 	tracePath := fs.String("trace", "trace.json", `trace file to write ("" writes none; .gz compresses)`)
@@ -90,6 +92,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	sp, code := scopeProfiler(*metrics, &opts, stderr)
 	if code != 0 {
 		return code
+	}
+	if sf.used() {
+		return runSteps(fs, &sf, *workload, opts, &tf, stdout, stderr)
 	}
 
 	sess, err := orprof.Start(opts)

@@ -1,0 +1,350 @@
+// Package httpprof serves on-demand captures of a running program's profile over HTTP, the way
+// net/http/pprof serves Go's profiles: the program mounts Handler on a mux, and
+//
+//	GET /debug/orprof/trace?steps=N      the next N steps as a Kineto trace (?seconds=S: S seconds)
+//	GET /debug/orprof/table?steps=N      the same capture as PyTorch's key_averages() table
+//
+// record them from the program's orprof.Profiler, whose loop marks steps with Step. Nothing is
+// served unless the program mounts the handler; importing the package registers nothing.
+//
+// Security: a capture shows op names, input shapes, call stacks and timings of the program, and
+// runs a profiling session in it (slower ops while it lasts). Mount the handler only on a
+// listener you trust — a loopback address, or behind your own authentication — never on a
+// public port. Like net/http/pprof, the handler does no authentication of its own.
+//
+// Only one capture runs at a time: another request meanwhile gets 409 Conflict. A client that
+// disconnects cancels its capture. The server's WriteTimeout, if any, must exceed the longest
+// capture asked for. Query parameters:
+//
+//	steps=N            capture the next N whole steps (1..100000), or
+//	seconds=S          capture for S seconds (0 < S ≤ 3600), whatever the steps
+//	activities=LIST    Kineto activity types for child profilers (cpu_op,kernel,…)
+//	record_shapes=B    record input shapes (B: 1/0, true/false; empty is true)
+//	profile_memory=B   record allocations and frees
+//	with_stack=B       keep the call stacks ops report
+//	gzip=B             trace: send a .json.gz file (else gzip only as Content-Encoding when
+//	                   the client accepts it)
+//	sort_by=KEY        table: sort by a FunctionEventAvg attribute (cpu_time_total, count, …)
+//	row_limit=N        table: rows to print (-1: all; default 100)
+//	group_by_input_shape=B  table: group rows by input shapes too
+//	format=F           table: text (default), markdown, csv or json
+//
+// Bad parameters get 400 with the reason.
+package httpprof
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/gz"
+	"github.com/orprof/orprof/kineto"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/trace"
+)
+
+// Prefix is where programs usually mount the handler: mux.Handle(httpprof.Prefix, h).
+const Prefix = "/debug/orprof/"
+
+// Limits of a capture's length.
+const (
+	MaxSteps   = 100000
+	MaxSeconds = 3600
+)
+
+// Handler returns the handler of p's captures. It serves the paths ending in "/trace" and
+// "/table" under wherever it is mounted, and a short index at the mount point itself.
+func Handler(p *orprof.Profiler) http.Handler { return &handler{p: p} }
+
+type handler struct{ p *orprof.Profiler }
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if r.Method != http.MethodGet {
+		// Not even HEAD: every request to trace or table runs a capture.
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "orprof: "+r.Method+" not allowed (use GET)", http.StatusMethodNotAllowed)
+		return
+	}
+	switch path.Base(r.URL.Path) {
+	case "trace":
+		h.capture(w, r, true)
+	case "table":
+		h.capture(w, r, false)
+	default:
+		if strings.HasSuffix(r.URL.Path, "/") {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			io.WriteString(w, index)
+			return
+		}
+		http.Error(w, "orprof: no such endpoint "+quote(r.URL.Path)+" (have trace, table)", http.StatusNotFound)
+	}
+}
+
+const index = `orprof on-demand capture
+  trace?steps=N | trace?seconds=S   the next N steps (or S seconds) as a Kineto trace (gzip=1: .json.gz)
+  table?steps=N | table?seconds=S   the same as PyTorch's key_averages() table (sort_by, row_limit, format)
+  both: activities=LIST, record_shapes=1, profile_memory=1, with_stack=1
+`
+
+// request is a parsed query.
+type request struct {
+	capture   orprof.CaptureOptions
+	gzip      bool
+	sortBy    string
+	rowLimit  int
+	byShape   bool
+	format    report.Format
+	hasFormat bool
+}
+
+func (h *handler) parse(r *http.Request, trace bool) (*request, error) {
+	q, err := urlQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	opts := h.p.Options()
+	req := &request{format: report.FormatText}
+	allowed := map[string]bool{"steps": true, "seconds": true, "activities": true, "record_shapes": true,
+		"profile_memory": true, "with_stack": true}
+	if trace {
+		allowed["gzip"] = true
+	} else {
+		for _, k := range []string{"sort_by", "row_limit", "group_by_input_shape", "format"} {
+			allowed[k] = true
+		}
+	}
+	for k, vs := range q {
+		if !allowed[k] {
+			return nil, fmt.Errorf("unknown parameter %s (have %s)", quote(k), names(allowed))
+		}
+		if len(vs) > 1 {
+			return nil, fmt.Errorf("parameter %s given %d times", quote(k), len(vs))
+		}
+	}
+	get := func(k string) (string, bool) {
+		vs, ok := q[k]
+		if !ok {
+			return "", false
+		}
+		return vs[0], true
+	}
+	boolean := func(k string, dst *bool) error {
+		v, ok := get(k)
+		if !ok {
+			return nil
+		}
+		if v == "" {
+			*dst = true
+			return nil
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s=%s: want 1 or 0, true or false", k, quote(v))
+		}
+		*dst = b
+		return nil
+	}
+	steps, hasSteps := get("steps")
+	secs, hasSecs := get("seconds")
+	switch {
+	case hasSteps && hasSecs:
+		return nil, errors.New("give steps=N or seconds=S, not both")
+	case hasSteps:
+		n, err := strconv.Atoi(steps)
+		if err != nil || n < 1 || n > MaxSteps {
+			return nil, fmt.Errorf("steps=%s: want a whole number of steps from 1 to %d", quote(steps), MaxSteps)
+		}
+		req.capture.Steps = n
+	case hasSecs:
+		f, err := strconv.ParseFloat(secs, 64)
+		if err != nil || math.IsNaN(f) || f <= 0 || f > MaxSeconds || time.Duration(f*float64(time.Second)) <= 0 {
+			return nil, fmt.Errorf("seconds=%s: want a number of seconds above 0 and at most %d", quote(secs), MaxSeconds)
+		}
+		req.capture.Duration = time.Duration(f * float64(time.Second))
+	default:
+		return nil, errors.New("say how long to capture: steps=N (the next N steps) or seconds=S")
+	}
+	if v, ok := get("activities"); ok {
+		if strings.Trim(v, ", ") == "" {
+			return nil, fmt.Errorf("activities=%s: names no activity type", quote(v))
+		}
+		set, err := kineto.ParseActivities(v)
+		if err != nil {
+			return nil, fmt.Errorf("activities=%s: %v", quote(v), err)
+		}
+		opts.Activities = set
+	}
+	for _, b := range []struct {
+		k   string
+		dst *bool
+	}{{"record_shapes", &opts.RecordShapes}, {"profile_memory", &opts.ProfileMemory},
+		{"with_stack", &opts.WithStack}, {"gzip", &req.gzip}, {"group_by_input_shape", &req.byShape}} {
+		if err := boolean(b.k, b.dst); err != nil {
+			return nil, err
+		}
+	}
+	req.capture.Options = &opts
+	if v, ok := get("sort_by"); ok && v != "" && v != "key" {
+		if _, ok := events.SortKey(v, ""); !ok {
+			return nil, fmt.Errorf("sort_by=%s: FunctionEventAvg has no such attribute (try cpu_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, count)", quote(v))
+		}
+		req.sortBy = v
+	}
+	req.rowLimit = 100
+	if v, ok := get("row_limit"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < -1 {
+			return nil, fmt.Errorf("row_limit=%s: want -1 (all) or a count ≥ 0", quote(v))
+		}
+		req.rowLimit = n
+	}
+	if v, ok := get("format"); ok {
+		f, ok := report.ParseFormat(v)
+		if !ok {
+			return nil, fmt.Errorf("format=%s: want text, markdown, csv or json", quote(v))
+		}
+		req.format = f
+	}
+	return req, nil
+}
+
+func urlQuery(r *http.Request) (map[string][]string, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("bad query: %v", err)
+	}
+	return q, nil
+}
+
+func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
+	req, err := h.parse(r, trace)
+	if err != nil {
+		http.Error(w, "orprof: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	res, err := h.p.Capture(r.Context(), req.capture)
+	if res == nil {
+		switch {
+		case r.Context().Err() != nil:
+			return // the client is gone; the capture was cancelled
+		case errors.Is(err, orprof.ErrCaptureBusy), errors.Is(err, orprof.ErrAlreadyProfiling), errors.Is(err, orprof.ErrScheduled):
+			http.Error(w, err.Error(), http.StatusConflict)
+		case errors.Is(err, orprof.ErrProfilerStopped):
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		default:
+			http.Error(w, "orprof: capture failed: "+strings.TrimPrefix(err.Error(), "orprof: "), http.StatusInternalServerError)
+		}
+		return
+	}
+	// Backend failures and OnTraceReady errors come with a usable result: say so in a header.
+	var warns []string
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	warns = append(warns, res.Warnings...)
+	for _, m := range warns {
+		w.Header().Add("X-Orprof-Warning", headerSafe(m))
+	}
+	if trace {
+		writeTrace(w, r, res, req.gzip)
+		return
+	}
+	rows := res.KeyAverages(events.AverageOptions{GroupByInputShape: req.byShape})
+	o := res.TableOptions()
+	o.SortBy, o.RowLimit = req.sortBy, req.rowLimit
+	if o.RowLimit == 0 {
+		o.RowLimit = report.RowLimitNone
+	}
+	switch req.format {
+	case report.FormatJSON:
+		w.Header().Set("Content-Type", "application/json")
+	case report.FormatCSV:
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	default:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	report.Write(w, req.format, rows, o) //nolint:errcheck // a write error means the client left
+}
+
+func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile bool) {
+	name := orprof.DefaultWorkerName() + "." + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".pt.trace.json"
+	hdr := w.Header()
+	compress := false
+	if asFile {
+		name += ".gz"
+		hdr.Set("Content-Type", "application/gzip")
+		compress = true
+	} else {
+		hdr.Set("Content-Type", "application/json")
+		hdr.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r) {
+			hdr.Set("Content-Encoding", "gzip")
+			compress = true
+		}
+	}
+	hdr.Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	t := *res.Trace() // a copy: the result stays as it was
+	t.TraceName = name
+	if !compress {
+		trace.Write(w, &t) //nolint:errcheck // a write error means the client left
+		return
+	}
+	zw := gz.NewWriter(w)
+	trace.Write(zw, &t) //nolint:errcheck // a write error means the client left
+	zw.Close()          // always: it ends the compressing goroutine
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(v, ",") {
+			enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// headerSafe makes one header line of a message: no control characters, at most ~200 bytes.
+func headerSafe(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// quote quotes at most ~100 bytes of s for an error message.
+func quote(s string) string {
+	if len(s) > 100 {
+		return strconv.Quote(s[:100]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func names(set map[string]bool) string {
+	var out []string
+	for _, k := range []string{"steps", "seconds", "activities", "record_shapes", "profile_memory", "with_stack",
+		"gzip", "sort_by", "row_limit", "group_by_input_shape", "format"} {
+		if set[k] {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ", ")
+}
