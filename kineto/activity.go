@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 // ActivityType is a kind of trace activity. Its numeric value is internal to this process and
@@ -265,7 +267,7 @@ func ParseActivities(list string) (ActivitySet, error) {
 		}
 		t, err := ParseActivityType(part)
 		if err != nil {
-			return 0, fmt.Errorf("activity list %q: entry %d: unknown activity type %q", list, i+1, strings.TrimSpace(part))
+			return 0, fmt.Errorf("activity list %s: entry %d: unknown activity type %s", quote.String(list), i+1, quote.String(strings.TrimSpace(part)))
 		}
 		s = s.Add(t)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 // Config is a parsed Kineto config: Kineto's KEY = VALUE options. A Config is not modified by
@@ -115,7 +117,18 @@ func (e *ConfigError) Error() string {
 	if e.Source != "" {
 		where = fmt.Sprintf("%s:%d", e.Source, e.Line)
 	}
-	return fmt.Sprintf("kineto config %s: %v (line: %q)", where, e.Err, e.Text)
+	return fmt.Sprintf("kineto config %s: %v (line: %s)", where, e.Err, quote.String(e.Text))
+}
+
+// countKey reports whether an integer key is a duration, a count or a size, which cannot be
+// negative (ACTIVITIES_DURATION_SECS = -5 is refused).
+func countKey(key string) bool {
+	for _, s := range []string{"_SECS", "_MSECS", "_ITERATIONS", "_MB", "_SCOPES", "_EVENTS"} {
+		if strings.HasSuffix(key, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unwrap returns the reason.
@@ -218,6 +231,9 @@ func readConfig(r io.Reader, source string) (*Config, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = errors.New("line longer than 1 MiB")
+		}
 		return nil, &ConfigError{Source: source, Line: line + 1, Err: err}
 	}
 	return c, nil
@@ -269,13 +285,17 @@ func (c *Config) apply(key, val string) error {
 			c.WithModules = b
 		}
 	case kindInt:
-		if _, err := strconv.ParseInt(val, 10, 64); err != nil {
-			return fmt.Errorf("%q is not an integer", val)
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s is not an integer", quote.String(val))
+		}
+		if n < 0 && countKey(key) {
+			return fmt.Errorf("%d: must be ≥ 0", n)
 		}
 	case kindIntList:
 		for _, p := range splitList(val) {
 			if _, err := strconv.ParseInt(p, 10, 64); err != nil {
-				return fmt.Errorf("%q is not an integer", p)
+				return fmt.Errorf("%s is not an integer", quote.String(p))
 			}
 		}
 	case kindActivities:

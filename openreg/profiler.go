@@ -102,7 +102,9 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	for _, th := range t.Threads {
 		streams[[2]int64{th.Pid, th.Tid}] = true
 	}
-	launched := map[int64]bool{}
+	// A flow joins a launch to its work: both ends are written only when both events are
+	// (the work of a kind not asked for, a memset without gpu_memset, has no arrow).
+	launched, written := map[int64]bool{}, map[int64]bool{}
 	if s.acts.Has(kineto.PrivateUse1Runtime) {
 		for i := range s.launches {
 			launched[s.launches[i].ID] = true
@@ -142,6 +144,7 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: name,
 			Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
 		if launched[a.ID] {
+			written[a.ID] = true
 			t.Events = append(t.Events, trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g",
 				Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
@@ -156,8 +159,11 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 			args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
 			t.Events = append(t.Events,
 				trace.Event{Ph: 'X', Cat: "privateuse1_runtime", Name: a.Name, Pid: pid, Tid: a.Thread,
-					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args},
-				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
+			if written[a.ID] {
+				t.Events = append(t.Events,
+					trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+			}
 		}
 	}
 	return nil

@@ -81,7 +81,7 @@ func writeMarkdown(w io.Writer, rows []events.Avg, o TableOptions) error {
 		}
 		cells := make([]any, len(ln.cells)) // fresh slice per row: tablewriter keeps it
 		for i, c := range ln.cells {
-			cells[i] = c
+			cells[i] = markdownCell(c)
 		}
 		if err := t.Append(cells...); err != nil {
 			return err

@@ -441,7 +441,7 @@ func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 
 // appendTable is WriteTable into a byte slice.
 func appendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
-	m, err := buildTable(rows, o)
+	m, err := buildTable(printableRows(rows), o)
 	if err != nil || len(m.cols) == 0 {
 		return b, err
 	}

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,21 +12,13 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	goldenfile "github.com/orprof/orprof/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // golden compares got with testdata/golden/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		require.NoError(t, os.WriteFile(p, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(p)
-	require.NoError(t, err)
-	require.Equal(t, string(want), string(got))
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // legacyEvent builds a legacy-path host event with one fake kernel of devUs.

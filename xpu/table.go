@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 // maxNameWidth caps the Name column, as PyTorch's table does (max_name_column_width).
@@ -48,7 +50,7 @@ func WriteMetricsTable(w io.Writer, scopes []Scope, metrics []string) error {
 		s := &scopes[i]
 		g := byName[s.Name]
 		if g == nil {
-			g = &group{name: s.Name, sums: make([]float64, len(cols))}
+			g = &group{name: quote.Printable(s.Name), sums: make([]float64, len(cols))} // no terminal escapes
 			byName[s.Name] = g
 			groups = append(groups, g)
 		}

@@ -55,12 +55,12 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, conformanceUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "orprof conformance: %v (see orprof conformance --help)\n", err)
+		fmt.Fprintln(stderr, flagErrorLine("orprof conformance", err))
 		return 2
 	}
 	switch {
 	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "orprof conformance: unexpected argument %q (see orprof conformance --help)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "orprof conformance: unexpected argument %s; run 'orprof conformance -h'\n", quoteArg(fs.Arg(0)))
 		return 2
 	case (*lib == "") == (*device == ""):
 		fmt.Fprintln(stderr, "orprof conformance: need exactly one of --lib PATH.so or --device NAME")
@@ -112,7 +112,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		}
 	} else if !stubs.Registered(*device) {
 		fmt.Fprintf(stderr, "orprof conformance: --device %s: no backend registered under that name (registered: %s)\n",
-			*device, orNone(stubs.Devices()))
+			quoteArg(*device), orNone(stubs.Devices()))
 		return 2
 	} else if st := stubs.Lookup(*device); !st.Enabled() {
 		// A registered backend that says why it cannot run here (no OpenCL platform) could

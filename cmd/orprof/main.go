@@ -8,6 +8,7 @@
 //	orprof pprof TRACE -o FILE
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
+//	orprof version
 package main
 
 import (
@@ -16,6 +17,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 const usage = `usage: orprof <command> [flags]
@@ -28,6 +31,7 @@ commands:
   pprof        convert a trace to a pprof profile (go tool pprof)
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
+  version      print the module version and VCS revision of this binary
 
 Run 'orprof <command> -h' for a command's flags.
 `
@@ -56,11 +60,13 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runConformance(args[1:], stdout, stderr)
 	case "plugins":
 		return runPlugins(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		return runVersion(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "orprof: unknown command %q\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "orprof: unknown command %s; run 'orprof -h' for the commands\n", quoteArg(args[0]))
 	return 2
 }
 
@@ -72,14 +78,27 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args, allowing flags after positional arguments. When stop is true the
-// command must return exit at once: 0 after -h, 2 for a bad flag (already reported by the flag
-// set in one line).
+// command must return exit at once: 0 after -h (the usage printed), 2 for a bad flag (reported
+// in one line naming the flag, with a pointer to the command's -h).
 func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int, stop bool) {
+	// The flag package prints the error and the whole usage on a bad flag: keep the usage for
+	// -h only, and print the error as one line here.
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
+				fs.SetOutput(out)
+				if usage != nil {
+					usage()
+				} else {
+					fs.PrintDefaults()
+				}
 				return nil, 0, true
 			}
+			fmt.Fprintln(out, flagErrorLine(fs.Name(), err))
 			return nil, 2, true
 		}
 		rest := fs.Args()
@@ -91,9 +110,15 @@ func parseFlags(fs *flag.FlagSet, args []string) (positional []string, exit int,
 	}
 }
 
-// fail prints one error line and returns exit code 2.
+// fail prints one error line and returns exit code 2. The line starts with "orprof: "; an
+// error of the root package that starts with it too ("orprof: run: orprof: …") is printed with
+// the prefix once. Control characters are escaped (quote.Printable).
 func fail(stderr io.Writer, format string, a ...any) int {
-	msg := fmt.Sprintf(format, a...)
-	fmt.Fprintln(stderr, "orprof: "+strings.TrimSpace(strings.ReplaceAll(msg, "\n", " ")))
+	msg := strings.TrimSpace(strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " "))
+	msg = strings.ReplaceAll(strings.TrimPrefix(msg, "orprof: "), ": orprof: ", ": ")
+	fmt.Fprintln(stderr, "orprof: "+quote.Printable(msg))
 	return 2
 }
+
+// quoteArg quotes a command-line argument for an error line, at most quote.Max bytes of it.
+func quoteArg(s string) string { return quote.String(s) }

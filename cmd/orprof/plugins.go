@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kineto"
 )
 
@@ -30,7 +31,7 @@ func runPlugins(args []string, stdout, stderr io.Writer) int {
 	case stop:
 		return exit
 	case len(pos) > 0:
-		return fail(stderr, "plugins: unexpected argument %q (see orprof plugins -h)", pos[0])
+		return fail(stderr, "plugins: unexpected argument %s; run 'orprof plugins -h'", quoteArg(pos[0]))
 	}
 	if *dir == "" {
 		*dir = os.Getenv(kineto.PluginDirEnv)
@@ -51,13 +52,15 @@ func runPlugins(args []string, stdout, stderr io.Writer) int {
 		if types == "" {
 			types = "(no activity types)"
 		}
-		lines = append(lines, line{p.Path, fmt.Sprintf("%s\t%s\t%s", p.Path, p.Name(), types)})
+		// A plugin chooses its name and messages: no terminal escapes reach the screen.
+		name := quote.Printable(p.Name())
+		lines = append(lines, line{p.Path, fmt.Sprintf("%s\t%s\t%s", p.Path, name, types)})
 		for _, w := range p.Warnings {
-			lines = append(lines, line{p.Path, fmt.Sprintf("%s\t%s\twarning: %s", p.Path, p.Name(), w)})
+			lines = append(lines, line{p.Path, fmt.Sprintf("%s\t%s\twarning: %s", p.Path, name, quote.Printable(w))})
 		}
 	}
 	for _, e := range errs {
-		lines = append(lines, line{e.Path, fmt.Sprintf("%s\trefused: %s", e.Path, strings.ReplaceAll(e.Err.Error(), "\n", "; "))})
+		lines = append(lines, line{e.Path, fmt.Sprintf("%s\trefused: %s", e.Path, quote.Printable(strings.ReplaceAll(e.Err.Error(), "\n", "; ")))})
 	}
 	if len(lines) == 0 {
 		fmt.Fprintf(stdout, "no plugins (*.so) in %s\n", *dir)

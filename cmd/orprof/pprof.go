@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/outfile"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report/pprof"
 	"github.com/orprof/orprof/report/tracefile"
 )
@@ -46,27 +46,15 @@ func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
 	printWarnings(stderr, data.Warnings(name))
 	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
 	if err := writePprofFile(*out, l); err != nil {
-		return fail(stderr, "pprof: -o %s: %v", *out, err)
+		return fail(stderr, "pprof: -o %s: %v", quote.Clip(*out), err)
 	}
 	return 0
 }
 
-// writePprofFile writes the pprof profile of l to path: to path.tmp, renamed when complete,
-// so a failed write leaves no partial profile.
+// writePprofFile writes the pprof profile of l to path through outfile: a regular file is
+// replaced only when complete (a failed write leaves no partial profile), a symlink or a special
+// file is written through.
 func writePprofFile(path string, l *events.List) error {
 	p := pprof.FromList(l)
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	err = p.Write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return outfile.Write(path, p.Write)
 }

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg/ops"
-	"github.com/orprof/orprof/report/trace"
-	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/stubs"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -33,6 +32,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
 	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file")
 	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE")
+	metricsOut := fs.String("metrics-out", "", "write the per-kernel metrics table to this file (in --format; needed with csv) instead of after the table")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orprof run [flags]")
 		fs.PrintDefaults()
@@ -42,9 +42,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exit
 	}
 	if len(pos) > 0 {
-		return fail(stderr, "run: unexpected argument %q", pos[0])
+		return fail(stderr, "run: unexpected argument %s", quoteArg(pos[0]))
 	}
 	if msg := tf.check(); msg != "" {
+		return fail(stderr, "run: %s", msg)
+	}
+	if msg := checkRunOutputs(*tracePath, *activities, *metrics, *metricsOut, tf.format); msg != "" {
 		return fail(stderr, "run: %s", msg)
 	}
 	runWorkload, have, ok := deviceWorkload(*workload, *device)
@@ -54,6 +57,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	opts := orprof.Options{Device: *device, RecordShapes: *shapes, ProfileMemory: *memory}
 	if strings.EqualFold(*device, "cpu") || *device == "" {
 		opts.Device = ""
+	} else if msg := checkDevice(*device); msg != "" {
+		return fail(stderr, "run: %s", msg)
 	}
 	// Kineto config: --config, else $KINETO_CONFIG.
 	cfgPath := *configPath
@@ -66,7 +71,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "run: --config: %v", err)
 		}
 		for _, w := range cfg.Warnings {
-			fmt.Fprintln(stderr, "orprof: warning: "+w)
+			fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(w))
 		}
 		opts.Config = cfg
 		opts.Activities = cfg.Activities
@@ -106,32 +111,34 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		if res == nil {
 			return fail(stderr, "run: %v", stopErr)
 		}
-		fmt.Fprintln(stderr, "orprof: warning: "+strings.ReplaceAll(stopErr.Error(), "\n", "; "))
+		fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(strings.ReplaceAll(stopErr.Error(), "\n", "; ")))
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(stderr, "orprof: warning: "+w)
+		fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(w))
 	}
-	if err := tf.write(stdout, res.Events, res.Device, opts.ProfileMemory); err != nil {
-		return fail(stderr, "run: %v", err)
+	out := stdout
+	if *tracePath == "-" {
+		out = stderr // the trace has stdout
 	}
+	var scopes []xpu.Scope
 	if sp != nil {
-		if scopes := sp.LastScopes(); len(scopes) > 0 {
-			fmt.Fprintln(stdout)
-			if err := xpu.WriteMetricsTable(stdout, scopes, nil); err != nil {
-				return fail(stderr, "run: %v", err)
-			}
-		}
+		scopes = sp.LastScopes()
+	}
+	if err := writeRunTables(out, &tf, res, opts.ProfileMemory, scopes, *metricsOut); err != nil {
+		return fail(stderr, "run: %v", err)
 	}
 	if *pprofPath != "" {
 		if err := writePprofFile(*pprofPath, res.Events); err != nil {
-			return fail(stderr, "run: --pprof %s: %v", *pprofPath, err)
+			return fail(stderr, "run: --pprof %s: %v", quote.Clip(*pprofPath), err)
 		}
 	}
 	if *tracePath != "" {
-		if err := writeTraceFile(*tracePath, res, *legacy); err != nil {
-			return fail(stderr, "run: --trace %s: %v", *tracePath, err)
+		if err := writeTraceOutput(*tracePath, stdout, res, *legacy); err != nil {
+			return fail(stderr, "run: --trace %s: %v", quote.Clip(*tracePath), err)
 		}
-		fmt.Fprintf(stderr, "orprof: trace written to %s\n", *tracePath)
+		if *tracePath != "-" {
+			fmt.Fprintf(stderr, "orprof: trace written to %s\n", *tracePath)
+		}
 	}
 	return 0
 }
@@ -167,38 +174,14 @@ func scopeProfiler(metrics string, opts *orprof.Options, stderr io.Writer) (*xpu
 	return sp, 0
 }
 
-// writeTraceFile writes the trace to path.tmp and renames it, as Kineto does.
-func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
+// checkDevice returns a message naming --device and the registered devices when no backend is
+// registered under name, or "".
+func checkDevice(name string) string {
+	if stubs.Registered(name) {
+		return ""
 	}
-	var out io.Writer = f
-	var gz io.WriteCloser
-	if strings.HasSuffix(path, ".gz") {
-		gz = newGzipWriter(f)
-		out = gz
-	}
-	if legacy {
-		err = tracefile.WriteLegacy(out, res.Events, res.Device)
-	} else {
-		res.Trace().TraceName = filepath.Base(path)
-		err = trace.Write(out, res.Trace())
-	}
-	if gz != nil {
-		if cerr := gz.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fmt.Sprintf("--device %s: no backend registered under that name (have cpu, %s)",
+		quote.String(name), strings.Join(stubs.Devices(), ", "))
 }
 
 func workloadNames() string {

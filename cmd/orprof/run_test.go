@@ -81,7 +81,7 @@ func TestCLIErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--workload", "nope"}, `--workload "nope": unknown workload`},
-		{[]string{"run", "--device", "tpu", "--trace", ""}, "tpu used in profiler but not enabled."},
+		{[]string{"run", "--device", "tpu", "--trace", ""}, `--device "tpu": no backend registered under that name`},
 		{[]string{"run", "--activities", "cpu_op,bogus"}, `unknown activity type "bogus"`},
 		{[]string{"run", "--config", "/nonexistent.conf"}, "/nonexistent.conf"},
 		{[]string{"run", "--row-limit", "-5"}, "--row-limit -5"},

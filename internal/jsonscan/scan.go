@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 // Error is a problem with the JSON input (a trace's content) or with reading it. Offset is the byte offset
@@ -874,33 +875,16 @@ func (s *Scanner) SkipBOM() bool {
 	return s.Offset() == 0 && s.literal("\xEF\xBB\xBF")
 }
 
-// ClipLen is the most bytes of input an error message quotes.
-const ClipLen = 100
+// ClipLen is the most bytes of input an error message quotes (quote.Max, the one limit of
+// every error line).
+const ClipLen = quote.Max
 
 // Clip quotes b for an error message as Go's %q does, cut to at most ClipLen bytes of it (at a
-// UTF-8 boundary) with "…" after the quotes when it was cut.
-func Clip[T ~string | ~[]byte](b T) string {
-	if len(b) <= ClipLen {
-		return strconv.Quote(string(b))
-	}
-	cut := ClipLen
-	for cut > 0 && b[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return strconv.Quote(string(b[:cut])) + "…"
-}
+// UTF-8 boundary) with "…" after the quotes when it was cut (quote.String).
+func Clip[T ~string | ~[]byte](b T) string { return quote.String(string(b)) }
 
-// Cut is Clip without the quotes, for tokens that need none (numbers).
-func Cut[T ~string | ~[]byte](b T) string {
-	if len(b) <= ClipLen {
-		return string(b)
-	}
-	cut := ClipLen
-	for cut > 0 && b[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return string(b[:cut]) + "…"
-}
+// Cut is Clip without the quotes, for tokens that need none (numbers) (quote.Clip).
+func Cut[T ~string | ~[]byte](b T) string { return quote.Clip(string(b)) }
 
 // literal consumes lit if the input continues with it.
 func (s *Scanner) literal(lit string) bool {

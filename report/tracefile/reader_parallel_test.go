@@ -81,13 +81,9 @@ func TestReaderParallelSameAsSequential(t *testing.T) {
 	require.NotEmpty(t, files)
 	small := []string{"cpu_only.json.gz", "rocm_mi250_train.json.gz", "cuda_alexnet.json.gz", "cuda_cupti_range_profiler.json.gz"}
 	for _, f := range small {
-		if p := filepath.Join(sharedTestdata, "kineto", f); fileExists(p) {
-			files = append(files, p)
-		}
+		files = append(files, filepath.Join(requireShared(t, "kineto"), f))
 	}
-	if p := filepath.Join(sharedTestdata, "pytorch-1.13", "mlp", "trace.json"); fileExists(p) {
-		files = append(files, p)
-	}
+	files = append(files, filepath.Join(requireShared(t, "pytorch-1.13"), "mlp", "trace.json"))
 	for _, f := range files {
 		data := gunzipFile(t, f)
 		requireSameAsGeneric(t, data, f)
@@ -105,22 +101,14 @@ func TestReaderParallelSameAsSequential(t *testing.T) {
 // TestReaderParallelLarge reads the shared multi-MB traces with the default segment size.
 func TestReaderParallelLarge(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("large traces")
+		t.Skip("large traces: too slow under -race or -short (.ci/run runs this test without -race)")
 	}
 	for _, f := range []string{"cuda_ns_resolution.json.gz", "cuda_train_step.json.gz", "mtia_rank0.json.gz"} {
-		p := filepath.Join(sharedTestdata, "kineto", f)
-		if !fileExists(p) {
-			continue
-		}
+		p := filepath.Join(requireShared(t, "kineto"), f)
 		data := gunzipFile(t, p)
 		requireSameRead(t, data, f, parConfig{workers: 2, segSize: defaultParConfig().segSize})
 		requireSameRead(t, data, f, parConfig{workers: 3, segSize: 32 << 10})
 	}
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // trickyTrace builds a Kineto trace whose strings and arguments hold "}, {" and nested objects

@@ -415,11 +415,10 @@ func TestReaderEmpty(t *testing.T) {
 func TestReaderChunking(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(readerTestdata, "*.json"))
 	require.NotEmpty(t, files)
-	if dir := filepath.Join(sharedTestdata, "kineto"); !testing.Short() {
+	if !testing.Short() {
+		dir := requireShared(t, "kineto")
 		for _, f := range []string{"cpu_only.json.gz", "rocm_mi250_train.json.gz", "cuda_alexnet.json.gz"} {
-			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-				files = append(files, filepath.Join(dir, f))
-			}
+			files = append(files, filepath.Join(dir, f))
 		}
 	}
 	for _, f := range files {
