@@ -93,6 +93,10 @@ func (b *traceBuilder) addEvent(size uintptr, ev *cProfileEvent) int32 {
 		b.lastFail = true
 		return b.problem("event #%d rejected: event type INVALID (0)", n)
 	}
+	if ev.endNs > ev.startNs && ev.endNs-ev.startNs < 0 {
+		b.lastFail = true
+		return b.problem("event #%d rejected: its duration, %d - %d ns, overflows int64", n, ev.endNs, ev.startNs)
+	}
 	if !known {
 		b.problem("event #%d: unknown event type %d, recorded as kernel", n, ev.eventType)
 	}

@@ -118,6 +118,15 @@ func FuzzPluginTraceBuilder(f *testing.F) {
 		}
 		tr := &trace.Trace{}
 		b.appendTo(tr, pluginSpan{name: "fuzz", startNs: 0, stopNs: 1000})
+		written := 0 // no accepted event is lost: all but the span, its iteration mark and flows
+		for _, e := range tr.Events[2:] {
+			if e.Ph != 's' && e.Ph != 'f' {
+				written++
+			}
+		}
+		if written != len(b.events) {
+			t.Fatalf("%d events accepted, %d written", len(b.events), written)
+		}
 		var out bytes.Buffer
 		werr := trace.Write(&out, tr)
 		berr := b.err()

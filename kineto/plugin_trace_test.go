@@ -230,3 +230,15 @@ func TestBuilderFlowsAndNesting(t *testing.T) {
 		})
 	}
 }
+
+// A duration past int64 would wrap to a negative one, written as 0: the event is refused.
+func TestBuilderDurationOverflow(t *testing.T) {
+	b := newTraceBuilder()
+	assert.Equal(t, int32(-1), b.addEvent(eventSize, event(1, math.MinInt64+1, math.MaxInt64, 1, 0, 0)))
+	assert.Equal(t, int32(-1), b.setLastEventName("x", true), "the set-last calls of a refused event fail")
+	require.Zero(t, b.addEvent(eventSize, event(1, math.MinInt64+1, -1, 2, 0, 0)))
+	tr := &trace.Trace{}
+	b.appendTo(tr, pluginSpan{})
+	assert.Len(t, tr.Events, 3)
+	assert.ErrorContains(t, b.err(), "event #1 rejected: its duration, 9223372036854775807 - -9223372036854775807 ns, overflows int64")
+}
