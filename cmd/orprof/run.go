@@ -25,6 +25,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	device := fs.String("device", "openreg", `device backend ("cpu" profiles the host only)`)
 	tracePath := fs.String("trace", "trace.json", `trace file to write ("" writes none; .gz compresses)`)
 	legacy := fs.Bool("legacy-trace", false, "write PyTorch's legacy JSON array instead of the Kineto object form")
+	noSpans := fs.Bool("no-spans", false, `leave the span event with "pid":"Spans" out of the trace (speedscope cannot load it)`)
 	shapes := fs.Bool("record-shapes", false, "record input shapes")
 	memory := fs.Bool("profile-memory", false, "record allocations and frees")
 	activities := fs.String("activities", "", "Kineto activity types for child profilers, comma-separated (e.g. cpu_op,kernel,gpu_memcpy,privateuse1_runtime)")
@@ -133,6 +134,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *tracePath != "" {
+		res.Trace().OmitSpans = *noSpans
 		if err := writeTraceOutput(*tracePath, stdout, res, *legacy); err != nil {
 			return fail(stderr, "run: --trace %s: %v", quote.Clip(*tracePath), err)
 		}

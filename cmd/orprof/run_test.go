@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/report/trace"
 )
 
 // TestRunTablePercentages: `orprof run` prints CPU and OPENREG columns, and both Self CPU % and
@@ -115,4 +118,22 @@ func TestTableFromStdin(t *testing.T) {
 	errb.Reset()
 	assert.Equal(t, 2, dispatch([]string{"table", "-"}, strings.NewReader(`[{"name": "a", "ph": "X", "ts": 0, "dur": -1`), &out, &errb))
 	assert.Contains(t, errb.String(), "<stdin>: byte")
+}
+
+// TestRunNoSpans: --no-spans leaves the one event with a string pid ("Spans") out of the trace,
+// so speedscope can load it; without the flag the event is there. Both traces pass the checker.
+func TestRunNoSpans(t *testing.T) {
+	for _, omit := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "t.json")
+		args := []string{"run", "--workload", "mlp", "--trace", path}
+		if omit {
+			args = append(args, "--no-spans")
+		}
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch(args, nil, &out, &errb), errb.String())
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, trace.Check(data))
+		assert.Equal(t, !omit, bytes.Contains(data, []byte(`"pid": "Spans"`)), "omit=%v", omit)
+	}
 }
