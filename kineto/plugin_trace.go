@@ -1,9 +1,11 @@
 package kineto
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,6 +92,10 @@ func (b *traceBuilder) addEvent(size uintptr, ev *cProfileEvent) int32 {
 	if !ok {
 		b.lastFail = true
 		return b.problem("event #%d rejected: event type INVALID (0)", n)
+	}
+	if ev.endNs > ev.startNs && ev.endNs-ev.startNs < 0 {
+		b.lastFail = true
+		return b.problem("event #%d rejected: its duration, %d - %d ns, overflows int64", n, ev.endNs, ev.startNs)
 	}
 	if !known {
 		b.problem("event #%d: unknown event type %d, recorded as kernel", n, ev.eventType)
@@ -301,6 +307,8 @@ func (b *traceBuilder) appendTo(t *trace.Trace, span pluginSpan) []DeviceActivit
 		tids[k] = true
 		t.Threads = append(t.Threads, r)
 	}
+	badFlow := b.unpairedFlows()
+	b.checkNesting()
 	var acts []DeviceActivity
 	for i := range b.events {
 		e := &b.events[i]
@@ -327,7 +335,7 @@ func (b *traceBuilder) appendTo(t *trace.Trace, span pluginSpan) []DeviceActivit
 		}
 		ev.Args = append(ev.Args, e.meta...)
 		t.Events = append(t.Events, ev)
-		if e.flowID != 0 {
+		if e.flowID != 0 && !badFlow[flowKey{e.flowType, e.flowID}] {
 			cat := "fwdbwd"
 			if e.flowType == pluginFlowAsyncGPU {
 				cat = "ac2g"
@@ -349,6 +357,101 @@ func (b *traceBuilder) appendTo(t *trace.Trace, span pluginSpan) []DeviceActivit
 		}
 	}
 	return acts
+}
+
+// flowKey is a flow's identity: its type (the trace category) and id.
+type flowKey struct {
+	typ int32
+	id  uint32
+}
+
+// unpairedFlows returns the flows appendTo must not write: a trace viewer needs each flow to
+// have exactly one start and one end, the end not before the start. Half a flow is left out
+// quietly (see below); any other bad flow is recorded as a problem. Callers hold mu.
+func (b *traceBuilder) unpairedFlows() map[flowKey]bool {
+	type ends struct {
+		starts, ends   int
+		startNs, endNs int64
+		firstSeq       int
+	}
+	flows := map[flowKey]*ends{}
+	var order []flowKey
+	for i := range b.events {
+		e := &b.events[i]
+		if e.flowID == 0 {
+			continue
+		}
+		k := flowKey{e.flowType, e.flowID}
+		f := flows[k]
+		if f == nil {
+			f = &ends{firstSeq: e.seq}
+			flows[k] = f
+			order = append(order, k)
+		}
+		if e.flowStart {
+			f.starts++
+			f.startNs = e.startNs
+		} else {
+			f.ends++
+			f.endNs = e.startNs
+		}
+	}
+	bad := map[flowKey]bool{}
+	for _, k := range order {
+		f := flows[k]
+		switch {
+		case f.starts+f.ends == 1:
+			// Half a flow: its other event was of a type not enabled (a runtime call's start
+			// when kernels are not traced). Normal; the arrow is left out.
+		case f.starts != 1 || f.ends != 1:
+			b.problem("event #%d: flow %d (type %d) has %d starts and %d ends, not written", f.firstSeq, k.id, k.typ, f.starts, f.ends)
+		case f.endNs < f.startNs:
+			b.problem("event #%d: flow %d (type %d) ends at %d before it starts at %d, not written", f.firstSeq, k.id, k.typ, f.endNs, f.startNs)
+		default:
+			continue
+		}
+		bad[k] = true
+	}
+	return bad
+}
+
+// checkNesting records complete events on one (device, resource) row that overlap without
+// nesting: trace viewers draw a row as a stack, which such events break. They are still
+// written. Callers hold mu.
+func (b *traceBuilder) checkNesting() {
+	type span struct {
+		start, end int64
+		i          int
+	}
+	rows := map[[2]int64][]span{}
+	for i := range b.events {
+		e := &b.events[i]
+		if e.typ == GPUPMCounter || e.typ == CPUInstantEvent {
+			continue
+		}
+		k := [2]int64{int64(e.device), sanitizeTid(int64(e.resource))}
+		rows[k] = append(rows[k], span{e.startNs, e.startNs + max(0, e.endNs-e.startNs), i})
+	}
+	for _, sp := range rows {
+		slices.SortStableFunc(sp, func(a, b span) int {
+			if c := cmp.Compare(a.start, b.start); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.end, a.end)
+		})
+		var stack []span
+		for _, s := range sp {
+			for len(stack) > 0 && s.start >= stack[len(stack)-1].end {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 && s.end > stack[len(stack)-1].end {
+				e, p := &b.events[s.i], &b.events[stack[len(stack)-1].i]
+				b.problem("event #%d %q overlaps event #%d %q on device %d resource %d without nesting",
+					e.seq, e.name, p.seq, p.name, e.device, e.resource)
+			}
+			stack = append(stack, s)
+		}
+	}
 }
 
 // err returns the recorded problems as one error, nil when there were none.

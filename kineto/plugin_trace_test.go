@@ -1,6 +1,7 @@
 package kineto
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"testing"
@@ -162,4 +163,82 @@ func TestSanitizeTid(t *testing.T) {
 	assert.Equal(t, int64(5), sanitizeTid(-5))
 	assert.Equal(t, int64(5), sanitizeTid(5))
 	assert.Equal(t, int64(0), sanitizeTid(math.MinInt64))
+}
+
+// A plugin's flows and rows must make a trace Check accepts, or the builder says why: flows
+// without exactly one start and one end (end not first) are dropped (half a flow quietly, the
+// rest reported), overlapping events reported.
+func TestBuilderFlowsAndNesting(t *testing.T) {
+	flow := func(typ int32, id uint32, start bool) *cEventFlow {
+		s := uint8(0)
+		if start {
+			s = 1
+		}
+		return &cEventFlow{size: flowSize, flowType: typ, flowID: id, isStartPoint: s}
+	}
+	type ev struct {
+		start, end int64
+		res        int32
+		flow       *cEventFlow
+	}
+	for _, tc := range []struct {
+		name      string
+		events    []ev
+		flows     int    // flow events written
+		wantErr   string // "" for none
+		checkFail bool
+	}{
+		{"paired", []ev{{0, 10, 1, flow(1, 7, true)}, {20, 30, 2, flow(1, 7, false)}}, 2, "", false},
+		{"start only (end's type not enabled)", []ev{{0, 10, 1, flow(1, 7, true)}}, 0, "", false},
+		{"two starts", []ev{{0, 10, 1, flow(2, 7, true)}, {1, 2, 2, flow(2, 7, true)}, {20, 30, 2, flow(2, 7, false)}}, 0,
+			"has 2 starts and 1 ends", false},
+		{"end first", []ev{{20, 30, 1, flow(1, 7, true)}, {0, 10, 2, flow(1, 7, false)}}, 0, "ends at 0 before it starts at 20", false},
+		{"same id other type", []ev{{0, 10, 1, flow(1, 7, true)}, {20, 30, 2, flow(2, 7, false)}}, 0, "", false},
+		{"two ends", []ev{{0, 10, 1, flow(1, 7, false)}, {20, 30, 2, flow(1, 7, false)}}, 0, "flow 7 (type 1) has 0 starts and 2 ends", false},
+		{"nested", []ev{{0, 10, 1, nil}, {2, 5, 1, nil}, {10, 12, 1, nil}}, 0, "", false},
+		{"overlap", []ev{{0, 10, 1, nil}, {5, 15, 1, nil}}, 0, "event #2 \"\" overlaps event #1 \"\" on device 0 resource 1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTraceBuilder()
+			for _, e := range tc.events {
+				require.Zero(t, b.addEvent(eventSize, event(1, e.start, e.end, 1, 0, e.res)))
+				if e.flow != nil {
+					require.Zero(t, b.setLastEventFlow(flowSize, e.flow))
+				}
+			}
+			tr := &trace.Trace{}
+			b.appendTo(tr, pluginSpan{name: "P", stopNs: 100})
+			flows := 0
+			for _, e := range tr.Events {
+				if e.Ph == 's' || e.Ph == 'f' {
+					flows++
+				}
+			}
+			assert.Equal(t, tc.flows, flows)
+			if tc.wantErr == "" {
+				assert.NoError(t, b.err())
+			} else {
+				assert.ErrorContains(t, b.err(), tc.wantErr)
+			}
+			var out bytes.Buffer
+			require.NoError(t, trace.Write(&out, tr))
+			if tc.checkFail {
+				assert.Error(t, trace.Check(out.Bytes()))
+			} else {
+				assert.NoError(t, trace.Check(out.Bytes()))
+			}
+		})
+	}
+}
+
+// A duration past int64 would wrap to a negative one, written as 0: the event is refused.
+func TestBuilderDurationOverflow(t *testing.T) {
+	b := newTraceBuilder()
+	assert.Equal(t, int32(-1), b.addEvent(eventSize, event(1, math.MinInt64+1, math.MaxInt64, 1, 0, 0)))
+	assert.Equal(t, int32(-1), b.setLastEventName("x", true), "the set-last calls of a refused event fail")
+	require.Zero(t, b.addEvent(eventSize, event(1, math.MinInt64+1, -1, 2, 0, 0)))
+	tr := &trace.Trace{}
+	b.appendTo(tr, pluginSpan{})
+	assert.Len(t, tr.Events, 3)
+	assert.ErrorContains(t, b.err(), "event #1 rejected: its duration, 9223372036854775807 - -9223372036854775807 ns, overflows int64")
 }

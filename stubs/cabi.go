@@ -155,41 +155,9 @@ func Open(path string) (*CStubs, error) {
 	if head == nil {
 		return nil, lerr("%s returned NULL", GetStubsSymbol)
 	}
-	if head.abiVersion != ABIVersion {
-		return nil, lerr("ABI version %d, orprof supports version %d", head.abiVersion, ABIVersion)
-	}
-	if head.unpaddedStructSize < cTableSize {
-		return nil, lerr("ORProf_Stubs is %d bytes, orprof needs at least %d (ABI version %d): rebuild against the current orprof_stubs.h",
-			head.unpaddedStructSize, cTableSize, ABIVersion)
-	}
-	t := *(*cTable)(unsafe.Pointer(head)) // the size check above makes reading the whole mirror safe
-	if t.deviceName == nil {
-		return nil, lerr("ORProf_Stubs.deviceName is NULL")
-	}
-	name, ok := cString(t.deviceName, 256)
-	if !ok || name == "" {
-		return nil, lerr("ORProf_Stubs.deviceName is empty or longer than 256 bytes")
-	}
-	for _, f := range []struct {
-		field string
-		ptr   uintptr
-	}{
-		{"enabled", t.enabled}, {"deviceCount", t.deviceCount}, {"record", t.record},
-		{"elapsed", t.elapsed}, {"destroyEvent", t.destroyEvent}, {"onEachDevice", t.onEachDevice},
-		{"synchronize", t.synchronize}, {"lastError", t.lastError},
-	} {
-		if f.ptr == 0 {
-			return nil, lerr("required hook ORProf_Stubs.%s is NULL", f.field)
-		}
-	}
-	annot := 0
-	for _, p := range []uintptr{t.mark, t.rangePush, t.rangePop} {
-		if p != 0 {
-			annot++
-		}
-	}
-	if annot != 0 && annot != 3 {
-		return nil, lerr("ORProf_Stubs.mark, rangePush and rangePop must be all set or all NULL")
+	t, name, annot, err := checkTable(head)
+	if err != nil {
+		return nil, &LoadError{Path: path, Err: err}
 	}
 
 	s := &CStubs{path: path, name: name}
@@ -209,6 +177,53 @@ func Open(path string) (*CStubs, error) {
 		runtime.AddCleanup(s, func(r *rangeThread) { r.stop() }, s.ranges) // a CStubs never closed
 	}
 	return s, nil
+}
+
+// checkTable checks the table ORProf_GetStubs returned, as Open does: abiVersion, then
+// unpaddedStructSize (only after which the rest is read), deviceName, the required hooks and the
+// all-or-none annotation hooks. It returns a copy of the table, the device name and how many
+// annotation hooks are set (0 or 3). It reads the table and deviceName only; it never calls a
+// hook. The error names the field.
+func checkTable(head *cTableHead) (t cTable, name string, annot int, err error) {
+	lerr := func(format string, args ...any) (cTable, string, int, error) {
+		return cTable{}, "", 0, fmt.Errorf(format, args...)
+	}
+	if head.abiVersion != ABIVersion {
+		return lerr("ABI version %d, orprof supports version %d", head.abiVersion, ABIVersion)
+	}
+	if head.unpaddedStructSize < cTableSize {
+		return lerr("ORProf_Stubs is %d bytes, orprof needs at least %d (ABI version %d): rebuild against the current orprof_stubs.h",
+			head.unpaddedStructSize, cTableSize, ABIVersion)
+	}
+	t = *(*cTable)(unsafe.Pointer(head)) // the size check above makes reading the whole mirror safe
+	if t.deviceName == nil {
+		return lerr("ORProf_Stubs.deviceName is NULL")
+	}
+	name, ok := cString(t.deviceName, 256)
+	if !ok || name == "" {
+		return lerr("ORProf_Stubs.deviceName is empty or longer than 256 bytes")
+	}
+	for _, f := range []struct {
+		field string
+		ptr   uintptr
+	}{
+		{"enabled", t.enabled}, {"deviceCount", t.deviceCount}, {"record", t.record},
+		{"elapsed", t.elapsed}, {"destroyEvent", t.destroyEvent}, {"onEachDevice", t.onEachDevice},
+		{"synchronize", t.synchronize}, {"lastError", t.lastError},
+	} {
+		if f.ptr == 0 {
+			return lerr("required hook ORProf_Stubs.%s is NULL", f.field)
+		}
+	}
+	for _, p := range []uintptr{t.mark, t.rangePush, t.rangePop} {
+		if p != 0 {
+			annot++
+		}
+	}
+	if annot != 0 && annot != 3 {
+		return lerr("ORProf_Stubs.mark, rangePush and rangePop must be all set or all NULL")
+	}
+	return t, name, annot, nil
 }
 
 // Load opens the C backend at path and registers it under its deviceName (see Register). It
