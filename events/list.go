@@ -1,7 +1,6 @@
 package events
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/orprof/orprof/devices"
@@ -282,7 +281,7 @@ link:
 	l.nodes = nodes
 }
 
-// sortKey is what sortOrder sorts: an event's times and its index.
+// sortKey is what orderByKeys sorts: an event's times and its index.
 type sortKey struct {
 	start, end float64
 	i          int32
@@ -294,52 +293,14 @@ type sortKey struct {
 // yet in use: the keys are smaller), so that a large list does not take fresh memory for them
 // on top of the nodes; scratch's content is garbage afterwards. evs is not modified.
 func sortOrder(evs []FunctionEvent, scratch []node) []int32 {
-	type key = sortKey
-	var keys []key
+	var keys []sortKey
 	if len(evs) > 0 && len(scratch) >= len(evs) {
 		// Both types hold no pointers, and a node is larger than a key and at least as aligned.
-		keys = unsafe.Slice((*key)(unsafe.Pointer(&scratch[0])), len(evs))
+		keys = unsafe.Slice((*sortKey)(unsafe.Pointer(&scratch[0])), len(evs))
 	} else {
-		keys = make([]key, len(evs))
+		keys = make([]sortKey, len(evs))
 	}
-	nan := false
-	for i := range evs {
-		e := &evs[i]
-		keys[i] = key{e.StartUs, e.EndUs, int32(i)}
-		nan = nan || e.StartUs != e.StartUs || e.EndUs != e.EndUs
-	}
-	if nan {
-		// NaN breaks the ordering: keep exactly the stable sort's answer.
-		slices.SortStableFunc(keys, func(a, b key) int {
-			switch {
-			case a.start != b.start && a.start < b.start, a.start == b.start && a.end > b.end:
-				return -1
-			case a.start != b.start && b.start < a.start, a.start == b.start && b.end > a.end:
-				return 1
-			}
-			return 0
-		})
-	} else {
-		// Finite keys with the index as the last tie-break: any sort gives the stable order.
-		slices.SortFunc(keys, func(a, b key) int {
-			switch {
-			case a.start < b.start:
-				return -1
-			case a.start > b.start:
-				return 1
-			case a.end > b.end:
-				return -1
-			case a.end < b.end:
-				return 1
-			}
-			return int(a.i - b.i)
-		})
-	}
-	order := make([]int32, len(evs))
-	for i := range keys {
-		order[i] = keys[i].i
-	}
-	return order
+	return orderByKeys(evs, keys)
 }
 
 // compact drops deleted nodes in place and renumbers the tree links. A deleted node was the

@@ -256,49 +256,7 @@ func SortEvents(evs []FunctionEvent) {
 	if sorted {
 		return
 	}
-	type key struct {
-		start, end float64
-		i          int32
-	}
-	keys := make([]key, len(evs))
-	nan := false
-	for i := range evs {
-		e := &evs[i]
-		keys[i] = key{e.StartUs, e.EndUs, int32(i)}
-		nan = nan || e.StartUs != e.StartUs || e.EndUs != e.EndUs
-	}
-	if nan {
-		// NaN breaks the ordering: keep exactly the stable sort's answer.
-		slices.SortStableFunc(keys, func(a, b key) int {
-			switch {
-			case a.start != b.start && a.start < b.start, a.start == b.start && a.end > b.end:
-				return -1
-			case a.start != b.start && b.start < a.start, a.start == b.start && b.end > a.end:
-				return 1
-			}
-			return 0
-		})
-	} else {
-		// Finite keys with the index as the last tie-break: any sort gives the stable order.
-		sortKeys(keys, func(a, b key) int {
-			switch {
-			case a.start < b.start:
-				return -1
-			case a.start > b.start:
-				return 1
-			case a.end > b.end:
-				return -1
-			case a.end < b.end:
-				return 1
-			}
-			return int(a.i - b.i)
-		})
-	}
-	perm := make([]int32, len(evs))
-	for i := range keys {
-		perm[i] = keys[i].i
-	}
-	keys = nil
+	perm := orderByKeys(evs, make([]sortKey, len(evs)))
 	// Apply the permutation in place: position i takes the event at perm[i], cycle by cycle.
 	for i := range perm {
 		if perm[i] < 0 || int(perm[i]) == i {
@@ -317,4 +275,48 @@ func SortEvents(evs []FunctionEvent) {
 			j = k
 		}
 	}
+}
+
+// orderByKeys is the one event order: by start time, the longer first on equal starts, input
+// order on exact ties (PyTorch's stable sort by (start, −end)). It fills keys (len(evs) long)
+// and sorts them, on two goroutines when the list is large, and returns the permutation.
+func orderByKeys(evs []FunctionEvent, keys []sortKey) []int32 {
+	nan := false
+	for i := range evs {
+		e := &evs[i]
+		keys[i] = sortKey{e.StartUs, e.EndUs, int32(i)}
+		nan = nan || e.StartUs != e.StartUs || e.EndUs != e.EndUs
+	}
+	if nan {
+		// NaN breaks the ordering: keep exactly the stable sort's answer.
+		slices.SortStableFunc(keys, func(a, b sortKey) int {
+			switch {
+			case a.start != b.start && a.start < b.start, a.start == b.start && a.end > b.end:
+				return -1
+			case a.start != b.start && b.start < a.start, a.start == b.start && b.end > a.end:
+				return 1
+			}
+			return 0
+		})
+	} else {
+		// Finite keys with the index as the last tie-break: any sort gives the stable order.
+		sortKeys(keys, func(a, b sortKey) int {
+			switch {
+			case a.start < b.start:
+				return -1
+			case a.start > b.start:
+				return 1
+			case a.end > b.end:
+				return -1
+			case a.end < b.end:
+				return 1
+			}
+			return int(a.i - b.i)
+		})
+	}
+	order := make([]int32, len(evs))
+	for i := range keys {
+		order[i] = keys[i].i
+	}
+	return order
 }
