@@ -587,6 +587,11 @@ func (s *Scanner) Str() ([]byte, error) {
 		// pos is still at the opening quote, so fill keeps the string's bytes.
 		rel := s.end - start
 		if !s.fill() {
+			// Truncated: a bad escape before the end is the first error, as it is when the
+			// whole string was buffered at once (strEscaped reports it, or the end of input).
+			if start = s.pos; bytes.IndexByte(s.buf[start+1:s.end], '\\') >= 0 {
+				return s.strEscaped(start)
+			}
 			s.pos = s.end
 			return nil, s.ErrEOF()
 		}
