@@ -101,12 +101,12 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
-	var data *tracefile.Data
+	var av *tracefile.Averages
 	var err error
 	if pos[0] == "-" {
-		data, err = tracefile.Read(stdin, "<stdin>", opts)
+		av, err = tracefile.ReadAverages(stdin, "<stdin>", opts, tf.grouping())
 	} else {
-		data, err = tracefile.Open(pos[0], opts)
+		av, err = tracefile.OpenAverages(pos[0], opts, tf.grouping())
 	}
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
@@ -118,16 +118,8 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if name == "-" {
 		name = "<stdin>"
 	}
-	printWarnings(stderr, data.Warnings(name))
-	if len(data.Events) >= 1<<16 {
-		// The reader's scratch (its records of every event, input buffers) is garbage now and
-		// the heap holds little else but the events: collect here, once, and give the freed
-		// pages back, since the tree's arrays do not fit the reader's freed chunks and would
-		// take fresh pages on top of them (peak RSS 59 vs 69 MB for the 87 MB MTIA trace,
-		// 400 vs 467 MB at 8x its size, in the same time).
-		debug.FreeOSMemory()
-	}
-	s := ranks.Summarize(data, pos[0], 0, tf.grouping()) // takes the events over
+	printWarnings(stderr, av.Data.Warnings(name))
+	s := ranks.SummarizeAverages(av, pos[0], 0, tf.grouping())
 	left, err := tf.writeSummary(stdout, s, *byRank)
 	if err != nil {
 		return fail(stderr, "table: %v", err)
