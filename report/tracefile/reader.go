@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 
@@ -322,6 +323,13 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 	})
 	if err != nil {
 		return nil, err
+	}
+	if a.Len() >= 1<<16 {
+		// The link tables and the records are garbage now: collect them so that the tree's
+		// scratch (sort keys, 28 bytes per event) reuses their memory instead of taking more
+		// (peak RSS 128 → 114 MB on a 250 MB CUDA-style trace; the heap holds few pointers, so
+		// this takes a few ms).
+		runtime.GC()
 	}
 	return &Averages{Data: td, Memory: a.HasMemory(), Rows: a.Averages()}, nil
 }

@@ -276,7 +276,7 @@ func (s averagerSink) apply(lk *links) {
 		s.a.SetThread(int(t.ev), t.tid)
 	}
 	for _, p := range lk.pairs { // in file order, as links.apply appends them
-		s.a.AddKernel(int(p.op), p.k.DurationUs)
+		s.a.AddKernel(int(p.op), p.durUs)
 	}
 }
 
@@ -434,7 +434,7 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 			fe.ID = *legacyID
 			fe.IsLegacy = d.format == Legacy
 		}
-		if r.remote {
+		if r.remote() {
 			fe.NodeID, fe.IsRemote = int(r.node), true
 		}
 		fe.FwdThread, fe.SequenceNr = r.fwd, r.seq
@@ -453,8 +453,8 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 		if r.scope >= 0 {
 			fe.Scope = int(r.scope)
 		}
-		fe.IsAsync = r.async
-		if r.devUs > 0 && !r.async {
+		fe.IsAsync = r.async()
+		if r.devUs > 0 && !r.async() {
 			// orprof's fallback device time: PyTorch's one fake kernel named after the op.
 			fe.Kernels = []events.Kernel{{Name: fe.Name, Device: int(r.devIdx), DurationUs: float64(r.devUs)}}
 			fe.IsLegacy = true
@@ -483,6 +483,7 @@ type links struct {
 	pairs   []kernelPair // device events attached to an op, in file order
 	linked  []bool       // per event: attached to an op; nil when none was
 	l       *linker      // the host operators by id; nil until needed
+	names   []string     // the decoder's names, which kernelPair.name indexes
 }
 
 type threadFix struct {
@@ -490,9 +491,13 @@ type threadFix struct {
 	tid int64
 }
 
+// kernelPair is a device event attached to an op: what becomes the op's Kernel (its name as
+// an index into links.names, to keep the pair small).
 type kernelPair struct {
 	dev, op int32
-	k       events.Kernel
+	name    uint32
+	device  int64
+	durUs   float64
 }
 
 // hostID is the ID convert gives a host operator record; legacy numbers the legacy ops.
@@ -508,7 +513,7 @@ func hostID(r *rawEvent, legacy *int64) int64 {
 // operators and which runtime events move onto their operator's thread. Event k is the k-th
 // record that is not a memory record.
 func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, float64)) *links {
-	lk := &links{}
+	lk := &links{names: d.nameStrs}
 	nRuntime, nDevice := 0, 0 // the events that may be linked
 	var legacy int64
 	k := -1
@@ -549,14 +554,14 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 		k++
 		switch {
 		case r.kind == rawRuntime:
-			if op, ok := l.opByID[l.runtimeLink(r)]; ok {
+			if op, ok := l.ops.get(l.runtimeLink(r)); ok {
 				lk.threads = append(lk.threads, threadFix{int32(k), d.raws.at(int(op.raw)).tid})
 			}
 		case r.kind == rawDevice && attachable(deviceEventType(r.cat, trace)):
-			if op, ok := l.opByID[l.deviceLink(r)]; ok {
+			if op, ok := l.ops.get(l.deviceLink(r)); ok {
 				start, end := times(r)
-				lk.pairs = append(lk.pairs, kernelPair{int32(k), op.ev, events.Kernel{
-					Name: events.RewriteName(d.nameStrs[r.name], true), Device: int(r.pid), DurationUs: end - start}})
+				lk.pairs = append(lk.pairs, kernelPair{dev: int32(k), op: op.ev, name: r.name, device: r.pid,
+					durUs: end - start})
 			}
 		}
 	}
@@ -598,7 +603,8 @@ func (lk *links) apply(evs []events.FunctionEvent) {
 			evs[p.op].Kernels = backing[off : off+len(old) : off+len(old)+n]
 			delete(counts, p.op)
 		}
-		evs[p.op].Kernels = append(evs[p.op].Kernels, p.k)
+		evs[p.op].Kernels = append(evs[p.op].Kernels, events.Kernel{
+			Name: events.RewriteName(lk.names[p.name], true), Device: int(p.device), DurationUs: p.durUs})
 	}
 }
 
@@ -675,24 +681,28 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 // of each id, as convert numbers them).
 func (d *decoder) newLinker() *linker {
 	nOps := 0
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	var legacy int64
 	for _, r := range d.raws.all() {
 		if r.kind == rawHostOp {
 			nOps++
+			if id := hostID(r, &legacy); id > 0 && !r.async() {
+				lo, hi = min(lo, id), max(hi, id)
+			}
 		}
 	}
-	l := &linker{d: d, opByID: make(map[int64]opRef, nOps)}
+	l := &linker{d: d}
+	l.ops.init(lo, hi, nOps)
 	k := int32(-1)
-	var legacy int64
+	legacy = 0
 	for i, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
 			continue
 		}
 		k++
 		if r.kind == rawHostOp {
-			if id := hostID(r, &legacy); id > 0 && !r.async {
-				if _, dup := l.opByID[id]; !dup {
-					l.opByID[id] = opRef{ev: k, raw: int32(i)}
-				}
+			if id := hostID(r, &legacy); id > 0 && !r.async() {
+				l.ops.addFirst(id, opRef{ev: k, raw: int32(i)})
 			}
 		}
 	}
@@ -702,10 +712,54 @@ func (d *decoder) newLinker() *linker {
 // opRef locates a host operator: its index in the events and in the raw records.
 type opRef struct{ ev, raw int32 }
 
+// opIndex finds the first host operator of an id. Kineto numbers ops from a counter, so the
+// ids of a trace are usually dense: then it is a table indexed by id (8 bytes per id, against
+// about 40 per entry in a map, at the point where a large trace's memory peaks); else a map.
+type opIndex struct {
+	lo    int64
+	dense []opRef // id − lo → the op, with raw + 1 (0: none)
+	m     map[int64]opRef
+}
+
+// init sizes the index for n ops whose ids are in [lo, hi].
+func (x *opIndex) init(lo, hi int64, n int) {
+	if lo <= hi && uint64(hi-lo) < uint64(2*n+1024) {
+		x.lo, x.dense = lo, make([]opRef, hi-lo+1)
+		return
+	}
+	x.m = make(map[int64]opRef, n)
+}
+
+// addFirst indexes op under id unless an op has that id already.
+func (x *opIndex) addFirst(id int64, op opRef) {
+	if x.dense != nil {
+		if e := &x.dense[id-x.lo]; e.raw == 0 {
+			*e = opRef{ev: op.ev, raw: op.raw + 1}
+		}
+		return
+	}
+	if _, dup := x.m[id]; !dup {
+		x.m[id] = op
+	}
+}
+
+// get returns the first op with id.
+func (x *opIndex) get(id int64) (opRef, bool) {
+	if x.dense != nil {
+		if id < x.lo || id-x.lo >= int64(len(x.dense)) {
+			return opRef{}, false
+		}
+		e := x.dense[id-x.lo]
+		return opRef{ev: e.ev, raw: e.raw - 1}, e.raw != 0
+	}
+	op, ok := x.m[id]
+	return op, ok
+}
+
 // linker resolves which host operator a runtime or device event belongs to.
 type linker struct {
 	d      *decoder
-	opByID map[int64]opRef // first non-async host op with each id
+	ops    opIndex         // first non-async host op with each id
 	rtCorr map[int64]int32 // runtime correlation → raw index (first one), built on demand
 }
 
@@ -719,7 +773,7 @@ func (l *linker) runtimeLink(rt *rawEvent) int64 {
 		return 0
 	}
 	if x == rt.corr && !l.d.isOrprof {
-		op, ok := l.opByID[x]
+		op, ok := l.ops.get(x)
 		if !ok || !l.d.contains(l.d.raws.at(int(op.raw)), rt) {
 			return 0
 		}
