@@ -135,11 +135,13 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // doubled the command's time). The peak RSS stays below the floor plus the binary's pages.
 const tableGCFloor = 72 << 20
 
-// gcFloorFor scales tableGCFloor with the trace at path: reading keeps about 0.55 heap bytes
-// per input byte (the events and the reader's records of them), nearly all of it live until
-// the read ends, so a collection during the read frees little and costs much (write faults
-// and TLB shootdowns on 2 cores: 3× the time at 2× the size). The floor is 3/4 of the
-// uncompressed size (a gzip file's own trailer gives it, modulo 4 GiB), at least tableGCFloor.
+// gcFloorFor scales tableGCFloor with the trace at path: reading keeps about 0.3 heap bytes
+// per input byte (the reader's records, 96 bytes per event; a CUDA-style trace has ~300 bytes
+// per event), nearly all of it live until the read ends, so a collection during the read
+// frees little and costs much (write faults and TLB shootdowns on 2 cores: 3× the time at 2×
+// the size). The reader collects once itself when the records are complete. The floor is half
+// the uncompressed size (a gzip file's own trailer gives it, modulo 4 GiB), at least
+// tableGCFloor: the peak RSS target of `orprof table`.
 func gcFloorFor(path string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
@@ -157,7 +159,7 @@ func gcFloorFor(path string) int64 {
 			size = max(size, int64(trailer[0])|int64(trailer[1])<<8|int64(trailer[2])<<16|int64(trailer[3])<<24)
 		}
 	}
-	return max(tableGCFloor, size*3/4)
+	return max(tableGCFloor, size/2)
 }
 
 // lazyGC postpones the first garbage collection until the heap reaches floor bytes, then
