@@ -384,9 +384,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	sink := newSink(nKeep + nMem)
 	d.setMemoryEvents(sink.part(), nKeep, mem, lk.maxID, base)
 
-	// convert fills the events of chunks [k0, k1), releasing each chunk's records after it.
-	convert := func(k0, k1 int) {
-		out := sink.part()
+	// convert fills the events of chunks [k0, k1) through out, releasing each chunk's records
+	// after it.
+	convert := func(out sinkPart, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			c := d.raws.chunks[k]
 			j, legacyID := starts[k].ev, int64(starts[k].legacy)
@@ -405,12 +405,15 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	}
 	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
 		// Two goroutines: the work is light, but the events are large and fresh memory.
+		// Both parts are made before the goroutine starts (Averager.Part is not safe for
+		// concurrent use).
+		lo, hi := sink.part(), sink.part()
 		var wg sync.WaitGroup
-		wg.Go(func() { convert(n/2, n) })
-		convert(0, n/2)
+		wg.Go(func() { convert(hi, n/2, n) })
+		convert(lo, 0, n/2)
 		wg.Wait()
 	} else {
-		convert(0, len(d.raws.chunks))
+		convert(sink.part(), 0, len(d.raws.chunks))
 	}
 	d.raws = rawList{}
 	sink.apply(lk)
