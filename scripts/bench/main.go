@@ -448,14 +448,17 @@ func export(root, tmp string) {
 		plain = "trace export, plain JSON (250k events, 61 MB)"
 		gz    = "trace export, `--trace x.gz` (internal/gz)"
 		kp    = "anchor: klauspost gzip BestSpeed of the same bytes, one core"
+		kp2   = "anchor: the same on two goroutines, half the bytes each"
 		gzip1 = "anchor: `gzip -1 -c` of the same bytes"
 		std   = "anchor: export through stdlib gzip BestSpeed"
 	)
-	// ratio: uncompressed / compressed size; cores: CPU time / wall time (2 = both cores).
+	// ratio: uncompressed / compressed size; cores: CPU time / wall time (2 = both cores; the
+	// two-goroutine anchor's says whether the run had them).
 	goBench(root, tmp, "./report/trace", "3x", []want{
 		{what: plain, names: []string{"BenchmarkWriteTrace/plain"}, unit: "MB/s", extra: []string{"cores"}},
 		{what: gz, names: []string{"BenchmarkWriteTrace/gz"}, unit: "MB/s", vs: []string{kp, gzip1, std, plain}, extra: []string{"ratio", "cores"}},
 		{what: kp, names: []string{"BenchmarkWriteTrace/anchor-klauspost-BestSpeed-1core"}, unit: "MB/s", extra: []string{"ratio"}},
+		{what: kp2, names: []string{"BenchmarkWriteTrace/anchor-klauspost-BestSpeed-2cores"}, unit: "MB/s", vs: []string{kp}, extra: []string{"cores"}},
 		{what: gzip1, names: []string{"BenchmarkWriteTrace/anchor-gzip-1"}, unit: "MB/s", extra: []string{"ratio"}},
 		{what: std, names: []string{"BenchmarkWriteTrace/gzip-stdlib-BestSpeed"}, unit: "MB/s", extra: []string{"ratio"}},
 	})
