@@ -236,18 +236,7 @@ func orderOfRecs(recs []avgRec) []int32 {
 		}
 	}
 	sortKeys(order, func(i, j int32) int {
-		a, b := &recs[i], &recs[j]
-		switch {
-		case a.start < b.start:
-			return -1
-		case a.start > b.start:
-			return 1
-		case a.end > b.end:
-			return -1
-		case a.end < b.end:
-			return 1
-		}
-		return int(i - j)
+		return compareTimes(recs[i].start, recs[i].end, i, recs[j].start, recs[j].end, j)
 	})
 	return order
 }
