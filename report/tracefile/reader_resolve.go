@@ -233,7 +233,8 @@ func (m *memIndex) span(r *rawEvent) (lo, hi int) {
 // eventSink is where resolve puts the events it converts: a FunctionEvent slice (Read), or an
 // Averager that keeps only what the table needs (ReadAverages).
 type eventSink interface {
-	// part returns the setter of one converting goroutine.
+	// part returns the setter of one converting goroutine; parts are made before the
+	// goroutines that use them start.
 	part() sinkPart
 	// apply moves linked runtime events onto their operator's thread and attaches the kernels.
 	apply(lk *links)
@@ -405,12 +406,10 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	}
 	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
 		// Two goroutines: the work is light, but the events are large and fresh memory.
-		// Both parts are made before the goroutine starts (Averager.Part is not safe for
-		// concurrent use).
-		lo, hi := sink.part(), sink.part()
 		var wg sync.WaitGroup
-		wg.Go(func() { convert(hi, n/2, n) })
-		convert(lo, 0, n/2)
+		first, second := sink.part(), sink.part()
+		wg.Go(func() { convert(second, n/2, n) })
+		convert(first, 0, n/2)
 		wg.Wait()
 	} else {
 		convert(sink.part(), 0, len(d.raws.chunks))
