@@ -98,24 +98,7 @@ func (l *List) KeyAverages(o AverageOptions) []Avg {
 	// Merge the parts' rows in order and renumber each event's row.
 	all := gs[0]
 	for p := 1; p < parts; p++ {
-		remap := make([]int32, len(gs[p].rows))
-		for r := range gs[p].rows {
-			a := &gs[p].rows[r]
-			k := all.find(a.Key, a.NodeID, a.DeviceType, a.IsLegacy, a.IsUserAnnotation,
-				a.OverloadName, a.InputShapes, a.Stack)
-			if k < 0 {
-				k = all.add(*a)
-			} else {
-				b := &all.rows[k]
-				b.Count += a.Count
-				b.CPUMemoryUsage += a.CPUMemoryUsage
-				b.DeviceMemoryUsage += a.DeviceMemoryUsage
-				b.SelfCPUMemoryUsage += a.SelfCPUMemoryUsage
-				b.SelfDeviceMemoryUsage += a.SelfDeviceMemoryUsage
-				b.Flops += a.Flops
-			}
-			remap[r] = int32(k)
-		}
+		remap := all.merge(gs[p])
 		for i := n * p / parts; i < n*(p+1)/parts; i++ {
 			ids[i] = remap[ids[i]]
 		}
@@ -231,6 +214,30 @@ func (g *grouper) find(name string, nodeID int, dev devices.Type, legacy, userAn
 			return int(r)
 		}
 	}
+}
+
+// merge adds the rows of o to g, summing the integer figures of rows whose key g has, and
+// returns the index in g of each row of o. Rows new to g keep o's order and attributes.
+func (g *grouper) merge(o *grouper) []int32 {
+	remap := make([]int32, len(o.rows))
+	for r := range o.rows {
+		a := &o.rows[r]
+		k := g.find(a.Key, a.NodeID, a.DeviceType, a.IsLegacy, a.IsUserAnnotation,
+			a.OverloadName, a.InputShapes, a.Stack)
+		if k < 0 {
+			k = g.add(*a)
+		} else {
+			b := &g.rows[k]
+			b.Count += a.Count
+			b.CPUMemoryUsage += a.CPUMemoryUsage
+			b.DeviceMemoryUsage += a.DeviceMemoryUsage
+			b.SelfCPUMemoryUsage += a.SelfCPUMemoryUsage
+			b.SelfDeviceMemoryUsage += a.SelfDeviceMemoryUsage
+			b.Flops += a.Flops
+		}
+		remap[r] = int32(k)
+	}
+	return remap
 }
 
 // add appends a row for the key find last looked up and returns its index.

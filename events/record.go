@@ -281,11 +281,19 @@ func SortEvents(evs []FunctionEvent) {
 // order on exact ties (PyTorch's stable sort by (start, −end)). It fills keys (len(evs) long)
 // and sorts them, on two goroutines when the list is large, and returns the permutation.
 func orderByKeys(evs []FunctionEvent, keys []sortKey) []int32 {
-	nan := false
 	for i := range evs {
 		e := &evs[i]
 		keys[i] = sortKey{e.StartUs, e.EndUs, int32(i)}
-		nan = nan || e.StartUs != e.StartUs || e.EndUs != e.EndUs
+	}
+	return orderOfKeys(keys)
+}
+
+// orderOfKeys sorts keys (key i holding index i) as orderByKeys says and returns the indexes
+// in their sorted order.
+func orderOfKeys(keys []sortKey) []int32 {
+	nan := false
+	for i := range keys {
+		nan = nan || keys[i].start != keys[i].start || keys[i].end != keys[i].end
 	}
 	if nan {
 		// NaN breaks the ordering: keep exactly the stable sort's answer.
@@ -314,7 +322,7 @@ func orderByKeys(evs []FunctionEvent, keys []sortKey) []int32 {
 			return int(a.i - b.i)
 		})
 	}
-	order := make([]int32, len(evs))
+	order := make([]int32, len(keys))
 	for i := range keys {
 		order[i] = keys[i].i
 	}

@@ -101,12 +101,12 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
-	var data *tracefile.Data
+	var av *tracefile.Averages
 	var err error
 	if pos[0] == "-" {
-		data, err = tracefile.Read(stdin, "<stdin>", opts)
+		av, err = tracefile.ReadAverages(stdin, "<stdin>", opts, tf.grouping())
 	} else {
-		data, err = tracefile.Open(pos[0], opts)
+		av, err = tracefile.OpenAverages(pos[0], opts, tf.grouping())
 	}
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
@@ -118,16 +118,8 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if name == "-" {
 		name = "<stdin>"
 	}
-	printWarnings(stderr, data.Warnings(name))
-	if len(data.Events) >= 1<<16 {
-		// The reader's scratch (its records of every event, input buffers) is garbage now and
-		// the heap holds little else but the events: collect here, once, and give the freed
-		// pages back, since the tree's arrays do not fit the reader's freed chunks and would
-		// take fresh pages on top of them (peak RSS 59 vs 69 MB for the 87 MB MTIA trace,
-		// 400 vs 467 MB at 8x its size, in the same time).
-		debug.FreeOSMemory()
-	}
-	s := ranks.Summarize(data, pos[0], 0, tf.grouping()) // takes the events over
+	printWarnings(stderr, av.Data.Warnings(name))
+	s := ranks.SummarizeAverages(av, pos[0], 0, tf.grouping())
 	left, err := tf.writeSummary(stdout, s, *byRank)
 	if err != nil {
 		return fail(stderr, "table: %v", err)
@@ -143,11 +135,13 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // doubled the command's time). The peak RSS stays below the floor plus the binary's pages.
 const tableGCFloor = 72 << 20
 
-// gcFloorFor scales tableGCFloor with the trace at path: reading keeps about 0.55 heap bytes
-// per input byte (the events and the reader's records of them), nearly all of it live until
-// the read ends, so a collection during the read frees little and costs much (write faults
-// and TLB shootdowns on 2 cores: 3× the time at 2× the size). The floor is 3/4 of the
-// uncompressed size (a gzip file's own trailer gives it, modulo 4 GiB), at least tableGCFloor.
+// gcFloorFor scales tableGCFloor with the trace at path: reading keeps about 0.3 heap bytes
+// per input byte (the reader's records, 96 bytes per event; a CUDA-style trace has ~300 bytes
+// per event), nearly all of it live until the read ends, so a collection during the read
+// frees little and costs much (write faults and TLB shootdowns on 2 cores: 3× the time at 2×
+// the size). The reader collects once itself when the records are complete. The floor is half
+// the uncompressed size (a gzip file's own trailer gives it, modulo 4 GiB), at least
+// tableGCFloor: the peak RSS target of `orprof table`.
 func gcFloorFor(path string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
@@ -165,7 +159,7 @@ func gcFloorFor(path string) int64 {
 			size = max(size, int64(trailer[0])|int64(trailer[1])<<8|int64(trailer[2])<<16|int64(trailer[3])<<24)
 		}
 	}
-	return max(tableGCFloor, size*3/4)
+	return max(tableGCFloor, size/2)
 }
 
 // lazyGC postpones the first garbage collection until the heap reaches floor bytes, then

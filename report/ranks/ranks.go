@@ -33,26 +33,18 @@ type Options struct {
 // file names the trace in the output, pos is its position among all the traces (its rank when
 // the trace names none). data's events are taken over: the caller must not use them after.
 func Summarize(data *tracefile.Data, file string, pos int, g events.AverageOptions) *report.Summary {
-	mem, device := hasMemory(data.Events), data.DeviceName
-	rank := report.RankInfo{Rank: int64(pos), File: file}
-	if r, ok := traceRank(data); ok {
-		rank.Rank, rank.FromTrace = r, true
-	}
-	evs := data.Events
-	data.Events = nil
-	l := events.NewListOwned(evs, events.ListOptions{UseDevice: device})
-	rows := l.KeyAverages(g)
-	return report.NewSummary(rows, rank, report.SummaryOptions{Device: device, ProfileMemory: mem, Grouping: g})
+	return SummarizeAverages(tracefile.AveragesOf(data, g), file, pos, g)
 }
 
-// hasMemory reports whether any event carries memory figures (the trace recorded memory).
-func hasMemory(evs []events.FunctionEvent) bool {
-	for i := range evs {
-		if evs[i].CPUMemoryUsage != 0 || evs[i].DeviceMemoryUsage != 0 {
-			return true
-		}
+// SummarizeAverages is Summarize of a trace read for its table (tracefile.ReadAverages),
+// grouped by g.
+func SummarizeAverages(av *tracefile.Averages, file string, pos int, g events.AverageOptions) *report.Summary {
+	rank := report.RankInfo{Rank: int64(pos), File: file}
+	if r, ok := traceRank(av.Data); ok {
+		rank.Rank, rank.FromTrace = r, true
 	}
-	return false
+	device := av.Data.DeviceName
+	return report.NewSummary(av.Rows, rank, report.SummaryOptions{Device: device, ProfileMemory: av.Memory, Grouping: g})
 }
 
 // ReadTraces reads the trace files at paths, Options.Workers at a time (each trace's own parse
@@ -89,7 +81,7 @@ func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 				if k >= len(paths) || stop {
 					return
 				}
-				data, err := tracefile.Open(paths[k], tracefile.Options{})
+				av, err := tracefile.OpenAverages(paths[k], tracefile.Options{}, o.Grouping)
 				if err != nil {
 					errs[k] = err
 					next.Lock()
@@ -97,8 +89,8 @@ func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 					next.Unlock()
 					continue
 				}
-				warns[k], links[k] = data.ReadWarnings(paths[k]), data.DeviceLink
-				sums[k] = Summarize(data, paths[k], k, o.Grouping)
+				warns[k], links[k] = av.Data.ReadWarnings(paths[k]), av.Data.DeviceLink
+				sums[k] = SummarizeAverages(av, paths[k], k, o.Grouping)
 			}
 		}()
 	}
@@ -267,12 +259,12 @@ func Load(path string, pos int, o Options) (*report.Summary, []string, error) {
 		s, err := ReadSummaryFile(path)
 		return s, nil, err
 	}
-	data, err := tracefile.Open(path, tracefile.Options{})
+	av, err := tracefile.OpenAverages(path, tracefile.Options{}, o.Grouping)
 	if err != nil {
 		return nil, nil, err
 	}
-	w := data.Warnings(path)
-	return Summarize(data, path, pos, o.Grouping), w, nil
+	w := av.Data.Warnings(path)
+	return SummarizeAverages(av, path, pos, o.Grouping), w, nil
 }
 
 // load is Load with the device-time figures apart from the other warnings.
@@ -285,12 +277,12 @@ func load(path string, pos int, o Options) (*report.Summary, []string, tracefile
 		s, err := ReadSummaryFile(path)
 		return s, nil, tracefile.DeviceLink{}, err
 	}
-	data, err := tracefile.Open(path, tracefile.Options{})
+	av, err := tracefile.OpenAverages(path, tracefile.Options{}, o.Grouping)
 	if err != nil {
 		return nil, nil, tracefile.DeviceLink{}, err
 	}
-	w, l := data.ReadWarnings(path), data.DeviceLink
-	return Summarize(data, path, pos, o.Grouping), w, l, nil
+	w, l := av.Data.ReadWarnings(path), av.Data.DeviceLink
+	return SummarizeAverages(av, path, pos, o.Grouping), w, l, nil
 }
 
 // LoadAll is Load over paths, Options.Workers at a time, merged in path order, with the

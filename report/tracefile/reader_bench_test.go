@@ -63,22 +63,34 @@ func BenchmarkReadTraceMTIAGzip(b *testing.B) {
 	}
 }
 
-// BenchmarkTableMTIA is all of `orprof table` on the MTIA trace: read, tree, KeyAverages and
-// the text table. MB/s is over the uncompressed size.
+// BenchmarkTableMTIA is all of `orprof table` on the MTIA trace from memory: ReadAverages
+// (read, tree, KeyAverages) and the text table; "list" is the same through Read's events and
+// a List, the way it went before ReadAverages. MB/s is over the uncompressed size.
 func BenchmarkTableMTIA(b *testing.B) {
 	data := loadGz(b, "mtia_rank0.json.gz")
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		td, err := Read(bytes.NewReader(data), "mtia_rank0.json", Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		l := events.NewListOwned(td.Events, events.ListOptions{UseDevice: td.DeviceName})
-		if err := report.WriteTable(io.Discard, l.KeyAverages(events.AverageOptions{}), report.TableOptions{UseDevice: td.DeviceName}); err != nil {
-			b.Fatal(err)
-		}
+	for _, way := range []string{"averager", "list"} {
+		b.Run(way, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var av *Averages
+				var err error
+				if way == "list" {
+					var td *Data
+					if td, err = Read(bytes.NewReader(data), "mtia_rank0.json", Options{}); err == nil {
+						av = AveragesOf(td, events.AverageOptions{})
+					}
+				} else {
+					av, err = ReadAverages(bytes.NewReader(data), "mtia_rank0.json", Options{}, events.AverageOptions{})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := report.WriteTable(io.Discard, av.Rows, report.TableOptions{UseDevice: av.Data.DeviceName}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

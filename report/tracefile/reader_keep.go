@@ -119,7 +119,13 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 	r := rawEvent{
 		ts: ev.tsNs, dur: ev.durNs, pid: ev.pid, tid: ev.tid, extID: ev.extID, corr: ev.corr,
 		seq: ev.seq, fwd: ev.fwd, name: ev.name, shapes: ev.shapes, stack: ev.stack,
-		node: ev.node, kind: kind, cat: cat, remote: ev.remote, scope: -1, async: ev.async,
+		node: ev.node, kind: kind, cat: cat, scope: -1,
+	}
+	if ev.remote {
+		r.flags |= rawRemote
+	}
+	if ev.async {
+		r.flags |= rawAsync
 	}
 	if ev.scope >= 0 && ev.scope <= 127 {
 		r.scope = int8(ev.scope)

@@ -3,6 +3,7 @@ package tracefile
 import (
 	"bytes"
 	"iter"
+	"unsafe"
 )
 
 // The records the scan keeps: what kind of event each is, its category, and the chunked list
@@ -89,10 +90,22 @@ type rawEvent struct {
 	devIdx   int32 // orprof fallback traces: "Device"
 	kind     rawKind
 	cat      uint8
-	scope    int8 // an explicit "Scope" argument (orprof traces); −1 = none
-	remote   bool
-	async    bool // an explicit "Async": true argument (orprof traces)
+	scope    int8  // an explicit "Scope" argument (orprof traces); −1 = none
+	flags    uint8 // rawRemote, rawAsync: one byte for both keeps the record at 96 bytes, not 104
 }
+
+// rawEvent flags.
+const (
+	rawRemote = 1 << iota // a legacy remote event (node holds its node id)
+	rawAsync              // an explicit "Async": true argument (orprof traces)
+)
+
+// remote and async read the flags.
+func (r *rawEvent) remote() bool { return r.flags&rawRemote != 0 }
+func (r *rawEvent) async() bool  { return r.flags&rawAsync != 0 }
+
+// The record's size is what a large trace's peak memory is made of.
+var _ [96 - unsafe.Sizeof(rawEvent{})]struct{}
 
 // rawChunk is how many rawEvents one allocation holds: the records are kept in chunks so that
 // a large trace never copies them to grow a slice.

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -229,8 +230,88 @@ func (m *memIndex) span(r *rawEvent) (lo, hi int) {
 	return lo, hi
 }
 
-// resolve turns the scanned records into the Data.
+// eventSink is where resolve puts the events it converts: a FunctionEvent slice (Read), or an
+// Averager that keeps only what the table needs (ReadAverages).
+type eventSink interface {
+	// part returns the setter of one converting goroutine.
+	part() sinkPart
+	// apply moves linked runtime events onto their operator's thread and attaches the kernels.
+	apply(lk *links)
+}
+
+// sinkPart fills events from one goroutine: event(i) is a zeroed event to fill for index i,
+// handed over by done(i).
+type sinkPart interface {
+	event(i int) *events.FunctionEvent
+	done(i int)
+}
+
+// sliceSink keeps every event.
+type sliceSink struct{ evs []events.FunctionEvent }
+
+func (s *sliceSink) part() sinkPart                    { return s }
+func (s *sliceSink) event(i int) *events.FunctionEvent { return &s.evs[i] }
+func (s *sliceSink) done(int)                          {}
+func (s *sliceSink) apply(lk *links)                   { lk.apply(s.evs) }
+
+// averagerSink hands each event to an Averager and keeps none.
+type averagerSink struct{ a *events.Averager }
+
+type averagerPart struct {
+	p  *events.AveragerPart
+	fe events.FunctionEvent
+}
+
+func (s averagerSink) part() sinkPart { return &averagerPart{p: s.a.Part()} }
+
+func (p *averagerPart) event(int) *events.FunctionEvent {
+	p.fe = events.FunctionEvent{}
+	return &p.fe
+}
+
+func (p *averagerPart) done(i int) { p.p.Set(i, &p.fe) }
+
+func (s averagerSink) apply(lk *links) {
+	for _, t := range lk.threads {
+		s.a.SetThread(int(t.ev), t.tid)
+	}
+	for _, p := range lk.pairs { // in file order, as links.apply appends them
+		s.a.AddKernel(int(p.op), p.durUs)
+	}
+}
+
+// resolve turns the scanned records into the Data, with its events; see resolveInto.
 func (d *decoder) resolve() *Data {
+	var s sliceSink
+	td := d.resolveInto(func(n int) eventSink {
+		s.evs = make([]events.FunctionEvent, n)
+		return &s
+	})
+	td.Events = s.evs
+	return td
+}
+
+// resolveAverages turns the scanned records into the Data, without events, and their key
+// averages grouped by g, which must not group by stack.
+func (d *decoder) resolveAverages(g events.AverageOptions) (*Data, *events.Averager) {
+	var a *events.Averager
+	td := d.resolveInto(func(n int) eventSink {
+		a, _ = events.NewAverager(n, g)
+		return averagerSink{a}
+	})
+	return td, a
+}
+
+// resolveInto turns the scanned records into the Data and puts the events into the sink made
+// by newSink for their number.
+func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
+	if d.raws.n >= 1<<16 {
+		// The parse's garbage (input buffers, segment scratch) goes before the link tables and
+		// the events are made, so that they reuse its pages rather than take more: the peak
+		// RSS of a large trace is here. The records hold no pointers, so this is quick (a few
+		// ms for 800k events; 2-3 % of the peak RSS).
+		runtime.GC()
+	}
 	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Rank: d.rank, HasRank: d.hasRank, Bytes: d.s.BytesRead()}
 	td.Device, td.DeviceName = d.traceDevice()
 
@@ -300,11 +381,12 @@ func (d *decoder) resolve() *Data {
 			td.SkipReason = fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
 		}
 	}
-	evs := make([]events.FunctionEvent, nKeep, nKeep+nMem)
-	d.appendMemoryEvents(&evs, mem, lk.maxID, base)
+	sink := newSink(nKeep + nMem)
+	d.setMemoryEvents(sink.part(), nKeep, mem, lk.maxID, base)
 
 	// convert fills the events of chunks [k0, k1), releasing each chunk's records after it.
 	convert := func(k0, k1 int) {
+		out := sink.part()
 		for k := k0; k < k1; k++ {
 			c := d.raws.chunks[k]
 			j, legacyID := starts[k].ev, int64(starts[k].legacy)
@@ -313,7 +395,8 @@ func (d *decoder) resolve() *Data {
 				if r.kind == rawMemory || r.kind == rawOOM {
 					continue
 				}
-				d.convert(&evs[j], r, td.Device, mem, times, &legacyID)
+				d.convert(out.event(j), r, td.Device, mem, times, &legacyID)
+				out.done(j)
 				j++
 			}
 			d.raws.chunks[k] = nil
@@ -330,8 +413,7 @@ func (d *decoder) resolve() *Data {
 		convert(0, len(d.raws.chunks))
 	}
 	d.raws = rawList{}
-	lk.apply(evs)
-	td.Events = evs
+	sink.apply(lk)
 	return td
 }
 
@@ -352,7 +434,7 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 			fe.ID = *legacyID
 			fe.IsLegacy = d.format == Legacy
 		}
-		if r.remote {
+		if r.remote() {
 			fe.NodeID, fe.IsRemote = int(r.node), true
 		}
 		fe.FwdThread, fe.SequenceNr = r.fwd, r.seq
@@ -371,8 +453,8 @@ func (d *decoder) convert(fe *events.FunctionEvent, r *rawEvent, trace devices.T
 		if r.scope >= 0 {
 			fe.Scope = int(r.scope)
 		}
-		fe.IsAsync = r.async
-		if r.devUs > 0 && !r.async {
+		fe.IsAsync = r.async()
+		if r.devUs > 0 && !r.async() {
 			// orprof's fallback device time: PyTorch's one fake kernel named after the op.
 			fe.Kernels = []events.Kernel{{Name: fe.Name, Device: int(r.devIdx), DurationUs: float64(r.devUs)}}
 			fe.IsLegacy = true
@@ -401,6 +483,7 @@ type links struct {
 	pairs   []kernelPair // device events attached to an op, in file order
 	linked  []bool       // per event: attached to an op; nil when none was
 	l       *linker      // the host operators by id; nil until needed
+	names   []string     // the decoder's names, which kernelPair.name indexes
 }
 
 type threadFix struct {
@@ -408,9 +491,13 @@ type threadFix struct {
 	tid int64
 }
 
+// kernelPair is a device event attached to an op: what becomes the op's Kernel (its name as
+// an index into links.names, to keep the pair small).
 type kernelPair struct {
 	dev, op int32
-	k       events.Kernel
+	name    uint32
+	device  int64
+	durUs   float64
 }
 
 // hostID is the ID convert gives a host operator record; legacy numbers the legacy ops.
@@ -426,7 +513,7 @@ func hostID(r *rawEvent, legacy *int64) int64 {
 // operators and which runtime events move onto their operator's thread. Event k is the k-th
 // record that is not a memory record.
 func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, float64)) *links {
-	lk := &links{}
+	lk := &links{names: d.nameStrs}
 	nRuntime, nDevice := 0, 0 // the events that may be linked
 	var legacy int64
 	k := -1
@@ -467,14 +554,14 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 		k++
 		switch {
 		case r.kind == rawRuntime:
-			if op, ok := l.opByID[l.runtimeLink(r)]; ok {
+			if op, ok := l.ops.get(l.runtimeLink(r)); ok {
 				lk.threads = append(lk.threads, threadFix{int32(k), d.raws.at(int(op.raw)).tid})
 			}
 		case r.kind == rawDevice && attachable(deviceEventType(r.cat, trace)):
-			if op, ok := l.opByID[l.deviceLink(r)]; ok {
+			if op, ok := l.ops.get(l.deviceLink(r)); ok {
 				start, end := times(r)
-				lk.pairs = append(lk.pairs, kernelPair{int32(k), op.ev, events.Kernel{
-					Name: events.RewriteName(d.nameStrs[r.name], true), Device: int(r.pid), DurationUs: end - start}})
+				lk.pairs = append(lk.pairs, kernelPair{dev: int32(k), op: op.ev, name: r.name, device: r.pid,
+					durUs: end - start})
 			}
 		}
 	}
@@ -516,7 +603,8 @@ func (lk *links) apply(evs []events.FunctionEvent) {
 			evs[p.op].Kernels = backing[off : off+len(old) : off+len(old)+n]
 			delete(counts, p.op)
 		}
-		evs[p.op].Kernels = append(evs[p.op].Kernels, p.k)
+		evs[p.op].Kernels = append(evs[p.op].Kernels, events.Kernel{
+			Name: events.RewriteName(lk.names[p.name], true), Device: int(p.device), DurationUs: p.durUs})
 	}
 }
 
@@ -593,24 +681,28 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 // of each id, as convert numbers them).
 func (d *decoder) newLinker() *linker {
 	nOps := 0
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	var legacy int64
 	for _, r := range d.raws.all() {
 		if r.kind == rawHostOp {
 			nOps++
+			if id := hostID(r, &legacy); id > 0 && !r.async() {
+				lo, hi = min(lo, id), max(hi, id)
+			}
 		}
 	}
-	l := &linker{d: d, opByID: make(map[int64]opRef, nOps)}
+	l := &linker{d: d}
+	l.ops.init(lo, hi, nOps)
 	k := int32(-1)
-	var legacy int64
+	legacy = 0
 	for i, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
 			continue
 		}
 		k++
 		if r.kind == rawHostOp {
-			if id := hostID(r, &legacy); id > 0 && !r.async {
-				if _, dup := l.opByID[id]; !dup {
-					l.opByID[id] = opRef{ev: k, raw: int32(i)}
-				}
+			if id := hostID(r, &legacy); id > 0 && !r.async() {
+				l.ops.addFirst(id, opRef{ev: k, raw: int32(i)})
 			}
 		}
 	}
@@ -620,10 +712,54 @@ func (d *decoder) newLinker() *linker {
 // opRef locates a host operator: its index in the events and in the raw records.
 type opRef struct{ ev, raw int32 }
 
+// opIndex finds the first host operator of an id. Kineto numbers ops from a counter, so the
+// ids of a trace are usually dense: then it is a table indexed by id (8 bytes per id, against
+// about 40 per entry in a map, at the point where a large trace's memory peaks); else a map.
+type opIndex struct {
+	lo    int64
+	dense []opRef // id − lo → the op, with raw + 1 (0: none)
+	m     map[int64]opRef
+}
+
+// init sizes the index for n ops whose ids are in [lo, hi].
+func (x *opIndex) init(lo, hi int64, n int) {
+	if lo <= hi && uint64(hi-lo) < uint64(2*n+1024) {
+		x.lo, x.dense = lo, make([]opRef, hi-lo+1)
+		return
+	}
+	x.m = make(map[int64]opRef, n)
+}
+
+// addFirst indexes op under id unless an op has that id already.
+func (x *opIndex) addFirst(id int64, op opRef) {
+	if x.dense != nil {
+		if e := &x.dense[id-x.lo]; e.raw == 0 {
+			*e = opRef{ev: op.ev, raw: op.raw + 1}
+		}
+		return
+	}
+	if _, dup := x.m[id]; !dup {
+		x.m[id] = op
+	}
+}
+
+// get returns the first op with id.
+func (x *opIndex) get(id int64) (opRef, bool) {
+	if x.dense != nil {
+		if id < x.lo || id-x.lo >= int64(len(x.dense)) {
+			return opRef{}, false
+		}
+		e := x.dense[id-x.lo]
+		return opRef{ev: e.ev, raw: e.raw - 1}, e.raw != 0
+	}
+	op, ok := x.m[id]
+	return op, ok
+}
+
 // linker resolves which host operator a runtime or device event belongs to.
 type linker struct {
 	d      *decoder
-	opByID map[int64]opRef // first non-async host op with each id
+	ops    opIndex         // first non-async host op with each id
 	rtCorr map[int64]int32 // runtime correlation → raw index (first one), built on demand
 }
 
@@ -637,7 +773,7 @@ func (l *linker) runtimeLink(rt *rawEvent) int64 {
 		return 0
 	}
 	if x == rt.corr && !l.d.isOrprof {
-		op, ok := l.opByID[x]
+		op, ok := l.ops.get(x)
 		if !ok || !l.d.contains(l.d.raws.at(int(op.raw)), rt) {
 			return 0
 		}
@@ -699,9 +835,10 @@ func (d *decoder) contains(op, r *rawEvent) bool {
 	return os <= rs && rs+rd <= os+od
 }
 
-// appendMemoryEvents adds the top-level "[memory]" events (records no host event contains, in
-// file order) and one event per "[OutOfMemory]" record, numbered after the largest ID.
-func (d *decoder) appendMemoryEvents(evs *[]events.FunctionEvent, mem *memIndex, maxID, base int64) {
+// setMemoryEvents sets events at, at+1, … to the top-level "[memory]" events (records no host
+// event contains, in file order) and one event per "[OutOfMemory]" record, numbered after the
+// largest ID.
+func (d *decoder) setMemoryEvents(out sinkPart, at int, mem *memIndex, maxID, base int64) {
 	var uncovered map[int32]bool
 	if mem != nil {
 		for k, c := range mem.covered {
@@ -716,10 +853,12 @@ func (d *decoder) appendMemoryEvents(evs *[]events.FunctionEvent, mem *memIndex,
 	add := func(r *rawEvent) {
 		maxID++
 		t := float64(r.ts-base) / 1000
-		fe := events.FunctionEvent{ID: maxID, Name: d.nameStrs[r.name], Thread: r.tid, NodeID: -1,
+		fe := out.event(at)
+		*fe = events.FunctionEvent{ID: maxID, Name: d.nameStrs[r.name], Thread: r.tid, NodeID: -1,
 			StartUs: t, EndUs: t, FwdThread: r.tid, InputShapes: "[]", SequenceNr: -1}
 		fe.CPUMemoryUsage, fe.DeviceMemoryUsage = d.memoryBytes(r)
-		*evs = append(*evs, fe)
+		out.done(at)
+		at++
 	}
 	if len(uncovered) > 0 {
 		for i, r := range d.raws.all() {
