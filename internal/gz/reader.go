@@ -276,11 +276,17 @@ func (z *Reader) moreInput(want int) {
 		z.ip -= keep
 		z.iend = n
 	}
-	for z.iend-z.ip < want && !z.srcEOF {
+	for empty := 0; z.iend-z.ip < want && !z.srcEOF; {
 		n, err := z.src.Read(z.in[z.iend:])
 		if n < 0 || n > len(z.in)-z.iend {
 			z.srcEOF, z.srcErr = true, fmt.Errorf("gzip: source returned invalid count %d", n)
 			return
+		}
+		if n == 0 && err == nil {
+			if empty++; empty == 100 {
+				z.srcEOF, z.srcErr = true, io.ErrNoProgress
+				return
+			}
 		}
 		z.iend += n
 		if err != nil {

@@ -201,3 +201,17 @@ func BenchmarkInflateMTIA(b *testing.B) {
 		})
 	})
 }
+
+// emptyReader returns nothing, forever.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+// TestReaderNoProgress: a source that keeps returning nothing is an error, not a hang.
+func TestReaderNoProgress(t *testing.T) {
+	in := gzipped(t, sample(1000, 4), 6)
+	z, err := NewReader(io.MultiReader(bytes.NewReader(in[:20]), emptyReader{}))
+	require.NoError(t, err)
+	_, err = io.ReadAll(z)
+	assert.ErrorIs(t, err, io.ErrNoProgress)
+}
