@@ -21,9 +21,10 @@ import (
 // Grouping by stack is not supported (a backward op's stack is known only once every
 // forward op is): NewAverager reports false for it, and the caller builds a List.
 type Averager struct {
-	o     AverageOptions
-	recs  []avgRec
-	parts []*AveragerPart
+	o       AverageOptions
+	recs    []avgRec
+	parts   []*AveragerPart
+	partsMu sync.Mutex
 	// mem holds every event's memory and flops, allocated when the first event that has any
 	// is set.
 	memOnce sync.Once
@@ -86,9 +87,11 @@ func NewAverager(n int, o AverageOptions) (*Averager, bool) {
 // Len is the number of events the Averager was made for.
 func (a *Averager) Len() int { return len(a.recs) }
 
-// Part returns a new part to set events from one goroutine. Parts are made before the
-// goroutines that use them start; an Averager has at most 255.
+// Part returns a new part to set events from one goroutine; an Averager has at most 255.
+// Part may be called from several goroutines at once.
 func (a *Averager) Part() *AveragerPart {
+	a.partsMu.Lock()
+	defer a.partsMu.Unlock()
 	if len(a.parts) == maxParts {
 		panic("events: Averager.Part: more than 255 parts")
 	}
@@ -233,18 +236,7 @@ func orderOfRecs(recs []avgRec) []int32 {
 		}
 	}
 	sortKeys(order, func(i, j int32) int {
-		a, b := &recs[i], &recs[j]
-		switch {
-		case a.start < b.start:
-			return -1
-		case a.start > b.start:
-			return 1
-		case a.end > b.end:
-			return -1
-		case a.end < b.end:
-			return 1
-		}
-		return int(i - j)
+		return compareTimes(recs[i].start, recs[i].end, i, recs[j].start, recs[j].end, j)
 	})
 	return order
 }
@@ -264,7 +256,7 @@ type avgOpen struct {
 
 // childSums is what an event's children add up to, summed in their order.
 type childSums struct {
-	cpu, dev         float64
+	cpu, dev       float64
 	cpuMem, devMem int64
 }
 

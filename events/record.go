@@ -288,6 +288,22 @@ func orderByKeys(evs []FunctionEvent, keys []sortKey) []int32 {
 	return orderOfKeys(keys)
 }
 
+// compareTimes is the event order for finite times: by start, the longer (later end) first
+// on equal starts, then by index.
+func compareTimes(aStart, aEnd float64, ai int32, bStart, bEnd float64, bi int32) int {
+	switch {
+	case aStart < bStart:
+		return -1
+	case aStart > bStart:
+		return 1
+	case aEnd > bEnd:
+		return -1
+	case aEnd < bEnd:
+		return 1
+	}
+	return int(ai - bi)
+}
+
 // orderOfKeys sorts keys (key i holding index i) as orderByKeys says and returns the indexes
 // in their sorted order.
 func orderOfKeys(keys []sortKey) []int32 {
@@ -308,19 +324,7 @@ func orderOfKeys(keys []sortKey) []int32 {
 		})
 	} else {
 		// Finite keys with the index as the last tie-break: any sort gives the stable order.
-		sortKeys(keys, func(a, b sortKey) int {
-			switch {
-			case a.start < b.start:
-				return -1
-			case a.start > b.start:
-				return 1
-			case a.end > b.end:
-				return -1
-			case a.end < b.end:
-				return 1
-			}
-			return int(a.i - b.i)
-		})
+		sortKeys(keys, func(a, b sortKey) int { return compareTimes(a.start, a.end, a.i, b.start, b.end, b.i) })
 	}
 	order := make([]int32, len(keys))
 	for i := range keys {

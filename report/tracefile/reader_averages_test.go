@@ -45,8 +45,24 @@ func requireSameAverages(t *testing.T, data []byte, g events.AverageOptions, par
 	require.Equal(t, want.Data, got.Data)
 }
 
-// Every real trace the repository holds, in every grouping, read sequentially and in parallel.
+// Every real trace the repository holds, in every grouping, read sequentially and in parallel:
+// those under 1 MB here (also under -race), the others in TestReadAveragesMatchesListLarge.
 func TestReadAveragesMatchesList(t *testing.T) {
+	checkAveragesOfTraces(t, 0, 1<<20)
+}
+
+// TestReadAveragesMatchesListLarge is TestReadAveragesMatchesList for the traces of 1 MB and
+// more (the 87 MB MTIA trace among them).
+func TestReadAveragesMatchesListLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("large traces: too slow under -race or -short (.ci/run runs this test without -race)")
+	}
+	checkAveragesOfTraces(t, 1<<20, 1<<40)
+}
+
+// checkAveragesOfTraces checks ReadAverages against the list on the repository's traces whose
+// uncompressed size is in [lo, hi).
+func checkAveragesOfTraces(t *testing.T, lo, hi int) {
 	var files []string
 	for _, pat := range []string{"kineto/*.json.gz", "kineto-extra/*.json.gz", "pytorch-1.13/*/trace.json"} {
 		m, err := filepath.Glob(filepath.Join(sharedTestdata, pat))
@@ -57,19 +73,28 @@ func TestReadAveragesMatchesList(t *testing.T) {
 	require.NoError(t, err)
 	files = append(files, local...)
 	require.GreaterOrEqual(t, len(files), 20, "the repository's traces are missing")
+	checked := 0
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		require.NoError(t, err)
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+			data = gunzipFile(t, file)
+		}
+		if len(data) < lo || len(data) >= hi {
+			continue
+		}
+		checked++
 		t.Run(filepath.Base(filepath.Dir(file))+"/"+filepath.Base(file), func(t *testing.T) {
 			for k, g := range groupings {
 				if len(data) > 8<<20 && k > 1 {
-					break // the 87 MB MTIA trace: two groupings are enough to keep the race run short
+					break // the 87 MB MTIA trace: two groupings are enough
 				}
 				requireSameAverages(t, data, g, parConfig{workers: 1})
 				requireSameAverages(t, data, g, parConfig{workers: 2, segSize: 64 << 10})
 			}
 		})
 	}
+	require.Positive(t, checked, "no trace in the size range")
 }
 
 // FuzzReadAverages checks ReadAverages against Read and the list on arbitrary input: the same

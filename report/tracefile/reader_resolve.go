@@ -233,7 +233,8 @@ func (m *memIndex) span(r *rawEvent) (lo, hi int) {
 // eventSink is where resolve puts the events it converts: a FunctionEvent slice (Read), or an
 // Averager that keeps only what the table needs (ReadAverages).
 type eventSink interface {
-	// part returns the setter of one converting goroutine.
+	// part returns the setter of one converting goroutine; parts are made before the
+	// goroutines that use them start.
 	part() sinkPart
 	// apply moves linked runtime events onto their operator's thread and attaches the kernels.
 	apply(lk *links)
@@ -384,9 +385,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	sink := newSink(nKeep + nMem)
 	d.setMemoryEvents(sink.part(), nKeep, mem, lk.maxID, base)
 
-	// convert fills the events of chunks [k0, k1), releasing each chunk's records after it.
-	convert := func(k0, k1 int) {
-		out := sink.part()
+	// convert fills the events of chunks [k0, k1) through out, releasing each chunk's records
+	// after it.
+	convert := func(out sinkPart, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			c := d.raws.chunks[k]
 			j, legacyID := starts[k].ev, int64(starts[k].legacy)
@@ -406,11 +407,12 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
 		// Two goroutines: the work is light, but the events are large and fresh memory.
 		var wg sync.WaitGroup
-		wg.Go(func() { convert(n/2, n) })
-		convert(0, n/2)
+		first, second := sink.part(), sink.part()
+		wg.Go(func() { convert(second, n/2, n) })
+		convert(first, 0, n/2)
 		wg.Wait()
 	} else {
-		convert(0, len(d.raws.chunks))
+		convert(sink.part(), 0, len(d.raws.chunks))
 	}
 	d.raws = rawList{}
 	sink.apply(lk)
