@@ -72,19 +72,8 @@ func (s *activitySession) Stop() error {
 func (s *activitySession) PushCorrelationID(uint64) {}
 func (s *activitySession) PopCorrelationID()        {}
 
-func (s *activitySession) wanted(a *Activity) bool {
-	switch a.Kind {
-	case ActivityKernel:
-		return s.acts.Has(kineto.ConcurrentKernel)
-	case ActivityMemcpy:
-		return s.acts.Has(kineto.GPUMemcpy)
-	case ActivityMemset:
-		return s.acts.Has(kineto.GPUMemset)
-	case ActivityRuntime:
-		return s.acts.Has(kineto.PrivateUse1Runtime)
-	}
-	return false
-}
+// wanted reports whether the session records activities like a.
+func (s *activitySession) wanted(a *Activity) bool { return s.acts.Has(a.Kind) }
 
 // ProcessTrace adds the device rows, the work on them, the launches on the host threads and
 // an ac2g flow from each launch to its work.
@@ -174,15 +163,13 @@ func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))
-	kinds := [...]kineto.ActivityType{ActivityKernel: kineto.ConcurrentKernel, ActivityMemcpy: kineto.GPUMemcpy,
-		ActivityMemset: kineto.GPUMemset, ActivityRuntime: kineto.PrivateUse1Runtime}
 	for _, list := range [][]Activity{s.work, s.launches} {
 		for i := range list {
 			a := &list[i]
 			if !s.wanted(a) {
 				continue
 			}
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}

@@ -176,19 +176,8 @@ func placeWork(work, launches []Activity, cals []Calibration) []int {
 func (s *activitySession) PushCorrelationID(uint64) {}
 func (s *activitySession) PopCorrelationID()        {}
 
-func (s *activitySession) wanted(k ActivityKind) bool {
-	switch k {
-	case ActivityKernel:
-		return s.acts.Has(kineto.ConcurrentKernel)
-	case ActivityMemcpy:
-		return s.acts.Has(kineto.GPUMemcpy)
-	case ActivityMemset:
-		return s.acts.Has(kineto.GPUMemset)
-	case ActivityRuntime:
-		return s.acts.Has(kineto.PrivateUse1Runtime)
-	}
-	return false
-}
+// wanted reports whether the session records activities of kind k.
+func (s *activitySession) wanted(k ActivityKind) bool { return s.acts.Has(k) }
 
 // Calibrations are the per-device clock fits of the last Stop.
 func (s *activitySession) Calibrations() []Calibration {
@@ -301,19 +290,17 @@ func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))
-	kinds := [...]kineto.ActivityType{ActivityKernel: kineto.ConcurrentKernel, ActivityMemcpy: kineto.GPUMemcpy,
-		ActivityMemset: kineto.GPUMemset, ActivityRuntime: kineto.PrivateUse1Runtime}
 	for i := range s.work {
 		a := &s.work[i]
 		if s.wanted(a.Kind) {
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}
 	launched := s.launchedWanted()
 	for i := range s.launches {
 		if a := &s.launches[i]; launched[a.ID] {
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}
