@@ -2,7 +2,6 @@ package openreg
 
 import (
 	"os"
-	"strconv"
 	"sync"
 
 	"github.com/orprof/orprof/kineto"
@@ -81,16 +80,7 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
-	devs := map[int]bool{}
-	streams := map[[2]int64]bool{}
-	for _, p := range t.Processes {
-		if p.Pid >= 0 && p.Pid < 1<<16 {
-			devs[int(p.Pid)] = true
-		}
-	}
-	for _, th := range t.Threads {
-		streams[[2]int64{th.Pid, th.Tid}] = true
-	}
+	rows := kineto.NewDeviceRows(t, "OPENREG")
 	// A flow joins a launch to its work: both ends are written only when both events are
 	// (the work of a kind not asked for, a memset without gpu_memset, has no arrow).
 	launched, written := map[int64]bool{}, map[int64]bool{}
@@ -104,23 +94,8 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 		if !s.wanted(a) {
 			continue
 		}
-		if !devs[a.Device] {
-			devs[a.Device] = true
-			n := "OPENREG " + strconv.Itoa(a.Device)
-			t.Processes = append(t.Processes, trace.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
-		}
-		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
-			streams[k] = true
-			t.Threads = append(t.Threads, trace.Thread{Pid: int64(a.Device), Tid: a.Stream,
-				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
-		}
-		args := make([]trace.Arg, 0, 6)
-		if a.Correlation > 0 {
-			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
-		}
-		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)),
-			trace.Int(trace.ArgStream, a.Stream),
-			trace.Int(trace.ArgCorrelation, a.ID))
+		rows.Add(a.Device, a.Stream)
+		args := kineto.DeviceWorkArgs(a.Correlation, a.Device, a.Stream, a.ID)
 		if a.Kind == ActivityKernel {
 			args = append(args, trace.Int(trace.ArgFlops, a.Flops))
 		} else {

@@ -194,38 +194,15 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
-	devs := map[int]bool{}
-	streams := map[[2]int64]bool{}
-	for _, p := range t.Processes {
-		if p.Pid >= 0 && p.Pid < 1<<16 {
-			devs[int(p.Pid)] = true
-		}
-	}
-	for _, th := range t.Threads {
-		streams[[2]int64{th.Pid, th.Tid}] = true
-	}
+	rows := kineto.NewDeviceRows(t, "OPENCL")
 	launched := s.launchedWanted()
 	for i := range s.work {
 		a := &s.work[i]
 		if !s.wanted(a.Kind) {
 			continue
 		}
-		if !devs[a.Device] {
-			devs[a.Device] = true
-			n := "OPENCL " + strconv.Itoa(a.Device)
-			t.Processes = append(t.Processes, trace.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
-		}
-		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
-			streams[k] = true
-			t.Threads = append(t.Threads, trace.Thread{Pid: int64(a.Device), Tid: a.Stream,
-				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
-		}
-		args := make([]trace.Arg, 0, 6)
-		if a.Correlation > 0 {
-			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
-		}
-		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)), trace.Int(trace.ArgStream, a.Stream),
-			trace.Int(trace.ArgCorrelation, a.ID))
+		rows.Add(a.Device, a.Stream)
+		args := kineto.DeviceWorkArgs(a.Correlation, a.Device, a.Stream, a.ID)
 		if a.Kind != ActivityKernel {
 			args = append(args, trace.Int(trace.ArgBytes, a.Bytes))
 		}
