@@ -176,19 +176,8 @@ func placeWork(work, launches []Activity, cals []Calibration) []int {
 func (s *activitySession) PushCorrelationID(uint64) {}
 func (s *activitySession) PopCorrelationID()        {}
 
-func (s *activitySession) wanted(k ActivityKind) bool {
-	switch k {
-	case ActivityKernel:
-		return s.acts.Has(kineto.ConcurrentKernel)
-	case ActivityMemcpy:
-		return s.acts.Has(kineto.GPUMemcpy)
-	case ActivityMemset:
-		return s.acts.Has(kineto.GPUMemset)
-	case ActivityRuntime:
-		return s.acts.Has(kineto.PrivateUse1Runtime)
-	}
-	return false
-}
+// wanted reports whether the session records activities of kind k.
+func (s *activitySession) wanted(k ActivityKind) bool { return s.acts.Has(k) }
 
 // Calibrations are the per-device clock fits of the last Stop.
 func (s *activitySession) Calibrations() []Calibration {
@@ -205,38 +194,15 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
-	devs := map[int]bool{}
-	streams := map[[2]int64]bool{}
-	for _, p := range t.Processes {
-		if p.Pid >= 0 && p.Pid < 1<<16 {
-			devs[int(p.Pid)] = true
-		}
-	}
-	for _, th := range t.Threads {
-		streams[[2]int64{th.Pid, th.Tid}] = true
-	}
+	rows := kineto.NewDeviceRows(t, "OPENCL")
 	launched := s.launchedWanted()
 	for i := range s.work {
 		a := &s.work[i]
 		if !s.wanted(a.Kind) {
 			continue
 		}
-		if !devs[a.Device] {
-			devs[a.Device] = true
-			n := "OPENCL " + strconv.Itoa(a.Device)
-			t.Processes = append(t.Processes, trace.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
-		}
-		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
-			streams[k] = true
-			t.Threads = append(t.Threads, trace.Thread{Pid: int64(a.Device), Tid: a.Stream,
-				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
-		}
-		args := make([]trace.Arg, 0, 6)
-		if a.Correlation > 0 {
-			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
-		}
-		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)), trace.Int(trace.ArgStream, a.Stream),
-			trace.Int(trace.ArgCorrelation, a.ID))
+		rows.Add(a.Device, a.Stream)
+		args := kineto.DeviceWorkArgs(a.Correlation, a.Device, a.Stream, a.ID)
 		if a.Kind != ActivityKernel {
 			args = append(args, trace.Int(trace.ArgBytes, a.Bytes))
 		}
@@ -301,19 +267,17 @@ func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))
-	kinds := [...]kineto.ActivityType{ActivityKernel: kineto.ConcurrentKernel, ActivityMemcpy: kineto.GPUMemcpy,
-		ActivityMemset: kineto.GPUMemset, ActivityRuntime: kineto.PrivateUse1Runtime}
 	for i := range s.work {
 		a := &s.work[i]
 		if s.wanted(a.Kind) {
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}
 	launched := s.launchedWanted()
 	for i := range s.launches {
 		if a := &s.launches[i]; launched[a.ID] {
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}
