@@ -195,7 +195,10 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
 	rows := kineto.NewDeviceRows(t, "OPENCL")
-	launched := s.launchedWanted()
+	// Launches are written whenever runtime activities are asked for, as Kineto writes runtime
+	// activities whatever else is traced; a flow joins a launch to its work only when both
+	// events are written (a fill without gpu_memset has no arrow).
+	launched, written := s.launchIDs(), map[int64]bool{}
 	for i := range s.work {
 		a := &s.work[i]
 		if !s.wanted(a.Kind) {
@@ -206,9 +209,14 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 		if a.Kind != ActivityKernel {
 			args = append(args, trace.Int(trace.ArgBytes, a.Bytes))
 		}
-		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: a.Name,
+		name := a.Name
+		if name == "kernel" { // Kineto's rename, so the name cannot be taken for the category
+			name = "Kernel"
+		}
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: name,
 			Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
 		if launched[a.ID] {
+			written[a.ID] = true
 			t.Events = append(t.Events, trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g",
 				Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
@@ -216,9 +224,6 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	if s.wanted(ActivityRuntime) {
 		for i := range s.launches {
 			a := &s.launches[i]
-			if !launched[a.ID] {
-				continue
-			}
 			args := []trace.Arg{}
 			if a.Correlation > 0 {
 				args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
@@ -226,8 +231,11 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 			args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
 			t.Events = append(t.Events,
 				trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: a.Name, Pid: pid, Tid: a.Thread,
-					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args},
-				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
+			if written[a.ID] {
+				t.Events = append(t.Events,
+					trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+			}
 		}
 	}
 	for _, d := range s.rt.Devices() {
@@ -247,16 +255,13 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	return nil
 }
 
-// launchedWanted are the ids of launches to show: runtime activities are wanted and so is
-// the work they launched. s.mu is held.
-func (s *activitySession) launchedWanted() map[int64]bool {
+// launchIDs are the ids of the launches the trace shows: all of them when runtime activities
+// are wanted, else none. s.mu is held.
+func (s *activitySession) launchIDs() map[int64]bool {
 	out := map[int64]bool{}
-	if !s.wanted(ActivityRuntime) {
-		return out
-	}
-	for i := range s.work {
-		if s.wanted(s.work[i].Kind) {
-			out[s.work[i].ID] = true
+	if s.wanted(ActivityRuntime) {
+		for i := range s.launches {
+			out[s.launches[i].ID] = true
 		}
 	}
 	return out
@@ -274,9 +279,9 @@ func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}
-	launched := s.launchedWanted()
-	for i := range s.launches {
-		if a := &s.launches[i]; launched[a.ID] {
+	if s.wanted(ActivityRuntime) {
+		for i := range s.launches {
+			a := &s.launches[i]
 			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
