@@ -23,8 +23,8 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/httpprof"
-	"github.com/orprof/orprof/internal/workloop"
 	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/report/tracefile"
@@ -41,7 +41,7 @@ type loop struct {
 func startLoop(t *testing.T, p *orprof.Profiler, workload string) *loop {
 	t.Helper()
 	ctx := orprof.WithThread(context.Background(), orprof.NewThread())
-	l, err := workloop.New(ctx, openreg.Default(), workload)
+	l, err := ops.StartWorkload(ctx, openreg.Default(), workload)
 	require.NoError(t, err)
 	require.NoError(t, p.Start(ctx))
 	lp := &loop{}
@@ -57,7 +57,7 @@ func startLoop(t *testing.T, p *orprof.Profiler, workload string) *loop {
 				return
 			default:
 			}
-			if err := l.Step(ctx); err != nil {
+			if _, err := l.Step(ctx); err != nil {
 				t.Errorf("workload step: %v", err)
 				return
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"sync"
+
+	"github.com/orprof/orprof/kineto"
 )
 
 // KernelWork is what a kernel computes, as a hardware counter would count it. Kernels report it
@@ -15,33 +17,20 @@ type KernelWork struct {
 	BytesWritten int64
 }
 
-// ActivityKind says what device work an Activity records.
-type ActivityKind uint8
+// ActivityKind says what an Activity records. It is the Kineto activity type itself, so the
+// kind is the trace category (its String: "kernel", "gpu_memcpy", "gpu_memset",
+// "privateuse1_runtime") and what a session's activity set selects, with no table between.
+type ActivityKind = kineto.ActivityType
 
 // The kinds of device work OpenReg traces.
 const (
-	ActivityKernel ActivityKind = iota
-	ActivityMemcpy
-	ActivityMemset
+	ActivityKernel = kineto.ConcurrentKernel
+	ActivityMemcpy = kineto.GPUMemcpy
+	ActivityMemset = kineto.GPUMemset
 	// ActivityRuntime is the host side of a launch: the runtime call on the launching thread
 	// (StartNs/EndNs on the host), linked to its device work by ID.
-	ActivityRuntime
+	ActivityRuntime = kineto.PrivateUse1Runtime
 )
-
-// String is the Kineto trace category of the kind: "kernel", "gpu_memcpy", "gpu_memset".
-func (k ActivityKind) String() string {
-	switch k {
-	case ActivityKernel:
-		return "kernel"
-	case ActivityMemcpy:
-		return "gpu_memcpy"
-	case ActivityMemset:
-		return "gpu_memset"
-	case ActivityRuntime:
-		return "privateuse1_runtime"
-	}
-	return "unknown"
-}
 
 // Activity is one completed kernel, copy or set, recorded by the stream worker that ran it while
 // activity tracing is on (OpenReg's orActivity records, CUPTI's activity records).

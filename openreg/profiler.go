@@ -2,7 +2,6 @@ package openreg
 
 import (
 	"os"
-	"strconv"
 	"sync"
 
 	"github.com/orprof/orprof/kineto"
@@ -72,19 +71,8 @@ func (s *activitySession) Stop() error {
 func (s *activitySession) PushCorrelationID(uint64) {}
 func (s *activitySession) PopCorrelationID()        {}
 
-func (s *activitySession) wanted(a *Activity) bool {
-	switch a.Kind {
-	case ActivityKernel:
-		return s.acts.Has(kineto.ConcurrentKernel)
-	case ActivityMemcpy:
-		return s.acts.Has(kineto.GPUMemcpy)
-	case ActivityMemset:
-		return s.acts.Has(kineto.GPUMemset)
-	case ActivityRuntime:
-		return s.acts.Has(kineto.PrivateUse1Runtime)
-	}
-	return false
-}
+// wanted reports whether the session records activities like a.
+func (s *activitySession) wanted(a *Activity) bool { return s.acts.Has(a.Kind) }
 
 // ProcessTrace adds the device rows, the work on them, the launches on the host threads and
 // an ac2g flow from each launch to its work.
@@ -92,16 +80,7 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
-	devs := map[int]bool{}
-	streams := map[[2]int64]bool{}
-	for _, p := range t.Processes {
-		if p.Pid >= 0 && p.Pid < 1<<16 {
-			devs[int(p.Pid)] = true
-		}
-	}
-	for _, th := range t.Threads {
-		streams[[2]int64{th.Pid, th.Tid}] = true
-	}
+	rows := kineto.NewDeviceRows(t, "OPENREG")
 	// A flow joins a launch to its work: both ends are written only when both events are
 	// (the work of a kind not asked for, a memset without gpu_memset, has no arrow).
 	launched, written := map[int64]bool{}, map[int64]bool{}
@@ -115,23 +94,8 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 		if !s.wanted(a) {
 			continue
 		}
-		if !devs[a.Device] {
-			devs[a.Device] = true
-			n := "OPENREG " + strconv.Itoa(a.Device)
-			t.Processes = append(t.Processes, trace.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
-		}
-		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
-			streams[k] = true
-			t.Threads = append(t.Threads, trace.Thread{Pid: int64(a.Device), Tid: a.Stream,
-				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
-		}
-		args := make([]trace.Arg, 0, 6)
-		if a.Correlation > 0 {
-			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
-		}
-		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)),
-			trace.Int(trace.ArgStream, a.Stream),
-			trace.Int(trace.ArgCorrelation, a.ID))
+		rows.Add(a.Device, a.Stream)
+		args := kineto.DeviceWorkArgs(a.Correlation, a.Device, a.Stream, a.ID)
 		if a.Kind == ActivityKernel {
 			args = append(args, trace.Int(trace.ArgFlops, a.Flops))
 		} else {
@@ -174,15 +138,13 @@ func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))
-	kinds := [...]kineto.ActivityType{ActivityKernel: kineto.ConcurrentKernel, ActivityMemcpy: kineto.GPUMemcpy,
-		ActivityMemset: kineto.GPUMemset, ActivityRuntime: kineto.PrivateUse1Runtime}
 	for _, list := range [][]Activity{s.work, s.launches} {
 		for i := range list {
 			a := &list[i]
 			if !s.wanted(a) {
 				continue
 			}
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}

@@ -131,6 +131,8 @@ func writeCSV(w io.Writer, rows []events.Avg, o TableOptions) error {
 	return cw.Error()
 }
 
+// jsonRow is a row of the JSON table, keyed by PyTorch's FunctionEventAvg attribute names
+// (DESIGN.md's schema); a summary's row (summaryRowJSON) is one with more fields.
 type jsonRow struct {
 	Key                   string  `json:"key"`
 	Count                 int64   `json:"count"`
@@ -147,6 +149,12 @@ type jsonRow struct {
 	InputShapes           string  `json:"input_shapes"`
 }
 
+func newJSONRow(r *events.Avg) jsonRow {
+	return jsonRow{r.Key, r.Count, r.SelfCPUTimeTotal, r.CPUTimeTotal, r.CPUTime(),
+		r.SelfDeviceTimeTotal, r.DeviceTimeTotal, r.DeviceTime(), r.CPUMemoryUsage, r.SelfCPUMemoryUsage,
+		r.DeviceMemoryUsage, r.SelfDeviceMemoryUsage, r.InputShapes}
+}
+
 // writeJSON writes {"self_cpu_time_total": us, "self_device_time_total": us, "rows": [...]}
 // with one object per printed row, keyed by FunctionEventAvg attribute names.
 func writeJSON(w io.Writer, rows []events.Avg, o TableOptions) error {
@@ -161,10 +169,7 @@ func writeJSON(w io.Writer, rows []events.Avg, o TableOptions) error {
 		Rows       []jsonRow `json:"rows"`
 	}{SelfCPU: tot.SelfCPU, SelfDevice: tot.SelfDevice, Rows: []jsonRow{}}
 	for i := range m.rows {
-		r := &m.rows[i]
-		out.Rows = append(out.Rows, jsonRow{r.Key, r.Count, r.SelfCPUTimeTotal, r.CPUTimeTotal, r.CPUTime(),
-			r.SelfDeviceTimeTotal, r.DeviceTimeTotal, r.DeviceTime(), r.CPUMemoryUsage, r.SelfCPUMemoryUsage,
-			r.DeviceMemoryUsage, r.SelfDeviceMemoryUsage, r.InputShapes})
+		out.Rows = append(out.Rows, newJSONRow(&m.rows[i]))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")

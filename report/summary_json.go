@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -18,22 +19,11 @@ import (
 // SummaryVersion is the version of the "summary" object WriteSummaryJSON writes.
 const SummaryVersion = 1
 
-// summaryRowJSON is one row of the JSON table: PyTorch's FunctionEventAvg attribute names first
-// (DESIGN.md's schema), then what a merge needs to rebuild the key and the per-rank figures.
+// summaryRowJSON is one row of the JSON table (jsonRow: PyTorch's FunctionEventAvg attribute
+// names, DESIGN.md's schema) followed by what a merge needs to rebuild the key and the
+// per-rank figures.
 type summaryRowJSON struct {
-	Key                   string  `json:"key"`
-	Count                 int64   `json:"count"`
-	SelfCPUTimeTotal      float64 `json:"self_cpu_time_total"`
-	CPUTimeTotal          float64 `json:"cpu_time_total"`
-	CPUTime               float64 `json:"cpu_time"`
-	SelfDeviceTimeTotal   float64 `json:"self_device_time_total"`
-	DeviceTimeTotal       float64 `json:"device_time_total"`
-	DeviceTime            float64 `json:"device_time"`
-	CPUMemoryUsage        int64   `json:"cpu_memory_usage"`
-	SelfCPUMemoryUsage    int64   `json:"self_cpu_memory_usage"`
-	DeviceMemoryUsage     int64   `json:"device_memory_usage"`
-	SelfDeviceMemoryUsage int64   `json:"self_device_memory_usage"`
-	InputShapes           string  `json:"input_shapes"`
+	jsonRow
 
 	Flops int64 `json:"flops"`
 	// NodeID, DeviceType (a c10::DeviceType number), IsLegacy and IsUserAnnotation are part of
@@ -151,9 +141,7 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 		if stack == nil {
 			stack = []string{}
 		}
-		out.Rows = append(out.Rows, summaryRowJSON{r.Key, r.Count, r.SelfCPUTimeTotal, r.CPUTimeTotal, r.CPUTime(),
-			r.SelfDeviceTimeTotal, r.DeviceTimeTotal, r.DeviceTime(), r.CPUMemoryUsage, r.SelfCPUMemoryUsage,
-			r.DeviceMemoryUsage, r.SelfDeviceMemoryUsage, r.InputShapes,
+		out.Rows = append(out.Rows, summaryRowJSON{newJSONRow(&r.Avg),
 			r.Flops, r.NodeID, r.DeviceType.C10(), r.IsLegacy, r.IsUserAnnotation, r.IsAsync, r.IsRemote, r.Scope,
 			r.HasParent, r.OverloadName, stack, k, r.Ranks, r.MaxCPUTimeTotal, r.MaxCPUAt, r.MaxDeviceTimeTotal, r.MaxDeviceAt})
 	}
@@ -216,6 +204,9 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 	return s, nil
 }
 
+// embeddedRow is the Go name of the struct summaryRowJSON embeds.
+var embeddedRow = reflect.TypeFor[jsonRow]().Name()
+
 // jsonErrText renders a decoding error with the byte offset it happened at.
 func jsonErrText(err error, read int64) string {
 	var se *json.SyntaxError
@@ -224,7 +215,10 @@ func jsonErrText(err error, read int64) string {
 	case errors.As(err, &se):
 		return fmt.Sprintf("byte %d: %v", se.Offset, se)
 	case errors.As(err, &te):
-		return fmt.Sprintf("byte %d: field %s: %s where %s belongs", te.Offset, jsonscan.Clip(te.Field), te.Value, te.Type)
+		// encoding/json names the embedded jsonRow in the path ("rows.jsonRow.count"); the
+		// document has no such level.
+		field := strings.Replace(te.Field, "."+embeddedRow+".", ".", 1)
+		return fmt.Sprintf("byte %d: field %s: %s where %s belongs", te.Offset, jsonscan.Clip(field), te.Value, te.Type)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Sprintf("byte %d: unexpected end of input", read)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/orprof/orprof/report"
@@ -9,14 +8,10 @@ import (
 )
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("diff", stderr)
+	fs := newFlagSet("diff", "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table --format json summary, .gz allowed, or a directory of them: all its ranks)", stderr)
 	format := fs.String("format", "text", "output format: text, markdown, csv or json")
 	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table --format json summary, .gz allowed, or a directory of them: all its ranks)")
-		fs.PrintDefaults()
-	}
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit

@@ -70,10 +70,15 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// newFlagSet returns a flag set that reports errors as one line and never exits.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet returns the flag set of `orprof name`: -h prints usage (a line, or more) and the
+// flags' defaults to stderr; parseFlags reports errors as one line and never exits.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("orprof "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, usage)
+		fs.PrintDefaults()
+	}
 	return fs
 }
 

@@ -23,8 +23,7 @@ directory is given or it cannot be read.
 
 // runPlugins is `orprof plugins`.
 func runPlugins(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plugins", stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, pluginsUsage) }
+	fs := newFlagSet("plugins", pluginsUsage, stderr)
 	dir := fs.String("dir", "", "plugin directory (default $"+kineto.PluginDirEnv+")")
 	pos, exit, stop := parseFlags(fs, args)
 	switch {

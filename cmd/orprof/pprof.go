@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/orprof/orprof/events"
@@ -12,12 +11,8 @@ import (
 )
 
 func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
-	fs := newFlagSet("pprof", stderr)
+	fs := newFlagSet("pprof", "usage: orprof pprof TRACE -o FILE   (then: go tool pprof -top FILE, or -http :8080 FILE)", stderr)
 	out := fs.String("o", "", "profile file to write (profile.proto, gzip-compressed as pprof writes it)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof pprof TRACE -o FILE   (then: go tool pprof -top FILE, or -http :8080 FILE)")
-		fs.PrintDefaults()
-	}
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit

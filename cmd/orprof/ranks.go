@@ -129,24 +129,32 @@ func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io
 	return 0
 }
 
-func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("merge", stderr)
-	var tf tableFlags
+// parseRanksCommand parses the arguments of a command that prints one table over the ranks of
+// its inputs (table, merge): the table flags into tf, --by-rank, and at least one input, which
+// need names when there is none. When stop is true the command returns exit at once (as after
+// parseFlags; a missing input or a bad table flag has been reported).
+func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string, stderr io.Writer) (pos []string, byRank *bool, exit int, stop bool) {
+	fs := newFlagSet(name, usage, stderr)
 	tf.register(fs)
-	byRank := fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, or a directory of them; traces are read too)")
-		fs.PrintDefaults()
-	}
-	pos, exit, stop := parseFlags(fs, args)
-	if stop {
-		return exit
+	byRank = fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
+	if pos, exit, stop = parseFlags(fs, args); stop {
+		return nil, nil, exit, true
 	}
 	if len(pos) == 0 {
-		return fail(stderr, "merge: need at least one SUMMARY argument")
+		return nil, nil, fail(stderr, "%s: need %s", name, need), true
 	}
 	if msg := tf.check(); msg != "" {
-		return fail(stderr, "merge: %s", msg)
+		return nil, nil, fail(stderr, "%s: %s", name, msg), true
+	}
+	return pos, byRank, 0, false
+}
+
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	var tf tableFlags
+	pos, byRank, exit, stop := tf.parseRanksCommand("merge", "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, or a directory of them; traces are read too)",
+		"at least one SUMMARY argument", args, stderr)
+	if stop {
+		return exit
 	}
 	if tf.byShape || tf.byStackN > 0 {
 		return fail(stderr, "merge: --group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")

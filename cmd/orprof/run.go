@@ -16,7 +16,7 @@ import (
 )
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", stderr)
+	fs := newFlagSet("run", "usage: orprof run [flags]", stderr)
 	var tf tableFlags
 	tf.register(fs)
 	var sf stepFlags // run_schedule.go
@@ -34,10 +34,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file")
 	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE")
 	metricsOut := fs.String("metrics-out", "", "write the per-kernel metrics table to this file (in --format; needed with csv) instead of after the table")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof run [flags]")
-		fs.PrintDefaults()
-	}
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit

@@ -17,8 +17,8 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/httpprof"
-	"github.com/orprof/orprof/internal/workloop"
 	"github.com/orprof/orprof/openreg"
+	"github.com/orprof/orprof/openreg/ops"
 )
 
 // stepFlags are run's flags for running the workload step by step under an orprof.Profiler:
@@ -140,7 +140,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	sig, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
-	l, err := workloop.New(ctx, openreg.Default(), workload)
+	l, err := ops.StartWorkload(ctx, openreg.Default(), workload)
 	if err != nil {
 		return fail(stderr, "run: --workload: %v", err)
 	}
@@ -165,7 +165,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	runErr := p.Start(ctx)
 	n := 0
 	for runErr == nil && (sf.loop || n < steps) && sig.Err() == nil {
-		if err := l.Step(ctx); err != nil {
+		if _, err := l.Step(ctx); err != nil {
 			runErr = fmt.Errorf("workload %s: step %d: %w", workload, n, err)
 			break
 		}

@@ -75,23 +75,11 @@ func (tf *tableFlags) write(w io.Writer, l *events.List, device string, profileM
 }
 
 func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("table", stderr)
 	var tf tableFlags
-	tf.register(fs)
-	byRank := fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof table [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), or - for stdin)")
-		fs.PrintDefaults()
-	}
-	pos, exit, stop := parseFlags(fs, args)
+	pos, byRank, exit, stop := tf.parseRanksCommand("table", "usage: orprof table [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), or - for stdin)",
+		"a TRACE argument", args, stderr)
 	if stop {
 		return exit
-	}
-	if len(pos) == 0 {
-		return fail(stderr, "table: need a TRACE argument")
-	}
-	if msg := tf.check(); msg != "" {
-		return fail(stderr, "table: %s", msg)
 	}
 	if len(pos) > 1 || isDir(pos[0]) {
 		return runTableRanks(pos, &tf, *byRank, stdout, stderr)

@@ -42,10 +42,7 @@ func versionLine(info *debug.BuildInfo, ok bool) string {
 
 // runVersion is `orprof version` (and `orprof --version`).
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("version", stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orprof version   (the module version and VCS revision of this binary)")
-	}
+	fs := newFlagSet("version", "usage: orprof version   (the module version and VCS revision of this binary)", stderr)
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit

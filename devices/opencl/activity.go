@@ -7,37 +7,24 @@ import (
 	"unsafe"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/kineto"
 )
 
-// ActivityKind says what an Activity records.
-type ActivityKind uint8
+// ActivityKind says what an Activity records: the Kineto activity type, as in openreg, so the
+// kind is the trace category and what a session's activity set selects.
+type ActivityKind = kineto.ActivityType
 
 // The kinds of work the runtime traces.
 const (
 	// ActivityKernel is a kernel (clEnqueueNDRangeKernel), timed by its own event.
-	ActivityKernel ActivityKind = iota
+	ActivityKernel = kineto.ConcurrentKernel
 	// ActivityMemcpy is a copy (clEnqueueWriteBuffer, clEnqueueReadBuffer).
-	ActivityMemcpy
+	ActivityMemcpy = kineto.GPUMemcpy
 	// ActivityMemset is a fill (clEnqueueFillBuffer).
-	ActivityMemset
+	ActivityMemset = kineto.GPUMemset
 	// ActivityRuntime is the host side of a launch: the enqueue call on the launching thread.
-	ActivityRuntime
+	ActivityRuntime = kineto.PrivateUse1Runtime
 )
-
-// String is the trace category: "kernel", "gpu_memcpy", "gpu_memset", "privateuse1_runtime".
-func (k ActivityKind) String() string {
-	switch k {
-	case ActivityKernel:
-		return "kernel"
-	case ActivityMemcpy:
-		return "gpu_memcpy"
-	case ActivityMemset:
-		return "gpu_memset"
-	case ActivityRuntime:
-		return "privateuse1_runtime"
-	}
-	return "unknown"
-}
 
 // Activity is one traced kernel, copy or fill, or the enqueue call that launched it.
 type Activity struct {

@@ -254,3 +254,53 @@ func TestFallbackContainsKernels(t *testing.T) {
 		t.Fatalf("only %d ops with kernels checked", checked)
 	}
 }
+
+// Launches are written whenever privateuse1_runtime is asked for, with or without the work
+// they launched (Kineto's runtime activities do not depend on the device ones, and OpenReg
+// writes them so); a flow arrow joins a launch to its work only when both are written.
+func TestProfileRuntimeOnly(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		acts         kineto.ActivitySet
+		kernels      bool
+		wantLaunches bool
+	}{
+		{"runtime alone", kineto.NewActivitySet(kineto.CPUOp, kineto.PrivateUse1Runtime), false, true},
+		{"kernels alone", kineto.NewActivitySet(kineto.CPUOp, kineto.ConcurrentKernel), true, false},
+		{"both", kineto.NewActivitySet(kineto.CPUOp, kineto.ConcurrentKernel, kineto.PrivateUse1Runtime), true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, _ := profileMLP(t, c.acts)
+			// Flows from launches start where a launch starts; fallback mode (no kernel
+			// activities) draws flows of its own from the ops.
+			type at struct{ tid, ts int64 }
+			launchAt := map[at]bool{}
+			var launches, kernels int
+			for _, e := range res.Trace().Events {
+				switch e.Cat {
+				case "privateuse1_runtime":
+					launches++
+					launchAt[at{e.Tid, e.TsNs}] = true
+				case "kernel":
+					kernels++
+				}
+			}
+			flows := 0
+			for _, e := range res.Trace().Events {
+				if e.Ph == 's' && launchAt[at{e.Tid, e.TsNs}] {
+					flows++
+				}
+			}
+			if (launches > 0) != c.wantLaunches || (kernels > 0) != c.kernels {
+				t.Fatalf("%d launches, %d kernels", launches, kernels)
+			}
+			want := 0
+			if c.kernels && c.wantLaunches {
+				want = kernels
+			}
+			if flows != want {
+				t.Fatalf("%d flows from launches, want %d (%d kernels)", flows, want, kernels)
+			}
+		})
+	}
+}

@@ -176,19 +176,8 @@ func placeWork(work, launches []Activity, cals []Calibration) []int {
 func (s *activitySession) PushCorrelationID(uint64) {}
 func (s *activitySession) PopCorrelationID()        {}
 
-func (s *activitySession) wanted(k ActivityKind) bool {
-	switch k {
-	case ActivityKernel:
-		return s.acts.Has(kineto.ConcurrentKernel)
-	case ActivityMemcpy:
-		return s.acts.Has(kineto.GPUMemcpy)
-	case ActivityMemset:
-		return s.acts.Has(kineto.GPUMemset)
-	case ActivityRuntime:
-		return s.acts.Has(kineto.PrivateUse1Runtime)
-	}
-	return false
-}
+// wanted reports whether the session records activities of kind k.
+func (s *activitySession) wanted(k ActivityKind) bool { return s.acts.Has(k) }
 
 // Calibrations are the per-device clock fits of the last Stop.
 func (s *activitySession) Calibrations() []Calibration {
@@ -205,44 +194,29 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
-	devs := map[int]bool{}
-	streams := map[[2]int64]bool{}
-	for _, p := range t.Processes {
-		if p.Pid >= 0 && p.Pid < 1<<16 {
-			devs[int(p.Pid)] = true
-		}
-	}
-	for _, th := range t.Threads {
-		streams[[2]int64{th.Pid, th.Tid}] = true
-	}
-	launched := s.launchedWanted()
+	rows := kineto.NewDeviceRows(t, "OPENCL")
+	// Launches are written whenever runtime activities are asked for, as Kineto writes runtime
+	// activities whatever else is traced; a flow joins a launch to its work only when both
+	// events are written (a fill without gpu_memset has no arrow).
+	launched, written := s.launchIDs(), map[int64]bool{}
 	for i := range s.work {
 		a := &s.work[i]
 		if !s.wanted(a.Kind) {
 			continue
 		}
-		if !devs[a.Device] {
-			devs[a.Device] = true
-			n := "OPENCL " + strconv.Itoa(a.Device)
-			t.Processes = append(t.Processes, trace.Process{Pid: int64(a.Device), Name: n, Label: n, SortIndex: int64(a.Device) + 5000000})
-		}
-		if k := [2]int64{int64(a.Device), a.Stream}; !streams[k] {
-			streams[k] = true
-			t.Threads = append(t.Threads, trace.Thread{Pid: int64(a.Device), Tid: a.Stream,
-				Name: "stream " + strconv.FormatInt(a.Stream, 10) + " ", SortIndex: a.Stream})
-		}
-		args := make([]trace.Arg, 0, 6)
-		if a.Correlation > 0 {
-			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
-		}
-		args = append(args, trace.Int(trace.ArgDevice, int64(a.Device)), trace.Int(trace.ArgStream, a.Stream),
-			trace.Int(trace.ArgCorrelation, a.ID))
+		rows.Add(a.Device, a.Stream)
+		args := kineto.DeviceWorkArgs(a.Correlation, a.Device, a.Stream, a.ID)
 		if a.Kind != ActivityKernel {
 			args = append(args, trace.Int(trace.ArgBytes, a.Bytes))
 		}
-		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: a.Name,
+		name := a.Name
+		if name == "kernel" { // Kineto's rename, so the name cannot be taken for the category
+			name = "Kernel"
+		}
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: name,
 			Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
 		if launched[a.ID] {
+			written[a.ID] = true
 			t.Events = append(t.Events, trace.Event{Ph: 'f', Cat: "ac2g", Name: "ac2g",
 				Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
@@ -250,9 +224,6 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	if s.wanted(ActivityRuntime) {
 		for i := range s.launches {
 			a := &s.launches[i]
-			if !launched[a.ID] {
-				continue
-			}
 			args := []trace.Arg{}
 			if a.Correlation > 0 {
 				args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
@@ -260,8 +231,11 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 			args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
 			t.Events = append(t.Events,
 				trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: a.Name, Pid: pid, Tid: a.Thread,
-					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args},
-				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
+			if written[a.ID] {
+				t.Events = append(t.Events,
+					trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
+			}
 		}
 	}
 	for _, d := range s.rt.Devices() {
@@ -281,16 +255,13 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	return nil
 }
 
-// launchedWanted are the ids of launches to show: runtime activities are wanted and so is
-// the work they launched. s.mu is held.
-func (s *activitySession) launchedWanted() map[int64]bool {
+// launchIDs are the ids of the launches the trace shows: all of them when runtime activities
+// are wanted, else none. s.mu is held.
+func (s *activitySession) launchIDs() map[int64]bool {
 	out := map[int64]bool{}
-	if !s.wanted(ActivityRuntime) {
-		return out
-	}
-	for i := range s.work {
-		if s.wanted(s.work[i].Kind) {
-			out[s.work[i].ID] = true
+	if s.wanted(ActivityRuntime) {
+		for i := range s.launches {
+			out[s.launches[i].ID] = true
 		}
 	}
 	return out
@@ -301,19 +272,17 @@ func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))
-	kinds := [...]kineto.ActivityType{ActivityKernel: kineto.ConcurrentKernel, ActivityMemcpy: kineto.GPUMemcpy,
-		ActivityMemset: kineto.GPUMemset, ActivityRuntime: kineto.PrivateUse1Runtime}
 	for i := range s.work {
 		a := &s.work[i]
 		if s.wanted(a.Kind) {
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}
-	launched := s.launchedWanted()
-	for i := range s.launches {
-		if a := &s.launches[i]; launched[a.ID] {
-			out = append(out, kineto.DeviceActivity{Type: kinds[a.Kind], Name: a.Name, Device: a.Device,
+	if s.wanted(ActivityRuntime) {
+		for i := range s.launches {
+			a := &s.launches[i]
+			out = append(out, kineto.DeviceActivity{Type: a.Kind, Name: a.Name, Device: a.Device,
 				Stream: a.Stream, StartNs: a.StartNs, EndNs: a.EndNs, Correlation: a.Correlation, Thread: a.Thread})
 		}
 	}

@@ -60,3 +60,31 @@ func ExampleWorkloads() {
 	// mlp
 	// multistream
 }
+
+// A loop that profiles steps of its own runs a built-in workload a step at a time; the loop's
+// orprof.Profiler (or its own ranges) marks the steps.
+func ExampleStartWorkload() {
+	ctx := context.Background()
+	rt, _ := openreg.New(openreg.Options{})
+	defer rt.Close()
+	s, err := ops.StartWorkload(ctx, rt, "mlp")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var losses []float32
+	for i := 0; i < 4; i++ {
+		loss, err := s.Step(ctx)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		losses = append(losses, loss)
+	}
+	if err := s.Close(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(losses), "steps; the loss went down:", losses[3] < losses[0])
+	// Output: 4 steps; the loss went down: true
+}

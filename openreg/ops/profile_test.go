@@ -147,7 +147,7 @@ func TestProfileMultistream(t *testing.T) {
 	t.Cleanup(func() { openreg.SetDefault(prev) })
 	sess, err := orprof.Start(orprof.Options{Device: "openreg"})
 	require.NoError(t, err)
-	runErr := runMultistream(context.Background(), rt)
+	_, runErr := multistream(context.Background(), rt, 3)
 	res, err := sess.Stop()
 	require.NoError(t, runErr)
 	require.NoError(t, err)

@@ -28,18 +28,16 @@
 package tracefile
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strconv"
-	"sync/atomic"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	gunzip "github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/internal/jsonscan"
 )
 
@@ -366,80 +364,30 @@ func decodeTrace(r io.Reader, name string, opts Options, par parConfig, resolve 
 		return nil, &Error{File: name, Offset: int64(n), Msg: "read failed", Err: err}
 	}
 	src := io.MultiReader(bytes.NewReader(magic[:n]), r)
-	var gz *gzipMembers
+	var zr *gunzip.Reader
 	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err = newGzipMembers(src)
+		zr, err = gunzip.NewReader(src)
 		if err != nil {
 			return nil, &Error{File: name, Offset: -1, Msg: "not a valid gzip stream", Err: err}
 		}
-		// Decompress on another goroutine so that inflating and parsing overlap.
-		ra := newReadAhead(gz)
-		defer ra.Close()
-		src = ra
+		// Inflated on this goroutine, straight into the parse's input buffers: the workers
+		// parse while it inflates, and no second goroutine copies every byte once more.
+		src = zr
 	}
 	d := newDecoder(src, name, opts, par)
 	if err := d.run(); err != nil {
 		return nil, err
 	}
 	td := resolve(d)
-	if gz != nil {
-		td.TrailingBytes = gz.trailing.Load()
+	if zr != nil {
+		td.TrailingBytes = zr.TrailingBytes()
 	}
 	return td, nil
 }
 
-// gzipMembers decompresses a gzip file of one or more members (as gzip -d does) and counts the
-// bytes after the last member that do not start another one, instead of failing on them:
-// the data before them is complete, and gzip itself only warns about trailing garbage.
-type gzipMembers struct {
-	br       *bufio.Reader
-	zr       *gzip.Reader
-	trailing atomic.Int64
-}
-
-func newGzipMembers(src io.Reader) (*gzipMembers, error) {
-	g := &gzipMembers{br: bufio.NewReaderSize(src, 64<<10)}
-	zr, err := gzip.NewReader(g.br)
-	if err != nil {
-		return nil, err
-	}
-	zr.Multistream(false)
-	g.zr = zr
-	return g, nil
-}
-
-func (g *gzipMembers) Read(p []byte) (int, error) {
-	for {
-		n, err := g.zr.Read(p)
-		if err != io.EOF {
-			return n, err
-		}
-		if n > 0 {
-			return n, nil // the next Read reports the member's end again
-		}
-		next, _ := g.br.Peek(2)
-		switch {
-		case len(next) == 0:
-			return 0, io.EOF
-		case len(next) == 2 && next[0] == 0x1f && next[1] == 0x8b:
-			if err := g.zr.Reset(g.br); err != nil {
-				return 0, err
-			}
-			g.zr.Multistream(false)
-		default:
-			n, err := io.Copy(io.Discard, g.br)
-			g.trailing.Store(n)
-			if err != nil {
-				return 0, err
-			}
-			return 0, io.EOF
-		}
-	}
-}
-
 // Open reads the trace file at path with Read, naming it path in errors; "-" reads
 // standard input (named "<stdin>"). Gzip input (a ".gz" file, or any input starting with the
-// gzip magic bytes) is decompressed on the fly, on a second goroutine. A file that cannot be
+// gzip magic bytes) is decompressed on the fly by internal/gz's Reader. A file that cannot be
 // opened gives os.Open's error (an *fs.PathError); every other error is a *Error.
 func Open(path string, opts Options) (*Data, error) {
 	if path == "-" {
