@@ -4,7 +4,8 @@
 // ended with a sync flush, and the deflated blocks are written in order as the body of one
 // ordinary gzip member. Background goroutines compress blocks while the caller encodes the
 // next; a caller that runs out of free blocks compresses a waiting one itself instead of
-// idling. The CRC-32 of the gzip trailer is computed by the caller as it copies.
+// idling. The CRC-32 of the gzip trailer is computed by the caller as it copies. Reader (in
+// reader.go) reads gzip input, ours and anyone's.
 package gz
 
 import (

@@ -78,6 +78,17 @@ func gunzipStd(t *testing.T, z []byte) []byte {
 	return got
 }
 
+// gunzipOurs decompresses with this package's Reader (what `orprof table` reads .gz with).
+func gunzipOurs(t *testing.T, z []byte) []byte {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(z))
+	require.NoError(t, err)
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	require.Zero(t, r.TrailingBytes(), "nothing after the member")
+	return got
+}
+
 func gunzipKlauspost(t *testing.T, z []byte) []byte {
 	t.Helper()
 	r, err := kgzip.NewReader(bytes.NewReader(z))
@@ -110,6 +121,7 @@ func TestRoundTrip(t *testing.T) {
 				z := compressAll(t, data[:n], block, workers, chunk)
 				require.True(t, bytes.Equal(data[:n], gunzipStd(t, z)), "%s: stdlib round trip differs", name)
 				require.True(t, bytes.Equal(data[:n], gunzipKlauspost(t, z)), "%s: klauspost round trip differs", name)
+				require.True(t, bytes.Equal(data[:n], gunzipOurs(t, z)), "%s: Reader round trip differs", name)
 			}
 		}
 	}
