@@ -38,6 +38,7 @@ var (
 	torchEvents = flag.Int("torch-events", 500_000, "events given to PyTorch's key_averages()")
 	noPython    = flag.Bool("no-python", false, "skip every python anchor")
 	verbose     = flag.Bool("v", false, "print every raw benchmark line to stderr")
+	only        = flag.String("only", "", "comma-separated sections to run (recording, averages, reader, cli, export); all when empty")
 )
 
 // sample is a series of measurements of one thing, in its unit.
@@ -94,11 +95,33 @@ func find(what string) *row {
 
 func add(r *row) *row { rows = append(rows, r); return r }
 
+// sections are the parts of the table, in its order; -only picks some.
+var sections = []struct {
+	name string
+	run  func(root, tmp string)
+}{{"recording", recording}, {"averages", averages}, {"reader", reader}, {"cli", cli}, {"export", export}}
+
 func main() {
 	flag.Parse()
 	if *count < 1 {
 		fmt.Fprintln(os.Stderr, "bench: -count must be at least 1")
 		os.Exit(2)
+	}
+	chosen := map[string]bool{}
+	for _, n := range strings.Split(*only, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			chosen[n] = true
+		}
+	}
+	for n := range chosen {
+		known := false
+		for _, sec := range sections {
+			known = known || sec.name == n
+		}
+		if !known {
+			fmt.Fprintf(os.Stderr, "bench: -only: no section %q (recording, averages, reader, cli, export)\n", n)
+			os.Exit(2)
+		}
 	}
 	root, err := repoRoot()
 	if err != nil {
@@ -114,11 +137,11 @@ func main() {
 	start := time.Now()
 	load := readLoad()
 
-	recording(root, tmp)
-	averages(root, tmp)
-	reader(root, tmp)
-	cli(root, tmp)
-	export(root, tmp)
+	for _, sec := range sections {
+		if len(chosen) == 0 || chosen[sec.name] {
+			sec.run(root, tmp)
+		}
+	}
 
 	fmt.Printf("Measured by `go run ./scripts/bench` on %s, %d CPUs, %s %s, %s, load average %s at the start.\n",
 		cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH, start.UTC().Format("2006-01-02 15:04 MST"), load)
@@ -195,6 +218,9 @@ type want struct {
 	names []string
 	unit  string // "ns" (ns/op) or "MB/s"
 	vs    []string
+	// extra are custom metrics of the benchmark whose medians the row's note shows, each as
+	// "median <metric>" (say "ratio", "cores").
+	extra []string
 }
 
 // goBench runs the wanted benchmarks of pkg -count times, interleaved, and adds their rows.
@@ -244,9 +270,13 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 	slices.Sort(pat)
 	samples := make([]*sample, len(wants))
 	cpus := make([]*sample, len(wants)) // CPU time per op, when the benchmark reports it
+	extras := make([][]*sample, len(wants))
 	for i, w := range wants {
 		samples[i] = &sample{unit: w.unit}
 		cpus[i] = &sample{unit: "ns"}
+		for range w.extra {
+			extras[i] = append(extras[i], &sample{})
+		}
 	}
 	for k := 0; k < *count && len(pat) > 0; k++ {
 		fmt.Fprintf(os.Stderr, "bench: %s %s (run %d of %d)\n", pkg, strings.Join(pat, "|"), k+1, *count)
@@ -270,6 +300,11 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 			} else if v, ok := res[n]["cpu-ms/op"]; ok {
 				cpus[i].add(v * 1e6)
 			}
+			for j, m := range wants[i].extra {
+				if v, ok := res[n][m]; ok {
+					extras[i][j].add(v)
+				}
+			}
 		}
 	}
 	for i, w := range wants {
@@ -281,6 +316,11 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 			r.note = fmt.Sprintf("%s in %s printed no %s", chosen[i], pkgName(pkg), w.unit)
 		default:
 			r.note = fmt.Sprintf("`%s` in %s", chosen[i], pkgName(pkg))
+			for j := len(w.extra) - 1; j >= 0; j-- {
+				if len(extras[i][j].vals) > 0 {
+					r.note = fmt.Sprintf("%.3g %s (median); ", extras[i][j].median(), w.extra[j]) + r.note
+				}
+			}
 			if len(cpus[i].vals) > 0 {
 				r.note = fmt.Sprintf("CPU time %s per op (median); ", format(cpus[i].median(), "ns")) + r.note
 			}
@@ -404,11 +444,23 @@ func reader(root, tmp string) {
 }
 
 func export(root, tmp string) {
+	const (
+		plain = "trace export, plain JSON (250k events, 61 MB)"
+		gz    = "trace export, `--trace x.gz` (internal/gz)"
+		kp    = "anchor: klauspost gzip BestSpeed of the same bytes, one core"
+		kp2   = "anchor: the same on two goroutines, half the bytes each"
+		gzip1 = "anchor: `gzip -1 -c` of the same bytes"
+		std   = "anchor: export through stdlib gzip BestSpeed"
+	)
+	// ratio: uncompressed / compressed size; cores: CPU time / wall time (2 = both cores; the
+	// two-goroutine anchor's says whether the run had them).
 	goBench(root, tmp, "./report/trace", "3x", []want{
-		{what: "trace export, plain JSON (250k events, 61 MB)", names: []string{"BenchmarkWriteTrace/plain"}, unit: "MB/s"},
-		{what: "trace export, `--trace x.gz` (internal/gz)", names: []string{"BenchmarkWriteTrace/gz"}, unit: "MB/s",
-			vs: []string{"anchor: export through stdlib gzip BestSpeed", "trace export, plain JSON (250k events, 61 MB)"}},
-		{what: "anchor: export through stdlib gzip BestSpeed", names: []string{"BenchmarkWriteTrace/gzip-stdlib-BestSpeed"}, unit: "MB/s"},
+		{what: plain, names: []string{"BenchmarkWriteTrace/plain"}, unit: "MB/s", extra: []string{"cores"}},
+		{what: gz, names: []string{"BenchmarkWriteTrace/gz"}, unit: "MB/s", vs: []string{kp, gzip1, std, plain}, extra: []string{"ratio", "cores"}},
+		{what: kp, names: []string{"BenchmarkWriteTrace/anchor-klauspost-BestSpeed-1core"}, unit: "MB/s", extra: []string{"ratio"}},
+		{what: kp2, names: []string{"BenchmarkWriteTrace/anchor-klauspost-BestSpeed-2cores"}, unit: "MB/s", vs: []string{kp}, extra: []string{"cores"}},
+		{what: gzip1, names: []string{"BenchmarkWriteTrace/anchor-gzip-1"}, unit: "MB/s", extra: []string{"ratio"}},
+		{what: std, names: []string{"BenchmarkWriteTrace/gzip-stdlib-BestSpeed"}, unit: "MB/s", extra: []string{"ratio"}},
 	})
 }
 
