@@ -7,43 +7,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orprof/orprof/internal/tracetest"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/report/tracefile"
 )
-
-// bigTrace is a trace of n operators on 4 threads, each fourth with a device kernel: several
-// MiB of JSON for n in the tens of thousands, so that the gzip writer cuts it into many blocks.
-func bigTrace(n int) *trace.Trace {
-	t := &trace.Trace{BaseTimeNs: 1_700_000_000_000_000_000, StartNs: 1_700_000_000_000_000_000}
-	t.Processes = []trace.Process{{Pid: 1234, Name: "python", Label: "CPU"}, {Pid: 0, Name: "openreg:0", Label: "OPENREG 0"}}
-	ts := t.StartNs
-	for i := range n {
-		id := int64(i + 1)
-		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "cpu_op", Name: "aten::op_" + strconv.Itoa(i%200),
-			Pid: 1234, Tid: int64(i%4 + 1), TsNs: ts, DurNs: 3_512 + int64(i%97),
-			Args: []trace.Arg{trace.Int(trace.ArgExternalID, id), trace.Raw(trace.ArgInputDims, "[[64, 64], [64, 64]]")}})
-		if i%4 == 0 {
-			t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "kernel", Name: "op_kernel_" + strconv.Itoa(i%50),
-				Pid: 0, Tid: 7, TsNs: ts + 1_000, DurNs: 2_000, Args: []trace.Arg{trace.Int(trace.ArgExternalID, id),
-					trace.Int(trace.ArgDevice, 0), trace.Int(trace.ArgStream, 7), trace.Int(trace.ArgCorrelation, id)}})
-		}
-		ts += 4_000
-	}
-	t.EndNs = ts
-	return t
-}
 
 // TestGzipTraceReadsBack: a trace of many MiB written by the writer of `--trace x.gz` is one
 // gzip member that the standard library and gzip(1) decompress to the plain export's bytes, and
 // that tracefile reads to the same events and `orprof table` to the same table as the plain file.
 func TestGzipTraceReadsBack(t *testing.T) {
-	tr := bigTrace(40_000)
+	tr := tracetest.Session(40_000)
 	var plain bytes.Buffer
 	require.NoError(t, trace.Write(&plain, tr))
 	require.Greater(t, plain.Len(), 4<<20, "big enough for several blocks")

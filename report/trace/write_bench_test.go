@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -15,35 +14,9 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/orprof/orprof/internal/gz"
+	"github.com/orprof/orprof/internal/tracetest"
 	"github.com/orprof/orprof/report/trace"
 )
-
-// benchTrace is a trace shaped like a session's: n operators on 4 threads with the args a
-// session writes (ids, shapes, sequence numbers) and a device kernel for every fourth.
-func benchTrace(n int) *trace.Trace {
-	t := &trace.Trace{BaseTimeNs: 1_700_000_000_000_000_000, StartNs: 1_700_000_000_000_000_000}
-	t.Processes = []trace.Process{{Pid: 1234, Name: "python", Label: "CPU"}, {Pid: 0, Name: "openreg:0", Label: "OPENREG 0"}}
-	for th := int64(1); th <= 4; th++ {
-		t.Threads = append(t.Threads, trace.Thread{Pid: 1234, Tid: th, Name: "thread " + strconv.FormatInt(th, 10)})
-	}
-	ts := t.StartNs
-	for i := 0; i < n; i++ {
-		id := int64(i + 1)
-		args := []trace.Arg{trace.Int(trace.ArgExternalID, id), trace.Int(trace.ArgRecordFunctionID, id),
-			trace.Raw(trace.ArgInputDims, "[[64, 64], [64, 64]]"),
-			trace.Int(trace.ArgFwdThreadID, 0), trace.Int(trace.ArgSequenceNumber, id/3)}
-		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "cpu_op", Name: "aten::op_" + strconv.Itoa(i%200),
-			Pid: 1234, Tid: int64(i%4 + 1), TsNs: ts, DurNs: 3_512 + int64(i%97), Args: args})
-		if i%4 == 0 {
-			t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "kernel", Name: "op_kernel_" + strconv.Itoa(i%50),
-				Pid: 0, Tid: 7, TsNs: ts + 1_000, DurNs: 2_000, Args: []trace.Arg{trace.Int(trace.ArgExternalID, id),
-					trace.Int(trace.ArgDevice, 0), trace.Int(trace.ArgStream, 7), trace.Int(trace.ArgCorrelation, id)}})
-		}
-		ts += 4_000
-	}
-	t.EndNs = ts
-	return t
-}
 
 type countWriter struct{ n int64 }
 
@@ -60,7 +33,7 @@ func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); retur
 // machine's other work left it one. Package gz needs both: on one core it can only be as fast
 // as encoding and compressing one after the other.
 func BenchmarkWriteTrace(b *testing.B) {
-	t := benchTrace(200_000)
+	t := tracetest.Session(200_000)
 	var enc bytes.Buffer
 	if err := trace.Write(&enc, t); err != nil {
 		b.Fatal(err)

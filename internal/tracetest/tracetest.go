@@ -1,0 +1,36 @@
+// Package tracetest makes traces for tests and benchmarks of the packages that write and read
+// them.
+package tracetest
+
+import (
+	"strconv"
+
+	"github.com/orprof/orprof/report/trace"
+)
+
+// Session is a trace shaped like a session's: n operators on 4 threads with the args a
+// session writes (ids, shapes, sequence numbers) and a device kernel for every fourth.
+func Session(n int) *trace.Trace {
+	t := &trace.Trace{BaseTimeNs: 1_700_000_000_000_000_000, StartNs: 1_700_000_000_000_000_000}
+	t.Processes = []trace.Process{{Pid: 1234, Name: "python", Label: "CPU"}, {Pid: 0, Name: "openreg:0", Label: "OPENREG 0"}}
+	for th := int64(1); th <= 4; th++ {
+		t.Threads = append(t.Threads, trace.Thread{Pid: 1234, Tid: th, Name: "thread " + strconv.FormatInt(th, 10)})
+	}
+	ts := t.StartNs
+	for i := 0; i < n; i++ {
+		id := int64(i + 1)
+		args := []trace.Arg{trace.Int(trace.ArgExternalID, id), trace.Int(trace.ArgRecordFunctionID, id),
+			trace.Raw(trace.ArgInputDims, "[[64, 64], [64, 64]]"),
+			trace.Int(trace.ArgFwdThreadID, 0), trace.Int(trace.ArgSequenceNumber, id/3)}
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "cpu_op", Name: "aten::op_" + strconv.Itoa(i%200),
+			Pid: 1234, Tid: int64(i%4 + 1), TsNs: ts, DurNs: 3_512 + int64(i%97), Args: args})
+		if i%4 == 0 {
+			t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "kernel", Name: "op_kernel_" + strconv.Itoa(i%50),
+				Pid: 0, Tid: 7, TsNs: ts + 1_000, DurNs: 2_000, Args: []trace.Arg{trace.Int(trace.ArgExternalID, id),
+					trace.Int(trace.ArgDevice, 0), trace.Int(trace.ArgStream, 7), trace.Int(trace.ArgCorrelation, id)}})
+		}
+		ts += 4_000
+	}
+	t.EndNs = ts
+	return t
+}
