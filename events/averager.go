@@ -2,6 +2,7 @@ package events
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/orprof/orprof/devices"
 )
@@ -50,11 +51,14 @@ type avgRec struct {
 	selfDev float64
 	thread  int64
 	row     int32 // in its part's rows until Averages merges them, then in the merged rows
-	node    int32
+	node    int32 // NodeID, which the tree groups by with the thread (trace node ids are int32)
 	scope   int32
 	part    uint8
 	flags   uint8
 }
+
+// The record's size is the Averager's memory per event.
+var _ [64 - unsafe.Sizeof(avgRec{})]struct{}
 
 // avgMem is one event's memory figures and flops.
 type avgMem struct {
