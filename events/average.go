@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/orprof/orprof/devices"
 )
@@ -166,6 +167,14 @@ type grouper struct {
 	hash  []uint64 // hash of each row's key
 	slots []int32  // row index + 1; 0 is empty. len is a power of two
 	h     uint64   // hash of the key last looked up, for add
+	// recent is the row (+ 1) last found for a name, by where the name's bytes are: a trace's
+	// names are interned, so events of one op share one string and most lookups end here,
+	// without hashing the name. BenchmarkGroupRecent, 1M lookups of 300 names: 14.6 ms
+	// against 41.0 ms when every name is a string of its own; BenchmarkTableMTIA/averager:
+	// median 111 against 116 ms (10 interleaved runs, 2026-11-23). recentAt is the entry of
+	// the key last looked up, for add.
+	recent   [1024]int32
+	recentAt int
 }
 
 var groupSeed = maphash.MakeSeed()
@@ -186,6 +195,11 @@ func shapesKey(s string) string {
 // out of the key are ignored), or −1 after remembering the key's hash for add.
 func (g *grouper) find(name string, nodeID int, dev devices.Type, legacy, userAnnotation bool,
 	overload, shapes string, st []string) int {
+	at := int((uintptr(unsafe.Pointer(unsafe.StringData(name)))>>3 ^ uintptr(len(name))) & uintptr(len(g.recent)-1))
+	g.recentAt = at
+	if r := g.recent[at] - 1; r >= 0 && g.matches(&g.rows[r], name, nodeID, dev, legacy, userAnnotation, overload, shapes, st) {
+		return int(r)
+	}
 	h := maphash.String(g.seed, name)
 	h ^= (uint64(uint32(nodeID))<<24 | uint64(dev)<<8 | uint64(boolByte(legacy))<<1 |
 		uint64(boolByte(userAnnotation))) * 0x9e3779b97f4a7c15
@@ -206,14 +220,22 @@ func (g *grouper) find(name string, nodeID int, dev devices.Type, legacy, userAn
 		if r < 0 {
 			return -1
 		}
-		if a := &g.rows[r]; g.hash[r] == h && a.Key == name && a.NodeID == nodeID &&
-			a.DeviceType == dev && a.IsLegacy == legacy && a.IsUserAnnotation == userAnnotation &&
-			(!g.o.GroupByOverloadName || a.OverloadName == overload) &&
-			(!g.o.GroupByInputShape || shapesKey(a.InputShapes) == shapesKey(shapes)) &&
-			slices.Equal(a.Stack, st) {
+		if g.hash[r] == h && g.matches(&g.rows[r], name, nodeID, dev, legacy, userAnnotation, overload, shapes, st) {
+			g.recent[at] = r + 1
 			return int(r)
 		}
 	}
+}
+
+// matches reports whether row a has the key (fields the options leave out of the key are
+// ignored).
+func (g *grouper) matches(a *Avg, name string, nodeID int, dev devices.Type, legacy, userAnnotation bool,
+	overload, shapes string, st []string) bool {
+	return a.Key == name && a.NodeID == nodeID && a.DeviceType == dev && a.IsLegacy == legacy &&
+		a.IsUserAnnotation == userAnnotation &&
+		(!g.o.GroupByOverloadName || a.OverloadName == overload) &&
+		(!g.o.GroupByInputShape || shapesKey(a.InputShapes) == shapesKey(shapes)) &&
+		slices.Equal(a.Stack, st)
 }
 
 // merge adds the rows of o to g, summing the integer figures of rows whose key g has, and
@@ -244,6 +266,7 @@ func (g *grouper) merge(o *grouper) []int32 {
 func (g *grouper) add(a Avg) int {
 	g.rows = append(g.rows, a)
 	g.hash = append(g.hash, g.h)
+	g.recent[g.recentAt] = int32(len(g.rows))
 	if 2*len(g.rows) > len(g.slots) {
 		g.slots = make([]int32, 2*len(g.slots))
 		for r, h := range g.hash {

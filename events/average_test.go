@@ -1,12 +1,16 @@
 package events
 
 import (
+	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/devices"
 )
 
 func TestKeyAveragesGrouping(t *testing.T) {
@@ -110,5 +114,36 @@ func TestKeyAveragesPartsMatchSequential(t *testing.T) {
 		runtime.GOMAXPROCS(prev)
 		require.Equal(t, want, got)
 		require.Greater(t, len(got), 50)
+	}
+}
+
+// BenchmarkGroupRecent finds the rows of 1M events with 300 op names, as a trace's reader hands
+// them over (each name one interned string, so the recent-row cache answers) beside the same
+// names in strings of their own (every lookup hashes the name and probes the table).
+func BenchmarkGroupRecent(b *testing.B) {
+	names := make([]string, 300)
+	for i := range names {
+		names[i] = fmt.Sprintf("aten::some_operator_name_%d", i)
+	}
+	interned := make([]string, 1<<20)
+	copied := make([]string, len(interned))
+	for i := range interned {
+		interned[i] = names[(i*7+i/13)%len(names)]
+		copied[i] = strings.Clone(interned[i])
+	}
+	for _, c := range []struct {
+		name string
+		keys []string
+	}{{"interned", interned}, {"copied", copied}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				g := newGrouper(AverageOptions{})
+				for _, k := range c.keys {
+					if g.find(k, -1, devices.CPU, false, false, "", "[]", nil) < 0 {
+						g.add(Avg{Key: k, NodeID: -1})
+					}
+				}
+			}
+		})
 	}
 }
