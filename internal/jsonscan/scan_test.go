@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -288,5 +289,42 @@ func TestNumGrammar(t *testing.T) {
 		"1e+": false, "+1": false, "1.2.3": false, "": false, "--1": false, "0x1": false} {
 		_, ok := NumGrammar([]byte(in))
 		assert.Equal(t, want, ok, in)
+	}
+}
+
+// TestQuoteEnd checks the 8-byte search for a string's closing quote against a byte loop, at
+// every length and position of the quote and of a backslash around the word boundaries.
+func TestQuoteEnd(t *testing.T) {
+	want := func(b []byte, i int) int {
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				return j
+			case '\\':
+				return -1
+			}
+		}
+		return -1
+	}
+	for n := 0; n <= 45; n++ {
+		for q := -1; q < n; q++ {
+			for e := -1; e < n; e++ {
+				b := bytes.Repeat([]byte{'a'}, n)
+				if q >= 0 {
+					b[q] = '"'
+				}
+				if e >= 0 && e != q {
+					b[e] = '\\'
+				}
+				for _, i := range []int{0, 1} {
+					if i > len(b) {
+						continue
+					}
+					if got, w := quoteEnd(b, i), want(b, i); got != w {
+						t.Fatalf("quoteEnd(%q, %d) = %d, want %d", b, i, got, w)
+					}
+				}
+			}
+		}
 	}
 }

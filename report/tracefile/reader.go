@@ -314,7 +314,11 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 		return AveragesOf(td, g), nil
 	}
 	var a *events.Averager
-	td, err := decodeTrace(r, name, opts, par, func(d *decoder) *Data {
+	// The rows carry input shapes only when grouped by them, and stacks never here (grouping
+	// by stack took the branch above): the arguments that hold them are validated and skipped,
+	// not rendered.
+	skip := skipArgs{shapes: !g.GroupByInputShape, stacks: true}
+	td, err := decodeTrace(r, name, opts, par, skip, func(d *decoder) *Data {
 		var td *Data
 		td, a = d.resolveAverages(g)
 		return td
@@ -353,11 +357,12 @@ func hasMemory(evs []events.FunctionEvent) bool {
 
 // readTrace is Read with the parallel-parsing configuration made explicit.
 func readTrace(r io.Reader, name string, opts Options, par parConfig) (*Data, error) {
-	return decodeTrace(r, name, opts, par, (*decoder).resolve)
+	return decodeTrace(r, name, opts, par, skipArgs{}, (*decoder).resolve)
 }
 
-// decodeTrace reads a trace from r and returns what resolve makes of its records.
-func decodeTrace(r io.Reader, name string, opts Options, par parConfig, resolve func(*decoder) *Data) (*Data, error) {
+// decodeTrace reads a trace from r and returns what resolve makes of its records; the events
+// get no input shapes or stacks as skip says.
+func decodeTrace(r io.Reader, name string, opts Options, par parConfig, skip skipArgs, resolve func(*decoder) *Data) (*Data, error) {
 	var magic [2]byte
 	n, err := readPrefix(r, magic[:])
 	if err != nil {
@@ -375,6 +380,7 @@ func decodeTrace(r io.Reader, name string, opts Options, par parConfig, resolve 
 		src = zr
 	}
 	d := newDecoder(src, name, opts, par)
+	d.skip = skip
 	if err := d.run(); err != nil {
 		return nil, err
 	}

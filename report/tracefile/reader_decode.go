@@ -51,6 +51,13 @@ type evFields struct {
 	unused    bool // the event cannot contribute: its remaining members are only validated
 }
 
+// skipArgs names the event arguments a read does not need: they are validated and skipped, and
+// no event gets them.
+type skipArgs struct {
+	shapes bool // "Input Dims"
+	stacks bool // "Call stack"
+}
+
 // decoder turns the scanned trace into rawEvents plus the facts resolve needs.
 type decoder struct {
 	s      *jsonscan.Scanner
@@ -66,6 +73,7 @@ type decoder struct {
 	nameFlags []uint8 // per name: nameFiltered, nameProfilerSpan
 
 	shapeIdx  map[string]int32 // raw "Input Dims" JSON → index into shapeStrs
+	skip      skipArgs
 	shapeStrs []string
 	stackIdx  map[string]int32 // raw "Call stack" → index into stacks
 	stacks    [][]string
@@ -552,9 +560,17 @@ func (d *decoder) args(ev *evFields) error {
 				ev.fallback = true
 			}
 		case trace.ArgInputDims:
-			ev.shapes, err = d.inputDims()
+			if d.skip.shapes {
+				err = s.Skip()
+			} else {
+				ev.shapes, err = d.inputDims()
+			}
 		case trace.ArgCallStack:
-			ev.stack, err = d.callStack()
+			if d.skip.stacks {
+				err = s.Skip()
+			} else {
+				ev.stack, err = d.callStack()
+			}
 		case trace.ArgLabels:
 			var v []byte
 			var ok bool
