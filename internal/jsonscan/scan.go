@@ -282,12 +282,11 @@ func (s *Scanner) Peek() (byte, bool) {
 
 func (s *Scanner) peekSlow() (byte, bool) {
 	for {
-		for s.pos < s.end {
-			c := s.buf[s.pos]
-			if !Space[c] {
-				return c, true
-			}
-			s.pos++
+		b := s.buf[:s.end]
+		i := skipSpace(b, s.pos)
+		s.pos = i
+		if i < len(b) {
+			return b[i], true
 		}
 		if !s.fill() {
 			return 0, false
