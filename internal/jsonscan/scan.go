@@ -400,6 +400,25 @@ func (s *Scanner) ObjectOrSkip() Iter {
 	return Iter{s: s, close: '}'}
 }
 
+// Lit reads lit when the buffered bytes at the scanner start with it exactly, and reports
+// whether it did; otherwise it reads nothing. A reader of a machine-written format uses it to
+// step over the separator and name of the member it expects next, laid out as the writer lays
+// them out (`, "name": `), in one comparison: the member's value follows, and its walk goes on
+// with ObjectFrom. Where the bytes differ in any way (spacing, order, escapes) nothing is read
+// and the walk reads the members itself, the same members in the same order.
+func (s *Scanner) Lit(lit string) bool {
+	p := s.pos
+	if s.end-p >= len(lit) && string(s.buf[p:p+len(lit)]) == lit {
+		s.pos = p + len(lit)
+		return true
+	}
+	return false
+}
+
+// ObjectFrom returns the walk of an object whose opening byte and first members were read
+// with Lit and the value methods: the scanner stands after a member's value.
+func (s *Scanner) ObjectFrom() Iter { return Iter{s: s, close: '}', step: stepMore} }
+
 // Array returns the walk of the elements of the array that is the next value (after
 // whitespace); the first Next enters it, and a value that is not an array is an error (Err).
 func (s *Scanner) Array() Iter { return Iter{s: s, close: ']'} }
