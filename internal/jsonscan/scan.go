@@ -415,6 +415,16 @@ func (s *Scanner) Lit(lit string) bool {
 	return false
 }
 
+// EndLit is Lit for the bytes that end the walk, lit ending with its closing byte: when they
+// are read, the walk is over and Next reports false.
+func (it *Iter) EndLit(lit string) bool {
+	if it.s.Lit(lit) {
+		it.step = stepDone
+		return true
+	}
+	return false
+}
+
 // ObjectFrom returns the walk of an object whose opening byte and first members were read
 // with Lit and the value methods: the scanner stands after a member's value.
 func (s *Scanner) ObjectFrom() Iter { return Iter{s: s, close: '}', step: stepMore} }
@@ -576,18 +586,9 @@ func (s *Scanner) Str() ([]byte, error) {
 	}
 	start := s.pos // at '"'
 	i := start + 1
-	// Most strings are short: a plain loop beats IndexByte's call for them.
-	if b := s.buf[:s.end]; len(b)-i > 24 {
-		for j := i; j < i+24; j++ {
-			switch b[j] {
-			case '"':
-				s.pos = j + 1
-				return b[i:j], nil
-			case '\\':
-				return s.strEscaped(start)
-			}
-		}
-		i += 24
+	if q := quoteEnd(s.buf[:s.end], i); q >= 0 {
+		s.pos = q + 1
+		return s.buf[i:q], nil
 	}
 	for {
 		q := bytes.IndexByte(s.buf[i:s.end], '"')

@@ -352,19 +352,23 @@ func (d *decoder) event() error {
 		// Kineto's layout: each member's separator and name are one comparison while the
 		// bytes are the ones Kineto writes; the walk takes over where they are not.
 		it = s.ObjectFrom()
-		for k, m := range layout {
-			if k > 0 && !s.Lit(m.lit) {
+		k := 0
+		for ; k < len(layout); k++ {
+			if k > 0 && !s.Lit(layout[k].lit) {
 				break
 			}
 			var err error
 			if ev.unused {
 				err = s.Skip()
 			} else {
-				err = d.member(ev, m.key)
+				err = d.member(ev, layout[k].key)
 			}
 			if err != nil {
 				return err
 			}
+		}
+		if k == len(layout) {
+			it.EndLit(kinetoClose)
 		}
 		break
 	}
@@ -434,6 +438,9 @@ func memberOf(key []byte) member {
 // metadata. Each literal is a member's separator (or the opening brace) and name, so that the
 // reader steps over them in one comparison each, and looks names up only where the bytes
 // differ.
+// kinetoClose ends an event after its last member; kinetoArgsClose ends its args.
+const kinetoClose, kinetoArgsClose = "\n  }", "\n    }"
+
 var kinetoLayouts = [...][]struct {
 	lit string
 	key member
@@ -639,7 +646,9 @@ func (d *decoder) args(ev *evFields) error {
 	it := s.ObjectOrSkip()
 	if s.Lit(kinetoArgs[0].lit) {
 		it = s.ObjectFrom()
-		for k, m := range kinetoArgs {
+		k := 0
+		for ; k < len(kinetoArgs); k++ {
+			m := &kinetoArgs[k]
 			if k > 0 && !s.Lit(m.lit) {
 				if m.optional {
 					continue
@@ -649,6 +658,9 @@ func (d *decoder) args(ev *evFields) error {
 			if err := d.arg(ev, m.key); err != nil {
 				return err
 			}
+		}
+		if k == len(kinetoArgs) {
+			it.EndLit(kinetoArgsClose)
 		}
 	}
 	for it.Next() {
