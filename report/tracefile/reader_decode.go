@@ -493,9 +493,14 @@ func (d *decoder) member(ev *evFields, m member) error {
 }
 
 // knownPhase reports whether ph is an event type of the Trace Event Format.
-func knownPhase(ph byte) bool {
-	return ph != 0 && strings.IndexByte("BEXiICbnesPtfpOND MVvRc()", ph) >= 0 && ph != ' '
-}
+func knownPhase(ph byte) bool { return knownPhases[ph] }
+
+var knownPhases = func() (t [256]bool) {
+	for _, ph := range []byte("BEXiICbnesPtfpONDMVvRc()") {
+		t[ph] = true
+	}
+	return t
+}()
 
 // unused reports whether what is known of an event already rules out that keep uses it.
 func (d *decoder) unused(ev *evFields) bool {
