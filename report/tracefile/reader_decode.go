@@ -396,7 +396,8 @@ func (d *decoder) event() error {
 	return d.keep(ev)
 }
 
-// member names the members of a trace event the reader reads.
+// member names the members of a trace event the reader reads; those that decide whether an
+// event is used come first (member).
 type member uint8
 
 const (
@@ -488,7 +489,9 @@ func (d *decoder) member(ev *evFields, m member) error {
 	if err != nil {
 		return err
 	}
-	ev.unused = d.unused(ev)
+	if m <= memberName { // unused looks at the phase, the category and the name only
+		ev.unused = d.unused(ev)
+	}
 	return nil
 }
 
