@@ -434,14 +434,14 @@ func memberOf(key []byte) member {
 	return memberOther
 }
 
+// kinetoClose ends an event after its last member; kinetoArgsClose ends its args.
+const kinetoClose, kinetoArgsClose = "\n  }", "\n    }"
+
 // kinetoLayouts are the members of a trace event in the order and spacing Kineto writes them
 // (the event's opening brace indented by two spaces, its lines by four): activities, then
 // metadata. Each literal is a member's separator (or the opening brace) and name, so that the
 // reader steps over them in one comparison each, and looks names up only where the bytes
 // differ.
-// kinetoClose ends an event after its last member; kinetoArgsClose ends its args.
-const kinetoClose, kinetoArgsClose = "\n  }", "\n    }"
-
 var kinetoLayouts = [...][]struct {
 	lit string
 	key member
@@ -632,8 +632,8 @@ func (d *decoder) idValue() (id int64, node int32, remote bool, err error) {
 	return v, node, false, err
 }
 
-// kinetoArgs is an operator's "args" as Kineto builds since 2023 lay it out (its lines
-// indented by six spaces), as kinetoLayouts are the event's members.
+// kinetoArgs is an operator's "args" as recent Kineto builds lay it out (the MTIA and ROCm
+// traces in testdata; its lines indented by six spaces), read as kinetoLayouts are.
 var kinetoArgs = [...]struct {
 	lit      string
 	key      []byte
