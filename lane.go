@@ -41,7 +41,7 @@ const (
 	handleBlock = 256 // handles a lane takes from the session at a time
 )
 
-// slot is one raw record while a session runs: 64 bytes for a CPU range, and no pointers, so
+// slot is one raw record while a session runs: 48 bytes for a CPU range, and no pointers, so
 // the chunks of slots are memory the garbage collector never scans (a collection during
 // recording would otherwise scan every live chunk) and writing a slot takes no write barrier.
 // What a slot refers to lives beside it: its name in the lane's names, its rare fields in the
@@ -56,16 +56,14 @@ type slot struct {
 	state     atomic.Uint32
 	name      int32 // 0 for "", else 1 + the name's index in the lane's names
 	ext       int32 // 0 unless the op had shapes, a stack or a sequence number: 1 + its index in exts
-	scope     int32 // a MemoryRecord's device type
+	scope     int16 // the RecordScope (PyTorch's are < 16), or a MemoryRecord's device type
 	kind      events.RecordKind
 	async     bool
-	_         [14]byte
 }
 
-// The slot's size is the recording's memory per range; its chunks are noscan because it holds
-// no pointers (TestSlotHasNoPointers).
-var _ [64 - unsafe.Sizeof(slot{})]struct{}
-var _ [unsafe.Sizeof(slot{}) - 64]struct{}
+// The slot's size is the recording's memory per range (TestSlotHasNoPointers checks that it
+// holds no pointers, which makes its chunks noscan).
+var _ [48 - unsafe.Sizeof(slot{})]struct{}
 
 // slotExt holds what few ranges have.
 type slotExt struct {

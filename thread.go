@@ -68,7 +68,8 @@ func ThreadFrom(ctx context.Context) *Thread {
 type Op struct {
 	Name string
 	// Scope is the RecordScope: 0 for operators, events.ScopeBackwardFunction for backward
-	// nodes, events.ScopeUserScope for user ranges.
+	// nodes, events.ScopeUserScope for user ranges (PyTorch's scopes are < 16; a range keeps
+	// 16 bits of it).
 	Scope int
 	// Inputs are the input shapes; kept only when the session records shapes.
 	Inputs [][]int64
@@ -133,7 +134,7 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 	sl.kind = events.RangeRecord
 	sl.name = l.name(op.Name)
 	sl.handle = l.nextHandle()
-	sl.scope = int32(op.Scope)
+	sl.scope = int16(op.Scope)
 	sl.async = op.Async
 	if (op.Inputs != nil && s.opts.RecordShapes) || (op.Stack != nil && s.opts.WithStack) || op.HasSequence || op.FwdThread != 0 {
 		x := slotExt{seq: -1, fwdThread: op.FwdThread}
@@ -293,7 +294,7 @@ func (s *Session) instant(t *Thread, kind events.RecordKind, name string, bytes 
 	sl.kind = kind
 	sl.name = l.name(name)
 	sl.handle = bytes // an instant has no handle: the field holds a memory record's bytes
-	sl.scope = int32(d)
+	sl.scope = int16(d)
 	sl.start = s.now()
 	sl.end = sl.start
 	sl.state.Store(stateEnded)
