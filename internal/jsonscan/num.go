@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unsafe"
@@ -96,6 +97,27 @@ func ParseInt(tok []byte) (int64, bool) {
 		return 0, false
 	}
 	var v uint64
+	if n := len(tok) - i; n >= 8 && n <= 18 {
+		// Eight digits at a time; 18 digits cannot overflow.
+		for ; len(tok)-i >= 8; i += 8 {
+			w := binary.LittleEndian.Uint64(tok[i:])
+			if nonDigits(w) != 0 {
+				return 0, false
+			}
+			v = v*1e8 + eightDigits(w)
+		}
+		for ; i < len(tok); i++ {
+			c := tok[i] - '0'
+			if c > 9 {
+				return 0, false
+			}
+			v = v*10 + uint64(c)
+		}
+		if neg {
+			return -int64(v), true
+		}
+		return int64(v), true
+	}
 	for ; i < len(tok); i++ {
 		c := tok[i] - '0'
 		if c > 9 {
@@ -131,4 +153,23 @@ func IntOf(tok []byte, kind NumKind, wholeFloats bool) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// nonDigits marks (with its top bit) exactly the bytes of w that are not '0'…'9'. No sum
+// carries into the next byte: a byte's low seven bits plus 0x50 stay below 0x100.
+func nonDigits(w uint64) uint64 {
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	x := w & lo7
+	ge0 := x + 0x5050505050505050 // top bit: low bits ≥ '0'
+	gt9 := x + 0x4646464646464646 // top bit: low bits > '9'
+	return ^(ge0 &^ gt9 &^ w) & 0x8080808080808080
+}
+
+// eightDigits is the value of the eight ASCII digits in w, the first in its lowest byte: pairs,
+// then quads, then the whole, each step one multiply.
+func eightDigits(w uint64) uint64 {
+	w &= 0x0f0f0f0f0f0f0f0f
+	w = (w * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff
+	w = (w * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
+	return (w * (10000<<32 + 1)) >> 32
 }

@@ -282,12 +282,11 @@ func (s *Scanner) Peek() (byte, bool) {
 
 func (s *Scanner) peekSlow() (byte, bool) {
 	for {
-		for s.pos < s.end {
-			c := s.buf[s.pos]
-			if !Space[c] {
-				return c, true
-			}
-			s.pos++
+		b := s.buf[:s.end]
+		i := skipSpace(b, s.pos)
+		s.pos = i
+		if i < len(b) {
+			return b[i], true
 		}
 		if !s.fill() {
 			return 0, false
@@ -401,6 +400,25 @@ func (s *Scanner) ObjectOrSkip() Iter {
 	return Iter{s: s, close: '}'}
 }
 
+// Lit reads lit when the buffered bytes at the scanner start with it exactly, and reports
+// whether it did; otherwise it reads nothing. A reader of a machine-written format uses it to
+// step over the separator and name of the member it expects next, laid out as the writer lays
+// them out (`, "name": `), in one comparison: the member's value follows, and its walk goes on
+// with ObjectFrom. Where the bytes differ in any way (spacing, order, escapes) nothing is read
+// and the walk reads the members itself, the same members in the same order.
+func (s *Scanner) Lit(lit string) bool {
+	p := s.pos
+	if s.end-p >= len(lit) && string(s.buf[p:p+len(lit)]) == lit {
+		s.pos = p + len(lit)
+		return true
+	}
+	return false
+}
+
+// ObjectFrom returns the walk of an object whose opening byte and first members were read
+// with Lit and the value methods: the scanner stands after a member's value.
+func (s *Scanner) ObjectFrom() Iter { return Iter{s: s, close: '}', step: stepMore} }
+
 // Array returns the walk of the elements of the array that is the next value (after
 // whitespace); the first Next enters it, and a value that is not an array is an error (Err).
 func (s *Scanner) Array() Iter { return Iter{s: s, close: ']'} }
@@ -488,9 +506,7 @@ func (it *Iter) Err() error { return it.err }
 // keyFast matches, at b[i:] after whitespace, a short member name without escapes and the ':'
 // right after it, all in b: the name is b[ks:ke] and end is the index after the ':', or 0.
 func keyFast(b []byte, i int) (ks, ke, end int) {
-	for i < len(b) && Space[b[i]] {
-		i++
-	}
+	i = skipSpace(b, i)
 	if i+1 >= len(b) || b[i] != '"' {
 		return 0, 0, 0
 	}
@@ -923,30 +939,23 @@ func (s *Scanner) skipFast() bool {
 	depth := 0
 	for {
 		// A value starts at i, after optional whitespace.
-		for i < len(b) && Space[b[i]] {
-			i++
-		}
-		if i >= len(b) {
+		if i = skipSpace(b, i); i >= len(b) {
 			return false
 		}
 		switch c := b[i]; c {
 		case '"':
-			q := bytes.IndexByte(b[i+1:], '"')
-			if q < 0 || bytes.IndexByte(b[i+1:i+1+q], '\\') >= 0 {
+			q := quoteEnd(b, i+1)
+			if q < 0 {
 				return false
 			}
-			i += q + 2
+			i = q + 1
 		case '[', '{':
 			if depth == len(closers) {
 				return false
 			}
 			closers[depth] = c + 2 // ']' and '}'
 			depth++
-			i++
-			for i < len(b) && Space[b[i]] {
-				i++
-			}
-			if i >= len(b) {
+			if i = skipSpace(b, i+1); i >= len(b) {
 				return false
 			}
 			if b[i] == c+2 { // empty
@@ -987,10 +996,7 @@ func (s *Scanner) skipFast() bool {
 				s.pos = i
 				return true
 			}
-			for i < len(b) && Space[b[i]] {
-				i++
-			}
-			if i >= len(b) {
+			if i = skipSpace(b, i); i >= len(b) {
 				return false
 			}
 			if b[i] == closers[depth-1] {
@@ -1003,10 +1009,7 @@ func (s *Scanner) skipFast() bool {
 			}
 			i++
 			if closers[depth-1] == '}' {
-				for i < len(b) && Space[b[i]] {
-					i++
-				}
-				if i = skipKeyFast(b, i); i < 0 {
+				if i = skipKeyFast(b, skipSpace(b, i)); i < 0 {
 					return false
 				}
 			}
@@ -1021,15 +1024,11 @@ func skipKeyFast(b []byte, i int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	q := bytes.IndexByte(b[i+1:], '"')
-	if q < 0 || bytes.IndexByte(b[i+1:i+1+q], '\\') >= 0 {
+	q := quoteEnd(b, i+1)
+	if q < 0 {
 		return -1
 	}
-	i += q + 2
-	for i < len(b) && Space[b[i]] {
-		i++
-	}
-	if i >= len(b) || b[i] != ':' {
+	if i = skipSpace(b, q+1); i >= len(b) || b[i] != ':' {
 		return -1
 	}
 	return i + 1
@@ -1127,4 +1126,53 @@ func QuoteByte(c byte) string {
 		return "'" + string(rune(c)) + "'"
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// skipSpace returns the index of the first byte at or after b[i] that is not JSON whitespace,
+// or len(b). (An 8-byte version measured worse: most runs are one byte, after ':' and ',',
+// and the longer ones, the indentation of Kineto's lines, are only 3 to 7.)
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && Space[b[i]] {
+		i++
+	}
+	return i
+}
+
+// The 8-byte (SWAR) search of quoteEnd: most strings a skip passes over (types, empty
+// "Concrete Inputs", ids) are shorter than 16 bytes, where bytes.IndexByte's call, made twice
+// (for the quote, then for a backslash before it), costs more than the search.
+
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+	swar7f = 0x7f7f7f7f7f7f7f7f
+)
+
+// nonZero marks (with its top bit) exactly the bytes of x that are not zero.
+func nonZero(x uint64) uint64 {
+	return ((x & swar7f) + swar7f | x) & swarHi
+}
+
+// quoteEnd returns the index of the '"' that closes the string whose opening '"' is b[i-1], or
+// −1 when the string holds a '\\' or does not close in b.
+func quoteEnd(b []byte, i int) int {
+	j := i
+	for ; j+8 <= len(b) && j < i+32; j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		if m := ^nonZero(w^(swarLo*'"')) & swarHi; m != 0 {
+			q := j + bits.TrailingZeros64(m)/8
+			if e := ^nonZero(w^(swarLo*'\\')) & swarHi; e != 0 && bits.TrailingZeros64(e) < bits.TrailingZeros64(m) {
+				return -1
+			}
+			return q
+		}
+		if ^nonZero(w^(swarLo*'\\'))&swarHi != 0 {
+			return -1
+		}
+	}
+	q := bytes.IndexByte(b[j:], '"')
+	if q < 0 || bytes.IndexByte(b[j:j+q], '\\') >= 0 {
+		return -1
+	}
+	return j + q
 }

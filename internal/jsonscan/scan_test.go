@@ -1,6 +1,8 @@
 package jsonscan
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"testing"
@@ -288,5 +290,83 @@ func TestNumGrammar(t *testing.T) {
 		"1e+": false, "+1": false, "1.2.3": false, "": false, "--1": false, "0x1": false} {
 		_, ok := NumGrammar([]byte(in))
 		assert.Equal(t, want, ok, in)
+	}
+}
+
+// TestQuoteEnd checks the 8-byte search for a string's closing quote against a byte loop, at
+// every length and position of the quote and of a backslash around the word boundaries.
+func TestQuoteEnd(t *testing.T) {
+	want := func(b []byte, i int) int {
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				return j
+			case '\\':
+				return -1
+			}
+		}
+		return -1
+	}
+	for n := 0; n <= 45; n++ {
+		for q := -1; q < n; q++ {
+			for e := -1; e < n; e++ {
+				b := bytes.Repeat([]byte{'a'}, n)
+				if q >= 0 {
+					b[q] = '"'
+				}
+				if e >= 0 && e != q {
+					b[e] = '\\'
+				}
+				for _, i := range []int{0, 1} {
+					if i > len(b) {
+						continue
+					}
+					if got, w := quoteEnd(b, i), want(b, i); got != w {
+						t.Fatalf("quoteEnd(%q, %d) = %d, want %d", b, i, got, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestParseIntDigits checks ParseInt's eight-digit steps against strconv at every length from
+// 1 to 20 digits, signed and not, and with a non-digit at every position.
+func TestParseIntDigits(t *testing.T) {
+	const digits = "98765432109876543210"
+	for n := 1; n <= len(digits); n++ {
+		for _, sign := range []string{"", "-"} {
+			in := sign + digits[:n]
+			want, werr := strconv.ParseInt(in, 10, 64)
+			got, ok := ParseInt([]byte(in))
+			if ok != (werr == nil) || ok && got != want {
+				t.Fatalf("ParseInt(%q) = %d, %v; strconv: %d, %v", in, got, ok, want, werr)
+			}
+			for k := len(sign); k < len(in); k++ {
+				for _, c := range []byte{'/', ':', 'a', '.', ' ', 0x80 | '5', 0xb0} {
+					bad := []byte(in)
+					bad[k] = c
+					if v, ok := ParseInt(bad); ok {
+						t.Fatalf("ParseInt(%q) = %d, true; want false", bad, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNonDigits checks the eight-byte digit test against a byte test for every byte value at
+// every position of a word.
+func TestNonDigits(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for k := 0; k < 8; k++ {
+			b := []byte("12345678")
+			b[k] = byte(c)
+			want := c < '0' || c > '9'
+			m := nonDigits(binary.LittleEndian.Uint64(b))
+			if got := m != 0; got != want || want && m != 0x80<<(8*k) {
+				t.Fatalf("nonDigits(%q) = %#x", b, m)
+			}
+		}
 	}
 }

@@ -51,6 +51,13 @@ type evFields struct {
 	unused    bool // the event cannot contribute: its remaining members are only validated
 }
 
+// skipArgs names the event arguments a read does not need: they are validated and skipped, and
+// no event gets them.
+type skipArgs struct {
+	shapes bool // "Input Dims"
+	stacks bool // "Call stack"
+}
+
 // decoder turns the scanned trace into rawEvents plus the facts resolve needs.
 type decoder struct {
 	s      *jsonscan.Scanner
@@ -66,6 +73,7 @@ type decoder struct {
 	nameFlags []uint8 // per name: nameFiltered, nameProfilerSpan
 
 	shapeIdx  map[string]int32 // raw "Input Dims" JSON → index into shapeStrs
+	skip      skipArgs
 	shapeStrs []string
 	stackIdx  map[string]int32 // raw "Call stack" → index into stacks
 	stacks    [][]string
@@ -337,6 +345,29 @@ func (d *decoder) event() error {
 	ev := &d.ev
 	*ev = evFields{at: s.Offset(), seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
 	it := s.Object()
+	for _, layout := range kinetoLayouts {
+		if !s.Lit(layout[0].lit) {
+			continue
+		}
+		// Kineto's layout: each member's separator and name are one comparison while the
+		// bytes are the ones Kineto writes; the walk takes over where they are not.
+		it = s.ObjectFrom()
+		for k, m := range layout {
+			if k > 0 && !s.Lit(m.lit) {
+				break
+			}
+			var err error
+			if ev.unused {
+				err = s.Skip()
+			} else {
+				err = d.member(ev, m.key)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		break
+	}
 	for it.Next() {
 		if ev.unused {
 			// The event cannot contribute: validate the rest without decoding it.
@@ -345,31 +376,9 @@ func (d *decoder) event() error {
 			}
 			continue
 		}
-		var err error
-		switch string(it.Key()) {
-		case "ph":
-			err = d.phValue(ev)
-		case "cat":
-			err = d.catValue(ev)
-		case "name":
-			err = d.nameValue(ev)
-		case "ts":
-			err = d.timeValue(ev, false)
-		case "dur":
-			err = d.timeValue(ev, true)
-		case "pid":
-			ev.pid, _, _, err = d.idValue()
-		case "tid":
-			ev.tid, ev.node, ev.remote, err = d.idValue()
-		case "args":
-			err = d.args(ev)
-		default:
-			err = s.Skip()
-		}
-		if err != nil {
+		if err := d.member(ev, memberOf(it.Key())); err != nil {
 			return err
 		}
-		ev.unused = d.unused(ev)
 	}
 	if err := it.Err(); err != nil {
 		return err
@@ -381,6 +390,99 @@ func (d *decoder) event() error {
 		return nil
 	}
 	return d.keep(ev)
+}
+
+// member names the members of a trace event the reader reads.
+type member uint8
+
+const (
+	memberOther member = iota
+	memberPh
+	memberCat
+	memberName
+	memberTs
+	memberDur
+	memberPid
+	memberTid
+	memberArgs
+)
+
+func memberOf(key []byte) member {
+	switch string(key) {
+	case "ph":
+		return memberPh
+	case "cat":
+		return memberCat
+	case "name":
+		return memberName
+	case "ts":
+		return memberTs
+	case "dur":
+		return memberDur
+	case "pid":
+		return memberPid
+	case "tid":
+		return memberTid
+	case "args":
+		return memberArgs
+	}
+	return memberOther
+}
+
+// kinetoLayouts are the members of a trace event in the order and spacing Kineto writes them
+// (the event's opening brace indented by two spaces, its lines by four): activities, then
+// metadata. Each literal is a member's separator (or the opening brace) and name, so that the
+// reader steps over them in one comparison each, and looks names up only where the bytes
+// differ.
+var kinetoLayouts = [...][]struct {
+	lit string
+	key member
+}{{
+	{"{\n    \"ph\": ", memberPh},
+	{`, "cat": `, memberCat},
+	{`, "name": `, memberName},
+	{`, "pid": `, memberPid},
+	{`, "tid": `, memberTid},
+	{",\n    \"ts\": ", memberTs},
+	{`, "dur": `, memberDur},
+	{",\n    \"args\": ", memberArgs},
+}, {
+	{"{\n    \"name\": ", memberName},
+	{`, "ph": `, memberPh},
+	{`, "ts": `, memberTs},
+	{`, "pid": `, memberPid},
+	{`, "tid": `, memberTid},
+	{",\n    \"args\": ", memberArgs},
+}}
+
+// member reads the value of the event member m and notes whether the event can still be used.
+func (d *decoder) member(ev *evFields, m member) error {
+	var err error
+	switch m {
+	case memberPh:
+		err = d.phValue(ev)
+	case memberCat:
+		err = d.catValue(ev)
+	case memberName:
+		err = d.nameValue(ev)
+	case memberTs:
+		err = d.timeValue(ev, false)
+	case memberDur:
+		err = d.timeValue(ev, true)
+	case memberPid:
+		ev.pid, _, _, err = d.idValue()
+	case memberTid:
+		ev.tid, ev.node, ev.remote, err = d.idValue()
+	case memberArgs:
+		err = d.args(ev)
+	default:
+		err = d.s.Skip()
+	}
+	if err != nil {
+		return err
+	}
+	ev.unused = d.unused(ev)
+	return nil
 }
 
 // knownPhase reports whether ph is an event type of the Trace Event Format.
@@ -515,60 +617,103 @@ func (d *decoder) idValue() (id int64, node int32, remote bool, err error) {
 	return v, node, false, err
 }
 
+// kinetoArgs is an operator's "args" as Kineto builds since 2023 lay it out (its lines
+// indented by six spaces), as kinetoLayouts are the event's members.
+var kinetoArgs = [...]struct {
+	lit      string
+	key      []byte
+	optional bool // absent in some events: the next literal is tried instead
+}{
+	{"{\n      \"External id\": ", []byte(trace.ArgExternalID), false},
+	{`,"Record function id": `, []byte(trace.ArgRecordFunctionID), false},
+	{`, "Concrete Inputs": `, []byte("Concrete Inputs"), false},
+	{`, "Input type": `, []byte("Input type"), false},
+	{`, "Input Strides": `, []byte("Input Strides"), true}, // record_shapes with strides
+	{`, "Input Dims": `, []byte(trace.ArgInputDims), false},
+	{`, "Ev Idx": `, []byte("Ev Idx"), false},
+}
+
 // args reads the members of "args" that the reader uses and skips the others.
 func (d *decoder) args(ev *evFields) error {
 	s := d.s
 	it := s.ObjectOrSkip()
-	for it.Next() {
-		var err error
-		switch string(it.Key()) {
-		case trace.ArgExternalID, argExternalIDLower:
-			ev.extID, err = d.argInt(ev.extID)
-		case trace.ArgCorrelation:
-			ev.corr, err = d.argInt(ev.corr)
-		case trace.ArgSequenceNumber:
-			ev.seq, err = d.argInt(ev.seq)
-		case trace.ArgFwdThreadID:
-			ev.fwd, err = d.argInt(ev.fwd)
-		case trace.ArgMemBytes:
-			ev.bytes, err = d.argInt(ev.bytes)
-		case trace.ArgMemDeviceType:
-			ev.memDev, err = d.argInt(ev.memDev)
-		case trace.ArgScope:
-			ev.scope, err = d.argInt(ev.scope)
-		case trace.ArgAsync:
-			if c, _ := s.Peek(); c == 't' {
-				ev.async = true
+	if s.Lit(kinetoArgs[0].lit) {
+		it = s.ObjectFrom()
+		for k, m := range kinetoArgs {
+			if k > 0 && !s.Lit(m.lit) {
+				if m.optional {
+					continue
+				}
+				break
 			}
-			err = s.Skip()
-		case trace.ArgDeviceTimeUs:
-			ev.devUs, err = d.argInt(ev.devUs)
-		case trace.ArgOpDevice:
-			ev.devIdx, err = d.argInt(ev.devIdx)
-		case trace.ArgDeviceTime:
-			var v []byte
-			var ok bool
-			if v, ok, err = s.StrOrSkip(); ok && string(v) == trace.DeviceTimeFallback {
-				ev.fallback = true
+			if err := d.arg(ev, m.key); err != nil {
+				return err
 			}
-		case trace.ArgInputDims:
-			ev.shapes, err = d.inputDims()
-		case trace.ArgCallStack:
-			ev.stack, err = d.callStack()
-		case trace.ArgLabels:
-			var v []byte
-			var ok bool
-			if v, ok, err = s.StrOrSkip(); ok {
-				ev.labels, ev.hasLabels = append(ev.labels[:0], v...), true
-			}
-		default:
-			err = s.Skip()
 		}
-		if err != nil {
+	}
+	for it.Next() {
+		if err := d.arg(ev, it.Key()); err != nil {
 			return err
 		}
 	}
 	return it.Err()
+}
+
+// arg reads the value of the "args" member named key, or skips it.
+func (d *decoder) arg(ev *evFields, key []byte) (err error) {
+	s := d.s
+	switch string(key) {
+	case trace.ArgExternalID, argExternalIDLower:
+		ev.extID, err = d.argInt(ev.extID)
+	case trace.ArgCorrelation:
+		ev.corr, err = d.argInt(ev.corr)
+	case trace.ArgSequenceNumber:
+		ev.seq, err = d.argInt(ev.seq)
+	case trace.ArgFwdThreadID:
+		ev.fwd, err = d.argInt(ev.fwd)
+	case trace.ArgMemBytes:
+		ev.bytes, err = d.argInt(ev.bytes)
+	case trace.ArgMemDeviceType:
+		ev.memDev, err = d.argInt(ev.memDev)
+	case trace.ArgScope:
+		ev.scope, err = d.argInt(ev.scope)
+	case trace.ArgAsync:
+		if c, _ := s.Peek(); c == 't' {
+			ev.async = true
+		}
+		err = s.Skip()
+	case trace.ArgDeviceTimeUs:
+		ev.devUs, err = d.argInt(ev.devUs)
+	case trace.ArgOpDevice:
+		ev.devIdx, err = d.argInt(ev.devIdx)
+	case trace.ArgDeviceTime:
+		var v []byte
+		var ok bool
+		if v, ok, err = s.StrOrSkip(); ok && string(v) == trace.DeviceTimeFallback {
+			ev.fallback = true
+		}
+	case trace.ArgInputDims:
+		if d.skip.shapes {
+			err = s.Skip()
+		} else {
+			ev.shapes, err = d.inputDims()
+		}
+	case trace.ArgCallStack:
+		if d.skip.stacks {
+			err = s.Skip()
+		} else {
+			ev.stack, err = d.callStack()
+		}
+	case trace.ArgLabels:
+		var v []byte
+		var ok bool
+		if v, ok, err = s.StrOrSkip(); ok {
+			ev.labels, ev.hasLabels = append(ev.labels[:0], v...), true
+		}
+	default:
+		err = s.Skip()
+	}
+	return err
 }
 
 // argInt reads an integer argument; a value of another type leaves def in place.

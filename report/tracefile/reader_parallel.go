@@ -336,6 +336,7 @@ func (p *parser) work(w int) {
 	d := &decoder{
 		s:        jsonscan.NewBytes(nil, 0, p.s.File()),
 		format:   p.d.format,
+		skip:     p.d.skip,
 		names:    make(map[string]uint32, 64),
 		shapeIdx: make(map[string]int32, 64),
 		stackIdx: make(map[string]int32, 16),

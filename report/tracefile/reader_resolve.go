@@ -283,6 +283,13 @@ func (s averagerSink) apply(lk *links) {
 
 // resolve turns the scanned records into the Data, with its events; see resolveInto.
 func (d *decoder) resolve() *Data {
+	if d.raws.n >= 1<<16 {
+		// The parse's garbage (input buffers, segment scratch) goes before the link tables and
+		// the events (about 300 bytes each) are made, so that they reuse its pages rather than
+		// take more: the peak RSS of a large trace is here. The records hold no pointers, so
+		// this is quick (a few ms for 800k events; 2-3 % of the peak RSS).
+		runtime.GC()
+	}
 	var s sliceSink
 	td := d.resolveInto(func(n int) eventSink {
 		s.evs = make([]events.FunctionEvent, n)
@@ -306,13 +313,6 @@ func (d *decoder) resolveAverages(g events.AverageOptions) (*Data, *events.Avera
 // resolveInto turns the scanned records into the Data and puts the events into the sink made
 // by newSink for their number.
 func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
-	if d.raws.n >= 1<<16 {
-		// The parse's garbage (input buffers, segment scratch) goes before the link tables and
-		// the events are made, so that they reuse its pages rather than take more: the peak
-		// RSS of a large trace is here. The records hold no pointers, so this is quick (a few
-		// ms for 800k events; 2-3 % of the peak RSS).
-		runtime.GC()
-	}
 	td := &Data{Form: d.format, BaseTimeNs: d.baseTimeNs, Rank: d.rank, HasRank: d.hasRank, Bytes: d.s.BytesRead()}
 	td.Device, td.DeviceName = d.traceDevice()
 
