@@ -2,8 +2,10 @@ package orprof
 
 import (
 	"context"
+	"math/bits"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/gid"
@@ -39,19 +41,29 @@ const (
 	handleBlock = 256 // handles a lane takes from the session at a time
 )
 
-// slot is one raw record while a session runs: 64 bytes for a CPU range.
+// slot is one raw record while a session runs: 48 bytes for a CPU range, and no pointers, so
+// the chunks of slots are memory the garbage collector never scans (a collection during
+// recording would otherwise scan every live chunk) and writing a slot takes no write barrier.
+// What a slot refers to lives beside it: its name in the lane's names, its rare fields in the
+// lane's exts, its device events in its chunk's dev at the slot's index.
 type slot struct {
-	name   string
 	handle int64 // a MemoryRecord's bytes
 	start  int64 // TSC ticks or ns while recording; ns once Stop converted them
 	end    int64
-	ext    *slotExt // nil unless the op had shapes, a stack, a sequence number or ended elsewhere
-	dev    *devSlot // the device events of a fallback session; nil otherwise
-	state  atomic.Uint32
-	scope  int32 // a MemoryRecord's device type
-	kind   events.RecordKind
-	async  bool
+	// endThread is the id of the Thread the range ended on when that was another one (EndOn),
+	// 0 otherwise; written with end, before the slot becomes ended.
+	endThread int64
+	state     atomic.Uint32
+	name      int32 // 0 for "", else 1 + the name's index in the lane's names
+	ext       int32 // 0 unless the op had shapes, a stack or a sequence number: 1 + its index in exts
+	scope     int16 // the RecordScope (PyTorch's are < 16), or a MemoryRecord's device type
+	kind      events.RecordKind
+	async     bool
 }
+
+// The slot's size is the recording's memory per range (TestSlotHasNoPointers checks that it
+// holds no pointers, which makes its chunks noscan).
+var _ [48 - unsafe.Sizeof(slot{})]struct{}
 
 // slotExt holds what few ranges have.
 type slotExt struct {
@@ -59,7 +71,6 @@ type slotExt struct {
 	stack     []string
 	seq       int64
 	fwdThread int64
-	endThread *Thread // set when the range ended on another Thread (EndOn)
 }
 
 // devSlot holds a range's device events in a fallback session.
@@ -88,7 +99,7 @@ func (d *devSlot) releaseAll(s *Session) {
 
 type chunk struct {
 	slots []slot       // allocated once: slots never move
-	dev   []devSlot    // beside slots in a fallback session
+	dev   []devSlot    // beside slots in a fallback session: dev[i] is slots[i]'s
 	n     atomic.Int32 // slots published
 	next  atomic.Pointer[chunk]
 }
@@ -105,6 +116,10 @@ type lane struct {
 	// id is the thread id the lane's records get: t.id, or a new id when its ranges overlap
 	// those of another lane of t (set at Stop).
 	id int64
+	// names and exts are what the slots' name and ext index; the goroutine appends to them
+	// and Stop reads the entries of the slots it collected (see table).
+	names table[string]
+	exts  table[slotExt]
 
 	// The fields the goroutine writes on every range sit on cache lines of their own, so that
 	// two goroutines' lanes, allocated side by side, do not share one.
@@ -115,7 +130,112 @@ type lane struct {
 	open      []*slot // ranges begun here and not ended here, innermost last
 	handle    int64   // next handle of the block
 	handleEnd int64
+	nameIdx   map[string]int32 // every name in names, for the names the cache misses
+	cache     [nameCache]nameEntry
 	_         [64]byte
+}
+
+// The names cache: a range's name is nearly always a constant, the same string data every
+// time, so the name's index is found by the address and length of its bytes, without hashing
+// or comparing them. An entry is filled only from a string held in the lane's names, which
+// keeps its bytes alive and unchanged while the lane lives: the same address and length are
+// the same name.
+const (
+	nameCacheLog = 5
+	nameCache    = 1 << nameCacheLog
+)
+
+type nameEntry struct {
+	p   uintptr // unsafe.StringData of the name in names
+	n   uint32  // its length (< 1<<32: longer names are not cached)
+	idx int32   // slot.name
+}
+
+// name returns the slot.name of s, adding s to the lane's names when it is new.
+func (l *lane) name(s string) int32 {
+	if len(s) == 0 {
+		return 0
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	e := &l.cache[uint64(p)*0x9E3779B97F4A7C15>>(64-nameCacheLog)]
+	if e.p == p && uint64(e.n) == uint64(len(s)) {
+		return e.idx
+	}
+	return l.nameMiss(s, e)
+}
+
+func (l *lane) nameMiss(s string, e *nameEntry) int32 {
+	idx, ok := l.nameIdx[s]
+	if !ok {
+		if l.nameIdx == nil {
+			l.nameIdx = map[string]int32{}
+		}
+		idx = int32(l.names.add(s)) + 1
+		l.nameIdx[s] = idx
+	}
+	if uint64(len(s)) < 1<<32 {
+		kept := *l.names.at(int(idx - 1))
+		*e = nameEntry{p: uintptr(unsafe.Pointer(unsafe.StringData(kept))), n: uint32(len(kept)), idx: idx}
+	}
+	return idx
+}
+
+// nameOf is the name a slot's name index stands for.
+func (l *lane) nameOf(idx int32) string {
+	if idx == 0 {
+		return ""
+	}
+	return *l.names.at(int(idx - 1))
+}
+
+// ext returns the rare fields of sl, nil when it has none.
+func (l *lane) ext(sl *slot) *slotExt {
+	if sl.ext == 0 {
+		return nil
+	}
+	return l.exts.at(int(sl.ext - 1))
+}
+
+// table is an append-only list whose elements never move: segments of doubling size, each
+// allocated once. Its goroutine appends while Stop reads the elements that the slots it
+// collected index; those were written, and their segments allocated, before the slots were
+// published, and nothing a reader touches (a segment's slice header, the element) is written
+// again, so the reader needs no lock.
+type table[T any] struct {
+	n    int
+	segs *[tableSegs][]T // allocated with the first element
+}
+
+const (
+	firstSegLog = 4                // the first segment holds 16 elements
+	tableSegs   = 32 - firstSegLog // enough for the int32 indexes of the slots
+	firstSeg    = 1 << firstSegLog
+)
+
+// seg returns the segment of element i and its index there.
+func seg(i int) (k, j int) {
+	x := uint(i) + firstSeg
+	k = bits.Len(x) - 1 - firstSegLog
+	return k, int(x - firstSeg<<k)
+}
+
+// add appends v and returns its index.
+func (t *table[T]) add(v T) int {
+	k, j := seg(t.n)
+	if t.segs == nil {
+		t.segs = new([tableSegs][]T)
+	}
+	if t.segs[k] == nil {
+		t.segs[k] = make([]T, firstSeg<<k)
+	}
+	t.segs[k][j] = v
+	t.n++
+	return t.n - 1
+}
+
+func (t *table[T]) at(i int) *T {
+	k, j := seg(i)
+	return &t.segs[k][j]
 }
 
 func newLane(s *Session, t *Thread, g uintptr) *lane {
@@ -148,11 +268,10 @@ func (l *lane) publish() {
 	l.tail.n.Store(int32(l.n))
 }
 
-// devFor returns the device record of sl, the slot next returned.
-func (l *lane) devFor(sl *slot) *devSlot {
+// devFor returns the device record of the slot next returned.
+func (l *lane) devFor() *devSlot {
 	d := &l.tail.dev[l.n]
 	d.elapsedUs = -1
-	sl.dev = d
 	return d
 }
 
@@ -198,9 +317,10 @@ func (l *lane) innermost() int64 {
 
 // orphan takes sl out of the session when Stop has not seen it: a recorder calls it when it
 // finds the session stopping after it published sl. It reports whether it did.
-func (s *Session) orphan(sl *slot) bool {
+// d is its device record, nil when it has none.
+func (s *Session) orphan(sl *slot, d *devSlot) bool {
 	if sl.state.CompareAndSwap(stateOpen, stateOrphan) || sl.state.CompareAndSwap(stateEnded, stateOrphan) {
-		sl.dev.releaseAll(s)
+		d.releaseAll(s)
 		return true
 	}
 	return false

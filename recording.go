@@ -27,7 +27,7 @@ type recording struct {
 // deviceInterval is an op's device work placed on the host timeline.
 type deviceInterval struct {
 	l              *lane
-	sl             *slot
+	at             slotAt
 	device         int
 	stream         int64
 	startNs, endNs int64
@@ -46,6 +46,7 @@ func (s *Session) collect(conv *tsc.Converter, endNs int64) *recording {
 			n := int(c.n.Load())
 			for i := 0; i < n; i++ {
 				sl := &c.slots[i]
+				d := slotAt{c, i}.dev()
 				for {
 					if sl.state.CompareAndSwap(stateEnded, stateCollected) {
 						if conv != nil {
@@ -58,9 +59,9 @@ func (s *Session) collect(conv *tsc.Converter, endNs int64) *recording {
 					}
 					if sl.state.CompareAndSwap(stateOpen, stateAbandoned) {
 						rec.unfinished++
-						if sl.dev != nil {
-							s.release(sl.dev.start)
-							sl.dev.start = nil
+						if d != nil {
+							s.release(d.start)
+							d.start = nil
 						}
 						break
 					}
@@ -81,15 +82,32 @@ func (s *Session) collect(conv *tsc.Converter, endNs int64) *recording {
 	return rec
 }
 
+// slotAt is a slot where Stop reads it: its chunk, which also holds its device record, and its
+// index there.
+type slotAt struct {
+	c *chunk
+	i int
+}
+
+func (a slotAt) slot() *slot { return &a.c.slots[a.i] }
+
+// dev is the slot's device record, nil outside a fallback session (an instant's is unused).
+func (a slotAt) dev() *devSlot {
+	if a.c.dev == nil {
+		return nil
+	}
+	return &a.c.dev[a.i]
+}
+
 // all yields every collected slot, lane by lane in the order goroutines first recorded, each
 // lane in recording order.
-func (rec *recording) all() iter.Seq2[*lane, *slot] {
-	return func(yield func(*lane, *slot) bool) {
+func (rec *recording) all() iter.Seq2[*lane, slotAt] {
+	return func(yield func(*lane, slotAt) bool) {
 		for _, l := range rec.lanes {
 			for c := l.head; c != nil; c = c.next.Load() {
 				n := int(c.n.Load())
 				for i := 0; i < n; i++ {
-					if sl := &c.slots[i]; sl.state.Load() == stateCollected && !yield(l, sl) {
+					if c.slots[i].state.Load() == stateCollected && !yield(l, slotAt{c, i}) {
 						return
 					}
 				}
@@ -98,9 +116,10 @@ func (rec *recording) all() iter.Seq2[*lane, *slot] {
 	}
 }
 
-// record returns sl as the events package's raw record.
-func (l *lane) record(sl *slot) events.Record {
-	r := events.Record{Kind: sl.kind, Name: sl.name, Thread: l.id, EndThread: l.id, StartNs: sl.start, EndNs: sl.end,
+// record returns the slot at a as the events package's raw record.
+func (l *lane) record(a slotAt) events.Record {
+	sl := a.slot()
+	r := events.Record{Kind: sl.kind, Name: l.nameOf(sl.name), Thread: l.id, EndThread: l.id, StartNs: sl.start, EndNs: sl.end,
 		DeviceElapsedUs: -1}
 	if sl.kind == events.MemoryRecord {
 		r.Bytes, r.MemoryDevice = sl.handle, devices.Type(sl.scope)
@@ -110,13 +129,13 @@ func (l *lane) record(sl *slot) events.Record {
 		return r
 	}
 	r.Handle, r.Scope, r.Async, r.SequenceNr = sl.handle, int(sl.scope), sl.async, -1
-	if x := sl.ext; x != nil {
+	if x := l.ext(sl); x != nil {
 		r.Shapes, r.Stack, r.SequenceNr, r.FwdThread = x.shapes, x.stack, x.seq, x.fwdThread
-		if x.endThread != nil {
-			r.EndThread = x.endThread.id
-		}
 	}
-	if d := sl.dev; d != nil {
+	if sl.endThread != 0 {
+		r.EndThread = sl.endThread
+	}
+	if d := a.dev(); d != nil {
 		r.DeviceElapsedUs, r.DeviceIndex = d.elapsedUs, d.device
 	}
 	return r
@@ -130,9 +149,9 @@ func (s *Session) measure(rec *recording) {
 	for _, r := range s.refs {
 		refs[r.device] = r
 	}
-	for l, sl := range rec.all() {
-		d := sl.dev
-		if d == nil {
+	for l, at := range rec.all() {
+		d := at.dev()
+		if d == nil || at.slot().kind != events.RangeRecord {
 			continue
 		}
 		if d.start == nil || d.end == nil {
@@ -140,7 +159,7 @@ func (s *Session) measure(rec *recording) {
 			continue
 		}
 		us, err := s.dev.Elapsed(d.start, d.end)
-		if r := l.record(sl); err != nil {
+		if r := l.record(at); err != nil {
 			s.fail("elapsed", err)
 		} else if !r.IsAsync() {
 			d.elapsedUs = us
@@ -150,7 +169,7 @@ func (s *Session) measure(rec *recording) {
 					// intervals that nest or follow each other on the device still do (truncating
 					// µs that came from ns stamps, x.999… ns, could make one end 1 ns after the
 					// next one starts).
-					rec.intervals = append(rec.intervals, deviceInterval{l: l, sl: sl, device: d.device, stream: d.stream,
+					rec.intervals = append(rec.intervals, deviceInterval{l: l, at: at, device: d.device, stream: d.stream,
 						startNs: ref.cpuNs + int64(math.Round(a*1000)), endNs: ref.cpuNs + int64(math.Round((a+us)*1000))})
 				}
 			}
@@ -203,7 +222,7 @@ func (l *lane) busy() []span {
 			if !included(sl) {
 				continue
 			}
-			if r := l.record(sl); !r.IsAsync() {
+			if r := l.record(slotAt{c, i}); !r.IsAsync() {
 				sp = append(sp, span{sl.start, sl.end})
 			}
 		}
@@ -266,9 +285,9 @@ func mergeSpans(a, b []span) []span {
 // memoryRecords returns the collected memory records.
 func (rec *recording) memoryRecords() []events.Record {
 	var out []events.Record
-	for l, sl := range rec.all() {
-		if sl.kind == events.MemoryRecord {
-			out = append(out, l.record(sl))
+	for l, a := range rec.all() {
+		if a.slot().kind == events.MemoryRecord {
+			out = append(out, l.record(a))
 		}
 	}
 	return out
@@ -285,14 +304,12 @@ func (rec *recording) functionEvents(extra int) []events.FunctionEvent {
 	for i, l := range rec.lanes {
 		cu := &cursor{l: l, lane: i, c: l.head}
 		if !l.inOrder() {
-			for _, sl := range rec.laneSlots(l) {
-				cu.order = append(cu.order, sl)
-			}
-			slices.SortStableFunc(cu.order, func(a, b *slot) int {
-				if before(a, b) {
+			cu.order = rec.laneSlots(l)
+			slices.SortStableFunc(cu.order, func(a, b slotAt) int {
+				if before(a.slot(), b.slot()) {
 					return -1
 				}
-				if before(b, a) {
+				if before(b.slot(), a.slot()) {
 					return 1
 				}
 				return 0
@@ -333,13 +350,13 @@ func included(sl *slot) bool {
 }
 
 // laneSlots returns l's collected ranges, in recording order.
-func (rec *recording) laneSlots(l *lane) []*slot {
-	var out []*slot
+func (rec *recording) laneSlots(l *lane) []slotAt {
+	var out []slotAt
 	for c := l.head; c != nil; c = c.next.Load() {
 		n := int(c.n.Load())
 		for i := 0; i < n; i++ {
-			if sl := &c.slots[i]; included(sl) {
-				out = append(out, sl)
+			if included(&c.slots[i]) {
+				out = append(out, slotAt{c, i})
 			}
 		}
 	}
@@ -369,10 +386,10 @@ func (l *lane) inOrder() bool {
 type cursor struct {
 	l     *lane
 	lane  int
-	cur   *slot
+	cur   slotAt
 	c     *chunk
 	i     int
-	order []*slot // the lane's events sorted, when recording order was not their order
+	order []slotAt // the lane's events sorted, when recording order was not their order
 	k     int
 }
 
@@ -391,7 +408,7 @@ func (cu *cursor) advance() bool {
 			sl := &cu.c.slots[cu.i]
 			cu.i++
 			if included(sl) {
-				cu.cur = sl
+				cu.cur = slotAt{cu.c, cu.i - 1}
 				return true
 			}
 		}
@@ -404,7 +421,7 @@ func (cu *cursor) advance() bool {
 type cursorHeap []*cursor
 
 func (h cursorHeap) less(i, j int) bool {
-	a, b := h[i].cur, h[j].cur
+	a, b := h[i].cur.slot(), h[j].cur.slot()
 	if before(a, b) {
 		return true
 	}

@@ -3,6 +3,11 @@ package orprof
 import (
 	"bytes"
 	"context"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -400,4 +405,160 @@ func TestReusedGoroutineDescriptors(t *testing.T) {
 	res, err := s.Stop()
 	require.NoError(t, err)
 	assert.Equal(t, n, res.Events.Len())
+}
+
+// TestSlotHasNoPointers: the recording buffers' slots hold no pointers, so the garbage
+// collector never scans their chunks and writing a slot takes no write barrier.
+func TestSlotHasNoPointers(t *testing.T) {
+	var walk func(reflect.Type) string
+	walk = func(ty reflect.Type) string {
+		switch ty.Kind() {
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if p := walk(ty.Field(i).Type); p != "" {
+					return ty.Field(i).Name + "." + p
+				}
+			}
+		case reflect.Array:
+			return walk(ty.Elem())
+		case reflect.Pointer, reflect.UnsafePointer, reflect.String, reflect.Slice, reflect.Map, reflect.Chan,
+			reflect.Func, reflect.Interface:
+			return ty.String()
+		}
+		return ""
+	}
+	assert.Empty(t, walk(reflect.TypeFor[slot]()), "a pointer in slot")
+	assert.Equal(t, "ext.x.*int", walk(reflect.TypeFor[struct{ ext struct{ x *int } }]()), "the walk finds pointers")
+}
+
+// TestTable: a table's elements stay where they were written while it grows.
+func TestTable(t *testing.T) {
+	var tb table[int]
+	first := (*int)(nil)
+	for i := range 5000 {
+		require.Equal(t, i, tb.add(i))
+		if i == 0 {
+			first = tb.at(0)
+		}
+	}
+	for i := range 5000 {
+		require.Equal(t, i, *tb.at(i))
+	}
+	assert.Same(t, first, tb.at(0))
+	k, j := seg(math.MaxInt32)
+	assert.Less(t, k, tableSegs, "every int32 index has a segment")
+	assert.Less(t, j, firstSeg<<k)
+}
+
+// TestNames: names reach the result whatever their strings: constants, the same string reused,
+// equal strings built anew for every range, more names than the lane's cache has entries, and
+// the empty name.
+func TestNames(t *testing.T) {
+	s, err := Start(Options{ProfileMemory: true})
+	require.NoError(t, err)
+	ctx := WithThread(context.Background(), NewThread())
+	built := make([]string, 3*nameCache)
+	for i := range built {
+		built[i] = "op" + strconv.Itoa(i)
+	}
+	want := map[string]int{}
+	for round := 0; round < 3; round++ {
+		for i, name := range built {
+			RecordFunction(ctx, name).End()
+			fresh := "fresh" + strconv.Itoa(i%10)
+			RecordFunction(ctx, fresh).End()
+			want[name]++
+			want[fresh]++
+		}
+		RecordFunction(ctx, "").End()
+		RecordFunction(ctx, "const").End()
+		want[""]++
+		want["const"]++
+		RecordMemory(ctx, 8, 0) // an instant: no name
+	}
+	res, err := s.Stop()
+	require.NoError(t, err)
+	got := map[string]int{}
+	for i := 0; i < res.Events.Len(); i++ {
+		if e := res.Events.Event(i); e.Name != "[memory]" {
+			got[e.TraceName]++
+		}
+	}
+	assert.Equal(t, want, got)
+	l := s.lanes[0]
+	assert.Equal(t, len(built)+10+1, l.names.n, "each name once in the lane's names")
+}
+
+// TestEndOnRacesStop: ranges with sequence numbers, shapes and names built for each range are
+// ended on another Thread by another goroutine (EndOn) while their goroutines go on recording
+// and sessions start and stop under them. Every collected range keeps its own name, sequence
+// number and shapes, and the handed ones end on the other Thread; under -race, the lanes' names
+// and rare fields, written by the recording goroutine and read by Stop, show no race.
+func TestEndOnRacesStop(t *testing.T) {
+	rounds := 30
+	if raceEnabled || testing.Short() {
+		rounds = 10
+	}
+	other := NewThread()
+	var stop atomic.Bool
+	var producers, consumer sync.WaitGroup
+	handoff := make(chan Range, 16)
+	for g := 0; g < 3; g++ {
+		producers.Add(1)
+		go func() {
+			defer producers.Done()
+			ctx := WithThread(context.Background(), NewThread())
+			for !stop.Load() {
+				for i := 0; i < 50; i++ {
+					k := int64(i % 7)
+					op := Op{Name: "op" + strconv.FormatInt(k, 10), HasSequence: true, SequenceNr: k, Inputs: [][]int64{{k}}}
+					Begin(ctx, op).End()
+					op.Name = "handed" + strconv.FormatInt(k, 10)
+					select {
+					case handoff <- Begin(ctx, op):
+					default:
+					}
+				}
+				time.Sleep(10 * time.Microsecond)
+			}
+		}()
+	}
+	consumer.Add(1)
+	go func() {
+		defer consumer.Done()
+		for r := range handoff {
+			r.EndOn(other)
+		}
+	}()
+	defer func() {
+		stop.Store(true)
+		producers.Wait()
+		close(handoff)
+		consumer.Wait()
+	}()
+	handed := 0
+	for i := 0; i < rounds; i++ {
+		s, err := Start(Options{RecordShapes: true})
+		require.NoError(t, err)
+		time.Sleep(300 * time.Microsecond)
+		res, err := s.Stop()
+		require.NoError(t, err)
+		for _, e := range res.Trace().Events {
+			if e.Ph != 'X' || e.Cat != "cpu_op" {
+				continue
+			}
+			k, err := strconv.ParseInt(strings.TrimLeft(e.Name, "ophanded"), 10, 64)
+			if err != nil || !slices.Contains(e.Args, trace.Int(trace.ArgSequenceNumber, k)) ||
+				!slices.Contains(e.Args, trace.Raw(trace.ArgInputDims, "[["+strconv.FormatInt(k, 10)+"]]")) {
+				t.Fatalf("round %d: %s with args %v", i, e.Name, e.Args)
+			}
+			if async := slices.Contains(e.Args, trace.Int(trace.ArgEndThreadID, other.ID())); async != strings.HasPrefix(e.Name, "handed") {
+				t.Fatalf("round %d: %s ended on the other thread: %v", i, e.Name, async)
+			}
+			if async := slices.Contains(e.Args, trace.Int(trace.ArgEndThreadID, other.ID())); async {
+				handed++
+			}
+		}
+	}
+	assert.Positive(t, handed, "some ranges were ended on the other thread within a session")
 }

@@ -327,7 +327,7 @@ func (r *Result) TableOptions() report.TableOptions {
 // Trace returns the session's trace: host ops, memory and markers, device rows, child
 // profilers' events. It is built on the first call (a profile nobody writes out costs no
 // trace) and the same trace is returned after; safe for concurrent use. Until the first call
-// the result keeps the raw records it is built from (64 bytes per range).
+// the result keeps the raw records it is built from (48 bytes per range).
 func (r *Result) Trace() *trace.Trace {
 	r.traceOnce.Do(func() {
 		if r.trace == nil && r.rec != nil {

@@ -68,7 +68,8 @@ func ThreadFrom(ctx context.Context) *Thread {
 type Op struct {
 	Name string
 	// Scope is the RecordScope: 0 for operators, events.ScopeBackwardFunction for backward
-	// nodes, events.ScopeUserScope for user ranges.
+	// nodes, events.ScopeUserScope for user ranges (PyTorch's scopes are < 16; a range keeps
+	// 16 bits of it).
 	Scope int
 	// Inputs are the input shapes; kept only when the session records shapes.
 	Inputs [][]int64
@@ -88,6 +89,7 @@ type Op struct {
 type Range struct {
 	sl *slot
 	l  *lane
+	d  *devSlot // the range's device record in a fallback session
 }
 
 // RecordFunction begins a user range (record_function) on ctx's thread. End it with End.
@@ -130,12 +132,12 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 	}
 	sl := l.next()
 	sl.kind = events.RangeRecord
-	sl.name = op.Name
+	sl.name = l.name(op.Name)
 	sl.handle = l.nextHandle()
-	sl.scope = int32(op.Scope)
+	sl.scope = int16(op.Scope)
 	sl.async = op.Async
 	if (op.Inputs != nil && s.opts.RecordShapes) || (op.Stack != nil && s.opts.WithStack) || op.HasSequence || op.FwdThread != 0 {
-		x := &slotExt{seq: -1, fwdThread: op.FwdThread}
+		x := slotExt{seq: -1, fwdThread: op.FwdThread}
 		if op.HasSequence {
 			x.seq = op.SequenceNr
 		}
@@ -145,10 +147,11 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 		if s.opts.WithStack {
 			x.stack = op.Stack
 		}
-		sl.ext = x
+		sl.ext = int32(l.exts.add(x)) + 1
 	}
+	var d *devSlot
 	if s.fallback {
-		d := l.devFor(sl)
+		d = l.devFor()
 		d.ctx = ctx
 		d.start = dev.Event
 		d.device = dev.Device
@@ -165,7 +168,7 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 	if raceEnabled {
 		l.mu.Unlock()
 	}
-	if s.stopped.Load() && s.orphan(sl) {
+	if s.stopped.Load() && s.orphan(sl, d) {
 		// Stop began while this range was being written and has not seen it: it belongs to no
 		// session.
 		return Range{}
@@ -173,7 +176,7 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 	for _, c := range s.corr {
 		c.PushCorrelationID(uint64(sl.handle))
 	}
-	return Range{sl: sl, l: l}
+	return Range{sl: sl, l: l, d: d}
 }
 
 // End closes the range on the thread it began on.
@@ -184,7 +187,7 @@ func (r Range) End() { r.end(nil) }
 func (r Range) EndOn(t *Thread) { r.end(t) }
 
 func (r Range) end(on *Thread) {
-	sl, l := r.sl, r.l
+	sl, l, d := r.sl, r.l, r.d
 	if sl == nil || sl.state.Load() != stateOpen {
 		return
 	}
@@ -195,7 +198,7 @@ func (r Range) end(on *Thread) {
 	var now int64
 	var devEnd stubs.Event
 	if s.fallback {
-		rec, err := s.dev.Record(sl.dev.ctx, s.want)
+		rec, err := s.dev.Record(d.ctx, s.want)
 		if err != nil {
 			s.fail("record", err)
 		}
@@ -215,13 +218,10 @@ func (r Range) end(on *Thread) {
 	}
 	sl.end = now
 	if on != nil && on != l.t {
-		if sl.ext == nil {
-			sl.ext = &slotExt{seq: -1}
-		}
-		sl.ext.endThread = on
+		sl.endThread = on.id
 	}
 	if devEnd != nil {
-		sl.dev.end = devEnd
+		d.end = devEnd
 	}
 	if owner {
 		if raceEnabled {
@@ -233,7 +233,7 @@ func (r Range) end(on *Thread) {
 		}
 		if !sl.state.CompareAndSwap(stateOpen, stateEnded) {
 			// Stop left the range behind as unfinished while it was being ended.
-			sl.dev.releaseEnd(s)
+			d.releaseEnd(s)
 			return
 		}
 	} else {
@@ -241,7 +241,7 @@ func (r Range) end(on *Thread) {
 	}
 	if s.stopped.Load() && sl.state.CompareAndSwap(stateEnded, stateOrphan) {
 		// Ended after Stop took its snapshot: the events are this goroutine's to release.
-		sl.dev.releaseAll(s)
+		d.releaseAll(s)
 	}
 }
 
@@ -292,9 +292,9 @@ func (s *Session) instant(t *Thread, kind events.RecordKind, name string, bytes 
 	}
 	sl := l.next()
 	sl.kind = kind
-	sl.name = name
+	sl.name = l.name(name)
 	sl.handle = bytes // an instant has no handle: the field holds a memory record's bytes
-	sl.scope = int32(d)
+	sl.scope = int16(d)
 	sl.start = s.now()
 	sl.end = sl.start
 	sl.state.Store(stateEnded)
@@ -303,7 +303,7 @@ func (s *Session) instant(t *Thread, kind events.RecordKind, name string, bytes 
 		l.mu.Unlock()
 	}
 	if s.stopped.Load() {
-		s.orphan(sl)
+		s.orphan(sl, nil)
 	}
 }
 

@@ -37,8 +37,8 @@ func (rec *recording) buildTrace() *trace.Trace {
 		trace.Event{Ph: 'i', Name: "Iteration Start: PyTorch Profiler", PidStr: "Traces", TidStr: "Trace PyTorch Profiler",
 			TsNs: rec.baseNs, Scope: 'g'})
 	threads := map[int64]bool{}
-	for l, sl := range rec.all() {
-		rr := l.record(sl)
+	for l, a := range rec.all() {
+		rr := l.record(a)
 		r := &rr
 		threads[r.Thread] = true
 		switch r.Kind {
@@ -132,7 +132,7 @@ func (rec *recording) deviceRows(t *trace.Trace, pid int64) {
 	label := strings.ToUpper(rec.devName)
 	seenDev := map[int]bool{}
 	for _, iv := range rec.intervals {
-		r := iv.l.record(iv.sl)
+		r := iv.l.record(iv.at)
 		sk := streamKey{iv.device, iv.stream}
 		rk := rowKey{sk, r.Thread}
 		if !seenDev[iv.device] {
