@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -561,4 +562,55 @@ func TestEndOnRacesStop(t *testing.T) {
 		}
 	}
 	assert.Positive(t, handed, "some ranges were ended on the other thread within a session")
+}
+
+// TestChunksReused: once a session's result is gone, the full-size chunks of its lanes are
+// cleared and taken by the lanes of the next session, which records into them correctly.
+func TestChunksReused(t *testing.T) {
+	if raceEnabled {
+		t.Skip("chunks are not kept for reuse under the race detector (see newLane)")
+	}
+	const n = 3 * maxChunk
+	names := []string{"a", "b", "c"}
+	record := func() *Result {
+		s, err := Start(Options{})
+		require.NoError(t, err)
+		ctx := WithThread(context.Background(), NewThread())
+		for i := range n {
+			RecordFunction(ctx, names[i%len(names)]).End()
+		}
+		res, err := s.Stop()
+		require.NoError(t, err)
+		return res
+	}
+	var kept map[*chunk]bool
+	for deadline := time.Now().Add(10 * time.Second); len(kept) == 0; {
+		record() // dropped at once
+		runtime.GC() // the lane's cleanup runs after a collection finds it unreachable
+		time.Sleep(10 * time.Millisecond)
+		// Take what was kept (a pool may also drop it) and put it back for the next session.
+		kept = map[*chunk]bool{}
+		var got []*chunk
+		for c := spareChunk(); c != nil; c = spareChunk() {
+			kept[c] = true
+			got = append(got, c)
+		}
+		for _, c := range got {
+			spare.Put(c)
+		}
+		require.True(t, time.Now().Before(deadline), "no chunk was kept after the result was dropped")
+	}
+	res := record()
+	reused := 0
+	for c := res.rec.lanes[0].head; c != nil; c = c.next.Load() {
+		if kept[c] {
+			reused++
+		}
+	}
+	assert.Positive(t, reused, "the second session's lane took none of the kept chunks")
+	count := map[string]int{}
+	for _, e := range res.Events.Events() {
+		count[e.Name]++
+	}
+	assert.Equal(t, map[string]int{"a": n / 3, "b": n / 3, "c": n / 3}, count)
 }

@@ -379,6 +379,9 @@ func recording(root, tmp string) {
 		{what: "CPU-only range, 2 goroutines (wall per range: half the 1-goroutine figure is perfect scaling)", names: []string{"BenchmarkRange/cpu/goroutines=2"}, unit: "ns",
 			vs: []string{"CPU-only range (RecordFunction + End), 1 goroutine", "anchor: 2× RDTSC, 2 goroutines"}},
 		{what: "anchor: 2× RDTSC, 2 goroutines", names: []string{"BenchmarkRange/anchor-2xRDTSC/goroutines=2"}, unit: "ns", vs: []string{"anchor: 2× RDTSC, 1 goroutine"}},
+		{what: "anchor: 2× RDTSC stored in a 48-byte record, in fresh chunks of 512, 1 goroutine", names: []string{"BenchmarkRange/anchor-2xRDTSC-record/goroutines=1"}, unit: "ns"},
+		{what: "anchor: the same, 2 goroutines", names: []string{"BenchmarkRange/anchor-2xRDTSC-record/goroutines=2"}, unit: "ns",
+			vs: []string{"anchor: 2× RDTSC stored in a 48-byte record, in fresh chunks of 512, 1 goroutine"}},
 	})
 	goBench(root, tmp, ".", "1x", []want{
 		{what: "`Stop` of 8 goroutines × 200k ranges (1.6M), no trace asked for", names: []string{"BenchmarkStop1600k"}, unit: "ns"},
