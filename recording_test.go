@@ -585,7 +585,7 @@ func TestChunksReused(t *testing.T) {
 	}
 	var kept map[*chunk]bool
 	for deadline := time.Now().Add(10 * time.Second); len(kept) == 0; {
-		record() // dropped at once
+		record()     // dropped at once
 		runtime.GC() // the lane's cleanup runs after a collection finds it unreachable
 		time.Sleep(10 * time.Millisecond)
 		// Take what was kept (a pool may also drop it) and put it back for the next session.
