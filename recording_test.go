@@ -564,11 +564,11 @@ func TestEndOnRacesStop(t *testing.T) {
 	assert.Positive(t, handed, "some ranges were ended on the other thread within a session")
 }
 
-// TestChunksReused: once a session's result is gone, the full-size chunks of its lanes are
+// TestChunksReusedNoRace: once a session's result is gone, the full-size chunks of its lanes are
 // cleared and taken by the lanes of the next session, which records into them correctly.
-func TestChunksReused(t *testing.T) {
+func TestChunksReusedNoRace(t *testing.T) {
 	if raceEnabled {
-		t.Skip("chunks are not kept for reuse under the race detector (see newLane)")
+		t.Skip("chunks are not kept for reuse under the race detector (see newLane); .ci/run runs this test without it")
 	}
 	const n = 3 * maxChunk
 	names := []string{"a", "b", "c"}
