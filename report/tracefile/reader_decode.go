@@ -340,37 +340,47 @@ func (d *decoder) arrayElement() error {
 }
 
 // event reads one trace event object and keeps what it contributes.
+//
+// An event as Kineto writes it has its opening brace indented by two spaces and its lines by
+// four; an activity's members come in the order "ph", "cat", "name", "pid", "tid", "ts", "dur",
+// "args", a metadata event's "name", "ph", "ts", "pid", "tid", "args". event reads each
+// member's separator and name as one literal (a constant, so that the compiler compares it in
+// 8-byte words) and looks names up only where the bytes differ.
 func (d *decoder) event() error {
 	s := d.s
 	ev := &d.ev
 	*ev = evFields{at: s.Offset(), seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
 	it := s.Object()
-	for _, layout := range kinetoLayouts {
-		if !s.Lit(layout[0].lit) {
-			continue
-		}
-		// Kineto's layout: each member's separator and name are one comparison while the
-		// bytes are the ones Kineto writes; the walk takes over where they are not.
+	// Kineto's layout: the walk takes over where the bytes differ.
+	var err error
+	var laid, all bool
+	if s.Lit("{\n    \"ph\": ") {
+		laid = true
+		all = d.laid(ev, memberPh, &err) &&
+			s.Lit(`, "cat": `) && d.laid(ev, memberCat, &err) &&
+			s.Lit(`, "name": `) && d.laid(ev, memberName, &err) &&
+			s.Lit(`, "pid": `) && d.laid(ev, memberPid, &err) &&
+			s.Lit(`, "tid": `) && d.laid(ev, memberTid, &err) &&
+			s.Lit(",\n    \"ts\": ") && d.laid(ev, memberTs, &err) &&
+			s.Lit(`, "dur": `) && d.laid(ev, memberDur, &err) &&
+			s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
+	} else if s.Lit("{\n    \"name\": ") {
+		laid = true
+		all = d.laid(ev, memberName, &err) &&
+			s.Lit(`, "ph": `) && d.laid(ev, memberPh, &err) &&
+			s.Lit(`, "ts": `) && d.laid(ev, memberTs, &err) &&
+			s.Lit(`, "pid": `) && d.laid(ev, memberPid, &err) &&
+			s.Lit(`, "tid": `) && d.laid(ev, memberTid, &err) &&
+			s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
+	}
+	if err != nil {
+		return err
+	}
+	if laid {
 		it = s.ObjectFrom()
-		k := 0
-		for ; k < len(layout); k++ {
-			if k > 0 && !s.Lit(layout[k].lit) {
-				break
-			}
-			var err error
-			if ev.unused {
-				err = s.Skip()
-			} else {
-				err = d.member(ev, layout[k].key)
-			}
-			if err != nil {
-				return err
-			}
+		if all {
+			it.EndLit("\n  }")
 		}
-		if k == len(layout) {
-			it.EndLit(kinetoClose)
-		}
-		break
 	}
 	for it.Next() {
 		if ev.unused {
@@ -434,34 +444,16 @@ func memberOf(key []byte) member {
 	return memberOther
 }
 
-// kinetoClose ends an event after its last member; kinetoArgsClose ends its args.
-const kinetoClose, kinetoArgsClose = "\n  }", "\n    }"
-
-// kinetoLayouts are the members of a trace event in the order and spacing Kineto writes them
-// (the event's opening brace indented by two spaces, its lines by four): activities, then
-// metadata. Each literal is a member's separator (or the opening brace) and name, so that the
-// reader steps over them in one comparison each, and looks names up only where the bytes
-// differ.
-var kinetoLayouts = [...][]struct {
-	lit string
-	key member
-}{{
-	{"{\n    \"ph\": ", memberPh},
-	{`, "cat": `, memberCat},
-	{`, "name": `, memberName},
-	{`, "pid": `, memberPid},
-	{`, "tid": `, memberTid},
-	{",\n    \"ts\": ", memberTs},
-	{`, "dur": `, memberDur},
-	{",\n    \"args\": ", memberArgs},
-}, {
-	{"{\n    \"name\": ", memberName},
-	{`, "ph": `, memberPh},
-	{`, "ts": `, memberTs},
-	{`, "pid": `, memberPid},
-	{`, "tid": `, memberTid},
-	{",\n    \"args\": ", memberArgs},
-}}
+// laid reads the value of member m of an event read in Kineto's layout (only validating it
+// when the event is unused), setting *err; it reports whether the read went well.
+func (d *decoder) laid(ev *evFields, m member, err *error) bool {
+	if ev.unused {
+		*err = d.s.Skip()
+	} else {
+		*err = d.member(ev, m)
+	}
+	return *err == nil
+}
 
 // member reads the value of the event member m and notes whether the event can still be used.
 func (d *decoder) member(ev *evFields, m member) error {
@@ -632,43 +624,29 @@ func (d *decoder) idValue() (id int64, node int32, remote bool, err error) {
 	return v, node, false, err
 }
 
-// kinetoArgs is an operator's "args" as recent Kineto builds lay it out (the MTIA and ROCm
-// traces in testdata; its lines indented by six spaces), read as kinetoLayouts are.
-var kinetoArgs = [...]struct {
-	lit      string
-	key      []byte
-	optional bool // absent in some events: the next literal is tried instead
-}{
-	{"{\n      \"External id\": ", []byte(trace.ArgExternalID), false},
-	{`,"Record function id": `, []byte(trace.ArgRecordFunctionID), false},
-	{`, "Concrete Inputs": `, []byte("Concrete Inputs"), false},
-	{`, "Input type": `, []byte("Input type"), false},
-	{`, "Input Strides": `, []byte("Input Strides"), true}, // record_shapes with strides
-	{`, "Input Dims": `, []byte(trace.ArgInputDims), false},
-	{`, "Ev Idx": `, []byte("Ev Idx"), false},
-}
-
-// args reads the members of "args" that the reader uses and skips the others.
+// args reads the members of "args" that the reader uses and skips the others. An operator's
+// args as recent Kineto builds lay them out (the MTIA and ROCm traces in testdata: lines
+// indented by six spaces, "External id", "Record function id", "Concrete Inputs", "Input
+// type", "Input Strides" with record_shapes' strides, "Input Dims", "Ev Idx") are read by
+// literal as event's members are.
 func (d *decoder) args(ev *evFields) error {
 	s := d.s
 	it := s.ObjectOrSkip()
-	if s.Lit(kinetoArgs[0].lit) {
-		it = s.ObjectFrom()
-		k := 0
-		for ; k < len(kinetoArgs); k++ {
-			m := &kinetoArgs[k]
-			if k > 0 && !s.Lit(m.lit) {
-				if m.optional {
-					continue
-				}
-				break
-			}
-			if err := d.arg(ev, m.key); err != nil {
-				return err
-			}
+	if s.Lit("{\n      \"External id\": ") {
+		var err error
+		all := d.argOK(ev, argExternalID, &err) &&
+			s.Lit(`,"Record function id": `) && d.argOK(ev, argOther, &err) &&
+			s.Lit(`, "Concrete Inputs": `) && d.argOK(ev, argOther, &err) &&
+			s.Lit(`, "Input type": `) && d.argOK(ev, argOther, &err) &&
+			(!s.Lit(`, "Input Strides": `) || d.argOK(ev, argOther, &err)) &&
+			s.Lit(`, "Input Dims": `) && d.argOK(ev, argInputDims, &err) &&
+			s.Lit(`, "Ev Idx": `) && d.argOK(ev, argOther, &err)
+		if err != nil {
+			return err
 		}
-		if k == len(kinetoArgs) {
-			it.EndLit(kinetoArgsClose)
+		it = s.ObjectFrom()
+		if all {
+			it.EndLit("\n    }")
 		}
 	}
 	for it.Next() {
@@ -677,6 +655,15 @@ func (d *decoder) args(ev *evFields) error {
 		}
 	}
 	return it.Err()
+}
+
+// The keys of the args args reads by literal, as arg's key (argOther: one arg skips).
+var argExternalID, argInputDims, argOther = []byte(trace.ArgExternalID), []byte(trace.ArgInputDims), []byte("")
+
+// argOK is arg for args' literals: it sets *err and reports whether it is nil.
+func (d *decoder) argOK(ev *evFields, key []byte, err *error) bool {
+	*err = d.arg(ev, key)
+	return *err == nil
 }
 
 // arg reads the value of the "args" member named key, or skips it.
