@@ -406,8 +406,8 @@ func (d *decoder) event() error {
 	return d.keep(ev)
 }
 
-// member names the members of a trace event the reader reads; those that decide whether an
-// event is used come first (member).
+// member names the members of a trace event the reader reads. Those that decide whether an
+// event is used come first: decoder.member works that out again only after them.
 type member uint8
 
 const (
