@@ -425,6 +425,17 @@ func (it *Iter) EndLit(lit string) bool {
 	return false
 }
 
+// Since returns the input from offset off to the scanner's position, and true, when all of it
+// is still buffered; otherwise nil and false. The bytes are valid until the next call that reads
+// input.
+func (s *Scanner) Since(off int64) ([]byte, bool) {
+	i := off - s.off
+	if i < 0 || i > int64(s.pos) {
+		return nil, false
+	}
+	return s.buf[i:s.pos], true
+}
+
 // ObjectFrom returns the walk of an object whose opening byte and first members were read
 // with Lit and the value methods: the scanner stands after a member's value.
 func (s *Scanner) ObjectFrom() Iter { return Iter{s: s, close: '}', step: stepMore} }

@@ -88,6 +88,76 @@ type decoder struct {
 
 	par parConfig // parallel parsing of the event array (reader_parallel.go)
 	ev  evFields
+	rep repeats
+}
+
+// metaLit starts a metadata event in Kineto's layout.
+const metaLit = "{\n    \"name\": "
+
+// repeats are the last distinct metadata events read whole in Kineto's layout, byte for byte
+// after metaLit. Kineto repeats the same few over and over (the MTIA trace in testdata has
+// 310,050 metadata events, 28 of them distinct, a third of its bytes), and a metadata event
+// does the same the second time as the first: an event that is one of them again is stepped
+// over in one comparison, and what it did is done again.
+type repeats struct {
+	ev   [32]repeat
+	n    int // entries in ev
+	next int // the entry tried first: the one after the last one found
+	hits int
+	adds int
+}
+
+// repeat is one metadata event and what it does.
+type repeat struct {
+	raw    string // the event's bytes after metaLit, to its closing brace
+	labels string // the process label it gives (apply)
+	apply  bool
+}
+
+// again steps over the metadata event at the scanner (after metaLit) when it is one of the
+// repeats, doing what it does, and reports whether it did.
+func (d *decoder) again() bool {
+	r := &d.rep
+	for k := 0; k < r.n; k++ {
+		i := r.next + k
+		if i >= r.n {
+			i -= r.n
+		}
+		if d.s.Lit(r.ev[i].raw) {
+			r.hits++
+			r.next = i + 1
+			if r.next == r.n {
+				r.next = 0
+			}
+			if r.ev[i].apply {
+				d.labelHintFrom([]byte(r.ev[i].labels))
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// remember keeps the metadata event just read (from offset at, its metaLit included) among the
+// repeats. It stops when they do not pay: more than 256 distinct events and fewer repeats.
+func (d *decoder) remember(ev *evFields, at int64) {
+	r := &d.rep
+	if r.adds > 256 && r.hits < r.adds {
+		return
+	}
+	b, ok := d.s.Since(at)
+	if !ok || len(b) <= len(metaLit) {
+		return
+	}
+	e := repeat{raw: string(b[len(metaLit):])}
+	if ev.hasName && ev.hasLabels && d.nameFlags[ev.name]&nameProcessLabels != 0 {
+		e.labels, e.apply = string(ev.labels), true
+	}
+	i := r.adds % len(r.ev)
+	r.ev[i] = e
+	r.adds++
+	r.n = min(r.adds, len(r.ev))
+	r.next = i
 }
 
 // scanFacts are what the scan of trace events learns beyond the records themselves. A
@@ -353,7 +423,7 @@ func (d *decoder) event() error {
 	it := s.Object()
 	// Kineto's layout: the walk takes over where the bytes differ.
 	var err error
-	var laid, all bool
+	var laid, meta, all bool
 	if s.Lit("{\n    \"ph\": ") {
 		laid = true
 		all = d.laid(ev, memberPh, &err) &&
@@ -364,8 +434,11 @@ func (d *decoder) event() error {
 			s.Lit(",\n    \"ts\": ") && d.laid(ev, memberTs, &err) &&
 			s.Lit(`, "dur": `) && d.laid(ev, memberDur, &err) &&
 			s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
-	} else if s.Lit("{\n    \"name\": ") {
-		laid = true
+	} else if s.Lit(metaLit) {
+		if d.again() {
+			return nil
+		}
+		laid, meta = true, true
 		all = d.laid(ev, memberName, &err) &&
 			s.Lit(`, "ph": `) && d.laid(ev, memberPh, &err) &&
 			s.Lit(`, "ts": `) && d.laid(ev, memberTs, &err) &&
@@ -378,9 +451,7 @@ func (d *decoder) event() error {
 	}
 	if laid {
 		it = s.ObjectFrom()
-		if all {
-			it.EndLit("\n  }")
-		}
+		all = all && it.EndLit("\n  }")
 	}
 	for it.Next() {
 		if ev.unused {
@@ -396,6 +467,10 @@ func (d *decoder) event() error {
 	}
 	if err := it.Err(); err != nil {
 		return err
+	}
+	if meta && all && ev.ph == 'M' {
+		// Laid out as Kineto lays it out and whole: keep would only take its process label.
+		d.remember(ev, ev.at)
 	}
 	if ev.unused {
 		if !knownPhase(ev.ph) {

@@ -49,6 +49,23 @@ const kinetoLayoutSeed = `{
   ]
 }`
 
+// kinetoRepeatSeed repeats the seed's metadata events byte for byte, as Kineto does, so that the
+// fuzzer starts from events the reader steps over as repeats (decoder.again).
+var kinetoRepeatSeed = strings.Replace(kinetoLayoutSeed, "  {\n    \"ph\": \"f\"",
+	strings.Repeat(`  {
+    "name": "process_labels", "ph": "M", "ts": 0.000, "pid": 7, "tid": 0,
+    "args": {
+      "labels": "MTIA 9"
+    }
+  },
+  {
+    "name": "thread_name", "ph": "M", "ts": 0.000, "pid": 7, "tid": 8,
+    "args": {
+      "name": "main"
+    }
+  },
+`, 3)+"  {\n    \"ph\": \"f\"", 1)
+
 // FuzzReadTrace feeds arbitrary bytes to Read. It must never panic, every error must be a
 // *Error, and reading the same bytes one byte at a time must give the same result and the same
 // error (so a token split across buffer refills is read the same way, and so is a layout read
@@ -69,6 +86,7 @@ func FuzzReadTrace(f *testing.F) {
 		strings.Replace(kinetoLayoutSeed, `"dur": 9.775`, `"dur": -9.775`, 1),
 		strings.Replace(kinetoLayoutSeed, `"pid": 7, "tid": 8,`, `"pid": 7, "tid": 8, "tid": 9,`, 1),
 		strings.Replace(kinetoLayoutSeed, `"Ev Idx": 1`, `"Ev Idx": 1e`, 1),
+		kinetoRepeatSeed, strings.Replace(kinetoRepeatSeed, `"labels": "MTIA 9"`, `"labels": "XPU 9"`, 2),
 	} {
 		f.Add([]byte(s))
 	}
