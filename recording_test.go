@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
@@ -572,12 +573,21 @@ func TestChunksReusedNoRace(t *testing.T) {
 	}
 	const n = 3 * maxChunk
 	names := []string{"a", "b", "c"}
-	record := func() *Result {
-		s, err := Start(Options{})
+	// The sessions whose chunks are kept write every field of their slots: a kept chunk is not
+	// cleared, and the next session must write over all of it.
+	rare := func(ctx context.Context, i int) {
+		r := Begin(ctx, Op{Name: "rare", Scope: 3, HasSequence: true, SequenceNr: int64(i), FwdThread: 9, Async: true})
+		if i%2 == 0 {
+			r.EndOn(NewThread())
+		}
+		RecordMemory(ctx, 64, devices.CPU)
+	}
+	record := func(each func(ctx context.Context, i int)) *Result {
+		s, err := Start(Options{ProfileMemory: true})
 		require.NoError(t, err)
 		ctx := WithThread(context.Background(), NewThread())
 		for i := range n {
-			RecordFunction(ctx, names[i%len(names)]).End()
+			each(ctx, i)
 		}
 		res, err := s.Stop()
 		require.NoError(t, err)
@@ -585,7 +595,7 @@ func TestChunksReusedNoRace(t *testing.T) {
 	}
 	var kept map[*chunk]bool
 	for deadline := time.Now().Add(10 * time.Second); len(kept) == 0; {
-		record()     // dropped at once
+		record(rare) // dropped at once
 		runtime.GC() // the lane's cleanup runs after a collection finds it unreachable
 		time.Sleep(10 * time.Millisecond)
 		// Take what was kept (a pool may also drop it) and put it back for the next session.
@@ -600,7 +610,11 @@ func TestChunksReusedNoRace(t *testing.T) {
 		}
 		require.True(t, time.Now().Before(deadline), "no chunk was kept after the result was dropped")
 	}
-	res := record()
+	var ctxThread int64
+	res := record(func(ctx context.Context, i int) {
+		ctxThread = ThreadFrom(ctx).ID()
+		RecordFunction(ctx, names[i%len(names)]).End()
+	})
 	reused := 0
 	for c := res.rec.lanes[0].head; c != nil; c = c.next.Load() {
 		if kept[c] {
@@ -611,6 +625,9 @@ func TestChunksReusedNoRace(t *testing.T) {
 	count := map[string]int{}
 	for _, e := range res.Events.Events() {
 		count[e.Name]++
+		if e.SequenceNr != -1 || e.FwdThread != 0 || e.IsAsync || e.Thread != ctxThread || e.Scope != events.ScopeUserScope || e.CPUMemoryUsage != 0 {
+			t.Fatalf("a range in a kept chunk has what an earlier session wrote there: %+v", e)
+		}
 	}
 	assert.Equal(t, map[string]int{"a": n / 3, "b": n / 3, "c": n / 3}, count)
 }

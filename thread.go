@@ -131,11 +131,7 @@ func (s *Session) begin(ctx context.Context, t *Thread, op *Op) Range {
 		l.mu.Lock()
 	}
 	sl := l.next()
-	sl.kind = events.RangeRecord
-	sl.name = l.name(op.Name)
-	sl.handle = l.nextHandle()
-	sl.scope = int16(op.Scope)
-	sl.async = op.Async
+	*sl = slot{kind: events.RangeRecord, name: l.name(op.Name), handle: l.nextHandle(), scope: int16(op.Scope), async: op.Async}
 	if (op.Inputs != nil && s.opts.RecordShapes) || (op.Stack != nil && s.opts.WithStack) || op.HasSequence || op.FwdThread != 0 {
 		x := slotExt{seq: -1, fwdThread: op.FwdThread}
 		if op.HasSequence {
@@ -291,10 +287,8 @@ func (s *Session) instant(t *Thread, kind events.RecordKind, name string, bytes 
 		l.mu.Lock()
 	}
 	sl := l.next()
-	sl.kind = kind
-	sl.name = l.name(name)
-	sl.handle = bytes // an instant has no handle: the field holds a memory record's bytes
-	sl.scope = int16(d)
+	// An instant has no handle: the field holds a memory record's bytes.
+	*sl = slot{kind: kind, name: l.name(name), handle: bytes, scope: int16(d)}
 	sl.start = s.now()
 	sl.end = sl.start
 	sl.state.Store(stateEnded)
