@@ -69,8 +69,9 @@ func parallel(b *testing.B, goroutines int, setup, teardown func(), body func(g,
 // 1 and 2 goroutines recording at once, and its anchors in the same run: two reads of the
 // time-stamp counter (the floor: a range reads the clock twice), the same stored in a 48-byte
 // record in chunks made as it goes (the floor with the memory a range writes, in fresh memory),
-// and two time.Now calls, with 1 and 2 goroutines too. The 1-goroutine figure over the 2-goroutine figure is the throughput
-// gain of the second goroutine; the anchor's shows what the machine gives.
+// a store-bound loop on private memory about as long as a range, and two time.Now calls, with 1
+// and 2 goroutines too. The 1-goroutine figure over the 2-goroutine figure is the throughput gain
+// of the second goroutine; the anchors' show what the machine gives.
 func BenchmarkRange(b *testing.B) {
 	for _, goroutines := range []int{1, 2} {
 		name := "goroutines=" + string(rune('0'+goroutines))
@@ -120,6 +121,30 @@ func BenchmarkRange(b *testing.B) {
 					chunk[len(chunk)-1].end = tsc.Read()
 				}
 				sinks[g*8] = chunk[0].end
+			})
+		})
+		b.Run("anchor-private-stores/"+name, func(b *testing.B) {
+			// Work bound by instruction throughput rather than latency, on memory no other
+			// goroutine touches, about as long as a range: what the machine gives such work on
+			// a second core. (The RDTSC anchors wait on the counter, which a second vCPU slows
+			// down less than it slows code that keeps the core's units busy, as a range does.)
+			sinks := make([]uint64, goroutines*8)
+			parallel(b, goroutines, func() {}, func() {}, func(g, n int) {
+				var a [8]uint64
+				for i := 0; i < n; i++ {
+					for j := uint64(0); j < 24; j++ {
+						u := uint64(i) + j
+						a[0] += u
+						a[1] ^= u
+						a[2] += u
+						a[3] ^= u
+						a[4] += u
+						a[5] ^= u
+						a[6] += u
+						a[7] ^= u
+					}
+				}
+				sinks[g*8] = a[0] ^ a[1] ^ a[2] ^ a[3] ^ a[4] ^ a[5] ^ a[6] ^ a[7]
 			})
 		})
 		b.Run("anchor-2xNow/"+name, func(b *testing.B) {
