@@ -2,7 +2,6 @@ package orprof
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -55,12 +54,6 @@ func parallel(b *testing.B, goroutines int, setup, teardown func(), body func(g,
 		cpu += processCPU() - c0
 		b.StopTimer()
 		teardown()
-		// Collect the round's garbage (Stop's result) outside the timer, so that no round
-		// pays for an earlier one's: a collection inside a timed stretch takes a core from
-		// the goroutines of a 2-goroutine run and none from a 1-goroutine run. It also hands
-		// the round's chunks back for the next (keepChunks), as in a program that profiles
-		// cycle after cycle, where the collector runs between them.
-		runtime.GC()
 		done += per * goroutines
 	}
 }
