@@ -256,24 +256,32 @@ func newLane(s *Session, t *Thread, g uintptr) *lane {
 	return l
 }
 
-// spare holds full-size CPU-only chunks of lanes that are gone, for new lanes: a
+// spare holds the full-size chunks of CPU-only lanes that are gone, spareDev those of
+// fallback sessions' lanes, for new lanes: a
 // program that profiles again and again (a schedule's cycles, a benchmark's rounds) records
 // into memory it already has instead of fresh memory that the allocator must find, zero and
 // fault in, and the collector then free (2× RDTSC plus a 48-byte record in fresh chunks costs
 // twice the clock reads alone, and scales 1.2× on 2 goroutines: BenchmarkRange). A sync.Pool,
 // so that a program that stops profiling gets the memory back after two collections.
-var spare sync.Pool
+var spare, spareDev sync.Pool
 
-// keepChunks puts the full-size chunks from head on in spare. Their slots are not cleared: a
+// keepChunks puts the full-size chunks from head on in spare or spareDev. Their slots are not cleared: a
 // recorder writes every field of a slot it takes (clearing 24 KB a chunk here, on the cleanup
 // goroutine, took a core from the recorders of the next session for milliseconds).
 func keepChunks(head *chunk) {
 	for c := head; c != nil; {
 		next := c.next.Load()
-		if len(c.slots) == maxChunk && c.dev == nil {
+		if len(c.slots) == maxChunk {
 			c.n.Store(0)
 			c.next.Store(nil)
-			spare.Put(c)
+			if c.dev == nil {
+				spare.Put(c)
+			} else {
+				// The device records hold contexts and backend events: cleared, so that a
+				// kept chunk keeps nothing of them alive, and a new range starts from none.
+				clear(c.dev)
+				spareDev.Put(c)
+			}
 		}
 		c = next
 	}
@@ -286,8 +294,12 @@ func spareChunk() *chunk {
 }
 
 func (l *lane) newChunk(size int) *chunk {
-	if size == maxChunk && !l.sess.fallback {
-		if c := spareChunk(); c != nil {
+	if size == maxChunk {
+		pool := &spare
+		if l.sess.fallback {
+			pool = &spareDev
+		}
+		if c, _ := pool.Get().(*chunk); c != nil {
 			return c
 		}
 	}

@@ -631,3 +631,64 @@ func TestChunksReusedNoRace(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"a": n / 3, "b": n / 3, "c": n / 3}, count)
 }
+
+// TestDeviceChunksReusedNoRace is TestChunksReusedNoRace for a fallback session, whose chunks
+// also hold each range's device events: a kept chunk holds none of an earlier session's events,
+// so the next session measures and releases its own only.
+func TestDeviceChunksReusedNoRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("chunks are not kept for reuse under the race detector (see newLane); .ci/run runs this test without it")
+	}
+	const n = 3 * maxChunk
+	record := func(name string, dev *fakeDevice) *Result {
+		stubs.Register(name, dev)
+		defer stubs.Unregister(name)
+		s, err := Start(Options{Device: name})
+		require.NoError(t, err)
+		ctx := WithThread(context.Background(), NewThread())
+		for i := range n {
+			r := Begin(ctx, Op{Name: "aten::add"})
+			if i != n-1 {
+				r.End() // the last one is left open: Stop leaves it out
+			}
+		}
+		res, err := s.Stop()
+		require.NoError(t, err)
+		require.Equal(t, 1, res.Unfinished)
+		return res
+	}
+	var kept map[*chunk]bool
+	for deadline := time.Now().Add(10 * time.Second); len(kept) == 0; {
+		record("olddev", &fakeDevice{usPerTick: 1000}) // dropped at once
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		kept = map[*chunk]bool{}
+		var got []*chunk
+		for c, _ := spareDev.Get().(*chunk); c != nil; c, _ = spareDev.Get().(*chunk) {
+			kept[c] = true
+			got = append(got, c)
+		}
+		for _, c := range got {
+			for i := range c.dev {
+				require.Zero(t, c.dev[i], "a kept chunk holds an earlier session's device record")
+			}
+			spareDev.Put(c)
+		}
+		require.True(t, time.Now().Before(deadline), "no device chunk was kept after the result was dropped")
+	}
+	dev := &fakeDevice{usPerTick: 10}
+	res := record("newdev", dev)
+	reused := 0
+	for c := res.rec.lanes[0].head; c != nil; c = c.next.Load() {
+		if kept[c] {
+			reused++
+		}
+	}
+	assert.Positive(t, reused, "the second session's lane took none of the kept chunks")
+	require.Equal(t, n-1, res.Events.Len())
+	for i := range res.Events.Len() {
+		// Each range's start and end are the device's consecutive ticks.
+		require.Equal(t, 10.0, res.Events.DeviceTimeTotal(i), "event %d", i)
+	}
+	assert.Equal(t, dev.recorded.Load(), dev.released.Load(), "every event of the new device released, and no other")
+}
