@@ -100,9 +100,12 @@ func TestReaderRepeatedLabel(t *testing.T) {
 	}
 }
 
-// TestReaderRepeatsStepped makes sure the repeats are stepped over where Kineto writes them:
-// the MTIA trace has 310,050 metadata events, 28 of them distinct.
-func TestReaderRepeatsStepped(t *testing.T) {
+// TestReaderRepeatsSteppedLarge makes sure the repeats are stepped over where Kineto writes
+// them: the MTIA trace has 310,050 metadata events, 28 of them distinct.
+func TestReaderRepeatsSteppedLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("large trace: too slow under -race or -short (.ci/run runs this test without -race)")
+	}
 	data := gunzipFile(t, filepath.Join(requireShared(t, "kineto"), "mtia_rank0.json.gz"))
 	hits, adds := stepped(t, data)
 	assert.Greater(t, hits, 309_000)
