@@ -102,7 +102,7 @@ const metaLit = "{\n    \"name\": "
 type repeats struct {
 	ev   [32]repeat
 	n    int // entries in ev
-	next int // the entry tried first: the one after the last one found
+	last int // the entry of the last metadata event read
 	hits int
 	adds int
 }
@@ -112,23 +112,27 @@ type repeat struct {
 	raw    string // the event's bytes after metaLit, to its closing brace
 	labels string // the process label it gives (apply)
 	apply  bool
+	// after is the entry that came after this one the last time (Kineto repeats them in
+	// cycles), tried first.
+	after int
 }
 
 // again steps over the metadata event at the scanner (after metaLit) when it is one of the
 // repeats, doing what it does, and reports whether it did.
 func (d *decoder) again() bool {
 	r := &d.rep
+	if r.n == 0 {
+		return false
+	}
+	first := r.ev[r.last].after
 	for k := 0; k < r.n; k++ {
-		i := r.next + k
+		i := first + k
 		if i >= r.n {
 			i -= r.n
 		}
 		if d.s.Lit(r.ev[i].raw) {
 			r.hits++
-			r.next = i + 1
-			if r.next == r.n {
-				r.next = 0
-			}
+			r.ev[r.last].after, r.last = i, i
 			if r.ev[i].apply {
 				d.labelHintFrom([]byte(r.ev[i].labels))
 			}
@@ -157,7 +161,10 @@ func (d *decoder) remember(ev *evFields, at int64) {
 	r.ev[i] = e
 	r.adds++
 	r.n = min(r.adds, len(r.ev))
-	r.next = i
+	if r.n > 1 {
+		r.ev[r.last].after = i
+	}
+	r.last = i
 }
 
 // scanFacts are what the scan of trace events learns beyond the records themselves. A
