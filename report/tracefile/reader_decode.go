@@ -431,10 +431,14 @@ func (d *decoder) event() error {
 	// Kineto's layout: the walk takes over where the bytes differ.
 	var err error
 	var laid, meta, all bool
-	if s.Lit("{\n    \"ph\": ") {
+	// A complete event's phase is read with the literal: its category decides its use.
+	if x := s.Lit("{\n    \"ph\": \"X\", \"cat\": "); x || s.Lit("{\n    \"ph\": ") {
 		laid = true
-		all = d.laid(ev, memberPh, &err) &&
-			s.Lit(`, "cat": `) && d.laid(ev, memberCat, &err) &&
+		if x {
+			ev.ph = 'X'
+		}
+		all = (x || d.laid(ev, memberPh, &err) && s.Lit(`, "cat": `)) &&
+			d.laid(ev, memberCat, &err) &&
 			s.Lit(`, "name": `) && d.laid(ev, memberName, &err) &&
 			s.Lit(`, "pid": `) && d.laid(ev, memberPid, &err) &&
 			s.Lit(`, "tid": `) && d.laid(ev, memberTid, &err) &&
