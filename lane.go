@@ -256,18 +256,18 @@ func newLane(s *Session, t *Thread, g uintptr) *lane {
 	return l
 }
 
-// spare holds the full-size chunks of CPU-only lanes that are gone, spareDev those of
-// fallback sessions' lanes, for new lanes: a
-// program that profiles again and again (a schedule's cycles, a benchmark's rounds) records
-// into memory it already has instead of fresh memory that the allocator must find, zero and
-// fault in, and the collector then free (2× RDTSC plus a 48-byte record in fresh chunks costs
-// twice the clock reads alone, and scales 1.2× on 2 goroutines: BenchmarkRange). A sync.Pool,
-// so that a program that stops profiling gets the memory back after two collections.
+// spare holds the full-size chunks of CPU-only lanes that are gone, spareDev those of fallback
+// sessions' lanes, for new lanes: a program that profiles again and again (a schedule's cycles,
+// a benchmark's rounds) records into memory it already has instead of fresh memory that the
+// allocator must find, zero and fault in, and the collector then free (2× RDTSC plus a 48-byte
+// record in fresh chunks costs twice the clock reads alone, and scales 1.2× on 2 goroutines:
+// BenchmarkRange). A sync.Pool, so that a program that stops profiling gets the memory back
+// after two collections.
 var spare, spareDev sync.Pool
 
-// keepChunks puts the full-size chunks from head on in spare or spareDev. Their slots are not cleared: a
-// recorder writes every field of a slot it takes (clearing 24 KB a chunk here, on the cleanup
-// goroutine, took a core from the recorders of the next session for milliseconds).
+// keepChunks puts the full-size chunks from head on in spare or spareDev. Their slots are not
+// cleared: a recorder writes every field of a slot it takes (clearing 24 KB a chunk here, on the
+// cleanup goroutine, took a core from the recorders of the next session for milliseconds).
 func keepChunks(head *chunk) {
 	for c := head; c != nil; {
 		next := c.next.Load()
@@ -285,12 +285,6 @@ func keepChunks(head *chunk) {
 		}
 		c = next
 	}
-}
-
-// spareChunk takes a chunk from spare, nil when there is none.
-func spareChunk() *chunk {
-	c, _ := spare.Get().(*chunk)
-	return c
 }
 
 func (l *lane) newChunk(size int) *chunk {

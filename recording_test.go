@@ -601,7 +601,7 @@ func TestChunksReusedNoRace(t *testing.T) {
 		// Take what was kept (a pool may also drop it) and put it back for the next session.
 		kept = map[*chunk]bool{}
 		var got []*chunk
-		for c := spareChunk(); c != nil; c = spareChunk() {
+		for c, _ := spare.Get().(*chunk); c != nil; c, _ = spare.Get().(*chunk) {
 			kept[c] = true
 			got = append(got, c)
 		}
