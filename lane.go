@@ -266,8 +266,8 @@ func newLane(s *Session, t *Thread, g uintptr) *lane {
 var spare, spareDev sync.Pool
 
 // keepChunks puts the full-size chunks from head on in spare or spareDev. Their slots are not
-// cleared: a recorder writes every field of a slot it takes (clearing 24 KB a chunk here, on the
-// cleanup goroutine, took a core from the recorders of the next session for milliseconds).
+// cleared: a recorder writes every field of a slot it takes (clearing them here wrote 24 KB a
+// chunk on the cleanup goroutine, which runs beside the next session's recorders).
 func keepChunks(head *chunk) {
 	for c := head; c != nil; {
 		next := c.next.Load()
