@@ -421,8 +421,9 @@ func (d *decoder) arrayElement() error {
 // An event as Kineto writes it has its opening brace indented by two spaces and its lines by
 // four; an activity's members come in the order "ph", "cat", "name", "pid", "tid", "ts", "dur",
 // "args", a metadata event's "name", "ph", "ts", "pid", "tid", "args". event reads each
-// member's separator and name as one literal (a constant, so that the compiler compares it in
-// 8-byte words) and looks names up only where the bytes differ.
+// member's separator and name as one literal (one comparison: runtime.memequal, the compiler
+// does not compare a literal passed through Lit in line) and looks names up only where the bytes
+// differ. A metadata event that repeats a recent one byte for byte is stepped over (again).
 func (d *decoder) event() error {
 	s := d.s
 	ev := &d.ev
