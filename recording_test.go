@@ -593,23 +593,7 @@ func TestChunksReusedNoRace(t *testing.T) {
 		require.NoError(t, err)
 		return res
 	}
-	var kept map[*chunk]bool
-	for deadline := time.Now().Add(10 * time.Second); len(kept) == 0; {
-		record(rare) // dropped at once
-		runtime.GC() // the lane's cleanup runs after a collection finds it unreachable
-		time.Sleep(10 * time.Millisecond)
-		// Take what was kept (a pool may also drop it) and put it back for the next session.
-		kept = map[*chunk]bool{}
-		var got []*chunk
-		for c, _ := spare.Get().(*chunk); c != nil; c, _ = spare.Get().(*chunk) {
-			kept[c] = true
-			got = append(got, c)
-		}
-		for _, c := range got {
-			spare.Put(c)
-		}
-		require.True(t, time.Now().Before(deadline), "no chunk was kept after the result was dropped")
-	}
+	kept := keptAfter(t, &spare, func() { record(rare) })
 	var ctxThread int64
 	res := record(func(ctx context.Context, i int) {
 		ctxThread = ThreadFrom(ctx).ID()
@@ -657,24 +641,11 @@ func TestDeviceChunksReusedNoRace(t *testing.T) {
 		require.Equal(t, 1, res.Unfinished)
 		return res
 	}
-	var kept map[*chunk]bool
-	for deadline := time.Now().Add(10 * time.Second); len(kept) == 0; {
-		record("olddev", &fakeDevice{usPerTick: 1000}) // dropped at once
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-		kept = map[*chunk]bool{}
-		var got []*chunk
-		for c, _ := spareDev.Get().(*chunk); c != nil; c, _ = spareDev.Get().(*chunk) {
-			kept[c] = true
-			got = append(got, c)
+	kept := keptAfter(t, &spareDev, func() { record("olddev", &fakeDevice{usPerTick: 1000}) })
+	for c := range kept {
+		for i := range c.dev {
+			require.Zero(t, c.dev[i], "a kept chunk holds an earlier session's device record")
 		}
-		for _, c := range got {
-			for i := range c.dev {
-				require.Zero(t, c.dev[i], "a kept chunk holds an earlier session's device record")
-			}
-			spareDev.Put(c)
-		}
-		require.True(t, time.Now().Before(deadline), "no device chunk was kept after the result was dropped")
 	}
 	dev := &fakeDevice{usPerTick: 10}
 	res := record("newdev", dev)
@@ -691,4 +662,30 @@ func TestDeviceChunksReusedNoRace(t *testing.T) {
 		require.Equal(t, 10.0, res.Events.DeviceTimeTotal(i), "event %d", i)
 	}
 	assert.Equal(t, dev.recorded.Load(), dev.released.Load(), "every event of the new device released, and no other")
+}
+
+// keptAfter runs drop, a session whose result is dropped at once, until a collection has put
+// chunks of its lanes in pool, and returns those chunks, left in the pool for the next session.
+func keptAfter(t *testing.T, pool *sync.Pool, drop func()) map[*chunk]bool {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		drop()
+		runtime.GC() // the lane's cleanup runs after a collection finds it unreachable
+		time.Sleep(10 * time.Millisecond)
+		// Take what was kept (a pool may also drop it) and put it back.
+		kept := map[*chunk]bool{}
+		var got []*chunk
+		for c, _ := pool.Get().(*chunk); c != nil; c, _ = pool.Get().(*chunk) {
+			kept[c] = true
+			got = append(got, c)
+		}
+		for _, c := range got {
+			pool.Put(c)
+		}
+		if len(kept) > 0 {
+			return kept
+		}
+		require.True(t, time.Now().Before(deadline), "no chunk was kept after the result was dropped")
+	}
 }

@@ -51,20 +51,11 @@ const kinetoLayoutSeed = `{
 
 // kinetoRepeatSeed repeats the seed's metadata events byte for byte, as Kineto does, so that the
 // fuzzer starts from events the reader steps over as repeats (decoder.again).
-var kinetoRepeatSeed = strings.Replace(kinetoLayoutSeed, "  {\n    \"ph\": \"f\"",
-	strings.Repeat(`  {
-    "name": "process_labels", "ph": "M", "ts": 0.000, "pid": 7, "tid": 0,
-    "args": {
-      "labels": "MTIA 9"
-    }
-  },
-  {
-    "name": "thread_name", "ph": "M", "ts": 0.000, "pid": 7, "tid": 8,
-    "args": {
-      "name": "main"
-    }
-  },
-`, 3)+"  {\n    \"ph\": \"f\"", 1)
+var kinetoRepeatSeed = func() string {
+	i := strings.Index(kinetoLayoutSeed, "  {\n    \"name\": ")
+	j := strings.Index(kinetoLayoutSeed, "  {\n    \"ph\": \"f\"")
+	return kinetoLayoutSeed[:j] + strings.Repeat(kinetoLayoutSeed[i:j], 2) + kinetoLayoutSeed[j:]
+}()
 
 // FuzzReadTrace feeds arbitrary bytes to Read. It must never panic, every error must be a
 // *Error, and reading the same bytes one byte at a time must give the same result and the same
