@@ -154,9 +154,8 @@ type nameEntry struct {
 
 // name returns the slot.name of s, adding s to the lane's names when it is new.
 func (l *lane) name(s string) int32 {
-	if len(s) == 0 {
-		return 0
-	}
+	// "" finds its 0 here too: an entry never filled is {0, 0, 0}, and one filled from an
+	// empty string (whatever its address) holds 0.
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	e := &l.cache[uint64(p)*0x9E3779B97F4A7C15>>(64-nameCacheLog)]
 	if e.p == p && uint64(e.n) == uint64(len(s)) {
@@ -166,6 +165,10 @@ func (l *lane) name(s string) int32 {
 }
 
 func (l *lane) nameMiss(s string, e *nameEntry) int32 {
+	if len(s) == 0 {
+		*e = nameEntry{p: uintptr(unsafe.Pointer(unsafe.StringData(s)))}
+		return 0
+	}
 	idx, ok := l.nameIdx[s]
 	if !ok {
 		if l.nameIdx == nil {
@@ -307,12 +310,18 @@ func (l *lane) newChunk(size int) *chunk {
 // next returns the next free slot, which the recorder writes whole (a chunk from spare holds
 // an earlier lane's slots); publish makes it visible to Stop.
 func (l *lane) next() *slot {
-	if l.n == len(l.tail.slots) {
-		c := l.newChunk(min(2*len(l.tail.slots), maxChunk))
-		l.tail.next.Store(c)
-		l.tail, l.n = c, 0
+	if t := l.tail; l.n < len(t.slots) {
+		return &t.slots[l.n]
 	}
-	return &l.tail.slots[l.n]
+	return l.grow()
+}
+
+// grow links a new chunk after the full tail and returns its first slot.
+func (l *lane) grow() *slot {
+	c := l.newChunk(min(2*len(l.tail.slots), maxChunk))
+	l.tail.next.Store(c)
+	l.tail, l.n = c, 0
+	return &c.slots[0]
 }
 
 func (l *lane) publish() {
