@@ -270,6 +270,7 @@ func FuzzReadTraceParallel(f *testing.F) {
 	f.Add(trickyTrace(12, false), uint16(30))
 	f.Add(trickyTrace(12, true), uint16(7))
 	f.Add([]byte(`[{"name": "a", "ph": "X", "ts": 1, "dur": 2}, {"name": "b}, {", "ph": "X", "ts": 1, "dur": 1}]`), uint16(1))
+	f.Add([]byte(kinetoRepeatSeed), uint16(150)) // repeated metadata events across segments
 	f.Fuzz(func(t *testing.T, data []byte, seg uint16) {
 		if len(data) > 1<<16 {
 			return
