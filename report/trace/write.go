@@ -184,12 +184,18 @@ func Write(w io.Writer, t *Trace) error {
 		} else {
 			b = strconv.AppendInt(b, e.Tid, 10)
 		}
+		ts, dur := rel(e.TsNs), e.DurNs
+		if ts < 0 {
+			// An event that starts before the trace's base is drawn from the base (a ts is
+			// never negative), and keeps its end: it does not grow into its neighbours.
+			ts, dur = 0, max(0, dur+ts)
+		}
 		b = append(b, ", \"ts\": "...)
-		b = appendUs(b, rel(e.TsNs))
+		b = appendUs(b, ts)
 		switch e.Ph {
 		case 'X':
 			b = append(b, ", \"dur\": "...)
-			b = appendUs(b, e.DurNs)
+			b = appendUs(b, dur)
 		case 'i':
 			s := e.Scope
 			if s == 0 {

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,37 @@ func TestAppendUs(t *testing.T) {
 	for ns, want := range map[int64]string{1234567: "1234.567", 8000: "8.000", 5: "0.005", -3: "0.000"} {
 		assert.Equal(t, want, string(appendUs(nil, ns)))
 	}
+}
+
+// TestWriteBeforeBase: an event that starts before the trace's base is written from the base
+// with its end where it was, so it overlaps nothing it did not overlap (the writer used to keep
+// its duration, which moved its end: two events that did not touch came out overlapping, which
+// the plugin trace fuzzer found).
+func TestWriteBeforeBase(t *testing.T) {
+	tests := []struct {
+		name          string
+		tsNs, durNs   int64
+		wantTs, wantD string
+	}{
+		{"wholly before", 1000 - 90, 44, "0.000", "0.000"},
+		{"across the base", 1000 - 10, 30, "0.000", "0.020"},
+		{"at the base", 1000, 30, "0.000", "0.030"},
+		{"after it", 1032, 16, "0.032", "0.016"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := &Trace{BaseTimeNs: 1000, Events: []Event{{Ph: 'X', Name: "e", Pid: 1, Tid: 1, TsNs: tt.tsNs, DurNs: tt.durNs}}}
+			var out bytes.Buffer
+			require.NoError(t, Write(&out, tr))
+			assert.Contains(t, out.String(), `"ts": `+tt.wantTs+`, "dur": `+tt.wantD)
+		})
+	}
+	// The fuzzer's case: [-90, -46] and [32, 48] ns do not overlap, and must not once written.
+	tr := &Trace{Events: []Event{{Ph: 'X', Name: "a", Pid: 1, Tid: 1, TsNs: 32, DurNs: 16},
+		{Ph: 'X', Name: "b", Pid: 1, Tid: 1, TsNs: -90, DurNs: 44}}}
+	var out bytes.Buffer
+	require.NoError(t, Write(&out, tr))
+	assert.NoError(t, Check(out.Bytes()))
 }
 
 func TestCheckFindsProblems(t *testing.T) {
