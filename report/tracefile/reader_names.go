@@ -2,6 +2,7 @@ package tracefile
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orprof/orprof/events"
 )
@@ -44,10 +45,16 @@ func (d *decoder) internString(s string) uint32 {
 	return d.internNew(s)
 }
 
-// internNew adds name s, which is not interned yet.
+// internNew adds name s, which is not interned yet. The name events get is valid UTF-8: a run
+// of bytes that are not is replaced by U+FFFD (strings.ToValidUTF8), as a JSON decoder replaces
+// them (encoding/json, a browser's), so that a name reads the same from the trace as from the
+// JSON orprof writes it to (a summary, a merged trace).
 func (d *decoder) internNew(s string) uint32 {
 	id := uint32(len(d.nameStrs))
 	d.names[s] = id
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	d.nameStrs = append(d.nameStrs, s)
 	var f uint8
 	if events.FilterName(s) {

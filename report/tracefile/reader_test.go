@@ -753,3 +753,12 @@ func TestReaderOwnCorrelation(t *testing.T) {
 		"norun": 0, "k7": 0}, kernels)
 	assert.Equal(t, int64(2), threads["launch6"], "not linked: keeps its own thread")
 }
+
+// TestReaderInvalidUTF8Name: a name with bytes that are not UTF-8 reads with U+FFFD in their
+// place, as a JSON decoder reads it, so that it is the same name once orprof writes it to JSON.
+func TestReaderInvalidUTF8Name(t *testing.T) {
+	td, err := Read(strings.NewReader("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ite\x82\x83ation\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}"), "t.json", Options{})
+	require.NoError(t, err)
+	require.Len(t, td.Events, 1)
+	assert.Equal(t, "ite\uFFFDation", td.Events[0].Name)
+}
