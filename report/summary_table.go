@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 // SummaryOutput selects what WriteSummary adds to the operator table.
@@ -88,8 +90,16 @@ type textTable struct {
 	rows [][]string
 }
 
+// add adds a row of cells, escaped as the op table escapes its names: for a terminal in text
+// (quote.Printable), for GitHub in markdown (markdownCell).
 func (t *textTable) add(cells ...string) {
 	for i, c := range cells {
+		if t.md {
+			c = markdownCell(c)
+		} else {
+			c = quote.Printable(c)
+		}
+		cells[i] = c
 		if n := runeLen(c); n > t.cols[i].width {
 			t.cols[i].width = n
 		}
@@ -106,7 +116,7 @@ func (t *textTable) write(b *bytes.Buffer) {
 		line := func(cells []string) {
 			b.WriteString("|")
 			for _, c := range cells {
-				b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+				b.WriteString(" " + c + " |")
 			}
 			b.WriteString("\n")
 		}

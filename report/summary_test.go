@@ -231,3 +231,22 @@ func FuzzReadSummary(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteSummaryByRankEscapes: the per-rank tables escape what they print as the op table
+// does (a file name or op name with a terminal escape or a "|"), in text and in markdown.
+func TestWriteSummaryByRankEscapes(t *testing.T) {
+	m, err := MergeSummaries(rankSummary(1, true, RankInfo{File: "r\x1b[31m|0"}), rankSummary(2, false, RankInfo{File: "r1"}))
+	require.NoError(t, err)
+	for _, f := range []Format{FormatText, FormatMarkdown} {
+		var buf bytes.Buffer
+		_, err := WriteSummary(&buf, f, m, TableOptions{}, SummaryOutput{ByRank: true})
+		require.NoError(t, err)
+		assert.NotContains(t, buf.String(), "\x1b", "format %v: a raw escape reaches the terminal", f)
+		if f == FormatText {
+			assert.Contains(t, buf.String(), `r\x1b[31m|0`)
+		} else {
+			assert.Contains(t, buf.String(), `\|0 |`)
+			assert.NotContains(t, buf.String(), `\\|`)
+		}
+	}
+}
