@@ -100,9 +100,8 @@ const metaLit = "{\n    \"name\": "
 // does the same the second time as the first: an event that is one of them again is stepped
 // over in one comparison, and what it did is done again.
 type repeats struct {
-	ev   [32]repeat
-	n    int // entries in ev
-	last int // the entry of the last metadata event read
+	ev   [32]repeat // the first min(adds, 32) are filled
+	last int        // the entry of the last metadata event read
 	hits int
 	adds int
 }
@@ -110,8 +109,7 @@ type repeats struct {
 // repeat is one metadata event and what it does.
 type repeat struct {
 	raw    string // the event's bytes after metaLit, to its closing brace
-	labels string // the process label it gives (apply)
-	apply  bool
+	labels string // the process label it gives, "" for none
 	// after is the entry that came after this one the last time (Kineto repeats them in
 	// cycles), tried first.
 	after int
@@ -121,19 +119,17 @@ type repeat struct {
 // repeats, doing what it does, and reports whether it did.
 func (d *decoder) again() bool {
 	r := &d.rep
-	if r.n == 0 {
-		return false
-	}
+	n := min(r.adds, len(r.ev))
 	first := r.ev[r.last].after
-	for k := 0; k < r.n; k++ {
+	for k := 0; k < n; k++ {
 		i := first + k
-		if i >= r.n {
-			i -= r.n
+		if i >= n {
+			i -= n
 		}
 		if d.s.Lit(r.ev[i].raw) {
 			r.hits++
 			r.ev[r.last].after, r.last = i, i
-			if r.ev[i].apply {
+			if r.ev[i].labels != "" {
 				d.labelHintFrom([]byte(r.ev[i].labels))
 			}
 			return true
@@ -142,28 +138,27 @@ func (d *decoder) again() bool {
 	return false
 }
 
-// remember keeps the metadata event just read (from offset at, its metaLit included) among the
+// remember keeps the metadata event just read (from ev.at, its metaLit included) among the
 // repeats. It stops when they do not pay: more than 256 distinct events and fewer repeats.
-func (d *decoder) remember(ev *evFields, at int64) {
+func (d *decoder) remember(ev *evFields) {
 	r := &d.rep
 	if r.adds > 256 && r.hits < r.adds {
 		return
 	}
-	b, ok := d.s.Since(at)
+	b, ok := d.s.Since(ev.at)
 	if !ok || len(b) <= len(metaLit) {
 		return
 	}
 	e := repeat{raw: string(b[len(metaLit):])}
 	if ev.hasName && ev.hasLabels && d.nameFlags[ev.name]&nameProcessLabels != 0 {
-		e.labels, e.apply = string(ev.labels), true
+		e.labels = string(ev.labels)
 	}
 	i := r.adds % len(r.ev)
 	r.ev[i] = e
-	r.adds++
-	r.n = min(r.adds, len(r.ev))
-	if r.n > 1 {
+	if r.adds > 0 {
 		r.ev[r.last].after = i
 	}
+	r.adds++
 	r.last = i
 }
 
@@ -482,7 +477,7 @@ func (d *decoder) event() error {
 	}
 	if meta && all && ev.ph == 'M' {
 		// Laid out as Kineto lays it out and whole: keep would only take its process label.
-		d.remember(ev, ev.at)
+		d.remember(ev)
 	}
 	if ev.unused {
 		if !knownPhase(ev.ph) {
