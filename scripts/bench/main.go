@@ -16,6 +16,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"flag"
@@ -62,12 +63,12 @@ func (s *sample) median() float64 {
 	return (v[n/2-1] + v[n/2]) / 2
 }
 
-// best is the min of a time and the max of a rate.
+// best is the min of a time and the max of a rate or a gain.
 func (s *sample) best() float64 {
 	if len(s.vals) == 0 {
 		return math.NaN()
 	}
-	if s.unit == "MB/s" {
+	if s.unit == "MB/s" || s.unit == "×" {
 		return slices.Max(s.vals)
 	}
 	return slices.Min(s.vals)
@@ -200,6 +201,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.1f ns", v)
 	case "s":
 		return fmt.Sprintf("%.3f s", v)
+	case "×":
+		return fmt.Sprintf("%.2f×", v)
 	case "MB/s":
 		if v >= 1000 {
 			return fmt.Sprintf("%.2f GB/s", v/1000)
@@ -216,8 +219,10 @@ func format(v float64, unit string) string {
 type want struct {
 	what  string
 	names []string
-	unit  string // "ns" (ns/op) or "MB/s"
-	vs    []string
+	unit  string // "ns" (ns/op), "MB/s", or "×" (a gain, read from metric)
+	// metric is the benchmark's custom metric the figure is, when not ns/op or MB/s.
+	metric string
+	vs     []string
 	// extra are custom metrics of the benchmark whose medians the row's note shows, each as
 	// "median <metric>" (say "ratio", "cores").
 	extra []string
@@ -292,7 +297,7 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 			if n == "" {
 				continue
 			}
-			if v, ok := res[n][wants[i].unit]; ok {
+			if v, ok := res[n][cmp.Or(wants[i].metric, wants[i].unit)]; ok {
 				samples[i].add(v)
 			}
 			if v, ok := res[n]["cpu-ns/op"]; ok {
@@ -313,7 +318,7 @@ func goBench(root, tmp, pkg, benchtime string, wants []want) {
 		case chosen[i] == "":
 			r.note = fmt.Sprintf("no benchmark %s in %s", strings.Join(w.names, " or "), pkgName(pkg))
 		case len(samples[i].vals) == 0:
-			r.note = fmt.Sprintf("%s in %s printed no %s", chosen[i], pkgName(pkg), w.unit)
+			r.note = fmt.Sprintf("%s in %s printed no %s", chosen[i], pkgName(pkg), cmp.Or(w.metric, w.unit))
 		default:
 			r.note = fmt.Sprintf("`%s` in %s", chosen[i], pkgName(pkg))
 			for j := len(w.extra) - 1; j >= 0; j-- {
@@ -385,6 +390,15 @@ func recording(root, tmp string) {
 		{what: "anchor: 2× RDTSC stored in a 48-byte record, in fresh chunks of 512, 1 goroutine", names: []string{"BenchmarkRange/anchor-2xRDTSC-record/goroutines=1"}, unit: "ns"},
 		{what: "anchor: the same, 2 goroutines", names: []string{"BenchmarkRange/anchor-2xRDTSC-record/goroutines=2"}, unit: "ns",
 			vs: []string{"anchor: 2× RDTSC stored in a 48-byte record, in fresh chunks of 512, 1 goroutine"}},
+		{what: "anchor: 2× RDTSC stored in a 48-byte record, written in turn into 6 MB the goroutine keeps, 1 goroutine", names: []string{"BenchmarkRange/anchor-2xRDTSC-record-kept/goroutines=1"}, unit: "ns"},
+		{what: "anchor: the kept records, 2 goroutines", names: []string{"BenchmarkRange/anchor-2xRDTSC-record-kept/goroutines=2"}, unit: "ns",
+			vs: []string{"anchor: 2× RDTSC stored in a 48-byte record, written in turn into 6 MB the goroutine keeps, 1 goroutine"}},
+	})
+	goBench(root, tmp, ".", "15x", []want{
+		{what: "CPU-only range, 2 goroutines' throughput over 1's, in rounds interleaved with the store-bound loop's (medians of 15 cycles)",
+			names: []string{"BenchmarkRangeScaling"}, unit: "×", metric: "range-x", extra: []string{"range-1g-ns", "range-2g-ns", "range-vs-stores"}},
+		{what: "anchor: the store-bound loop, 2 goroutines' throughput over 1's, in the same cycles",
+			names: []string{"BenchmarkRangeScaling"}, unit: "×", metric: "stores-x"},
 	})
 	goBench(root, tmp, ".", "1x", []want{
 		{what: "`Stop` of 8 goroutines × 200k ranges (1.6M), no trace asked for", names: []string{"BenchmarkStop1600k"}, unit: "ns"},
