@@ -81,6 +81,10 @@ type Scanner struct {
 
 	progress func(int64)
 	scratch  []byte // decoded strings that contained escapes
+
+	// inPlace is set while buf is the caller's memory (Reset), which the scanner never writes:
+	// Resume then gives the scanner a buffer of its own to copy the handed-back input into.
+	inPlace bool
 }
 
 const (
@@ -109,13 +113,26 @@ func NewBytes(b []byte, off int64, file string) *Scanner {
 func (s *Scanner) Reset(b []byte, off int64) {
 	s.buf, s.pos, s.end, s.off, s.keep = b, 0, len(b), off, -1
 	s.eof, s.pre, s.feed = true, nil, nil
+	s.inPlace = true
 }
+
+// InPlace reports whether the scanner reads memory the caller gave it (NewBytes, Reset) rather
+// than a source through a buffer of its own; Detach then returns that memory itself.
+func (s *Scanner) InPlace() bool { return s.inPlace }
+
+// Buffered is the number of unread bytes the scanner holds: for a scanner in place, the rest of
+// the input.
+func (s *Scanner) Buffered() int { return s.end - s.pos }
 
 // Resume makes the scanner continue at input offset off with nothing buffered: it reads pre,
 // then each chunk feed returns until it returns nil (feed may be nil), then its source. It is
 // how input that was taken from the scanner (Detach, ReadSome) and cut into pieces is handed
-// back. The buffer the scanner owns is kept for reuse; pre and the chunks are copied from.
+// back. The buffer the scanner owns is kept for reuse (a scanner in place gets one); pre and the
+// chunks are copied from.
 func (s *Scanner) Resume(off int64, pre []byte, feed func() []byte) {
+	if s.inPlace {
+		s.buf, s.inPlace = make([]byte, BufSize), false
+	}
 	s.pos, s.end, s.off, s.keep = 0, 0, off, -1
 	s.pre, s.feed = pre, feed
 }

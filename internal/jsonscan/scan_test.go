@@ -284,6 +284,49 @@ func TestScanHandOff(t *testing.T) {
 	assert.Equal(t, int64(13), e.Offset)
 }
 
+// TestScanInPlaceHandOff: input scanned in place and handed back (Resume) is copied into a
+// buffer the scanner makes, never into the caller's memory, which may be read-only (a mapped
+// file) and here has spare capacity that an append would write into.
+func TestScanInPlaceHandOff(t *testing.T) {
+	in := `[10, 20, 30, 40, 50]`
+	mem := bytes.Repeat([]byte("#"), 128)
+	copy(mem, in)
+	s := NewBytes(mem[:len(in)], 0, "h")
+	assert.True(t, s.InPlace())
+	it := s.Array()
+	require.True(t, it.Next())
+	assert.False(t, s.Streaming())
+	assert.Equal(t, len(in)-1, s.Buffered())
+	rest, off := s.Detach()
+	assert.Equal(t, in[1:], string(rest))
+	assert.Same(t, &mem[1], &rest[0], "Detach returns the caller's memory itself")
+
+	chunks := [][]byte{rest[4:9:9], rest[9:]}
+	s.Resume(off, rest[:4:4], func() []byte {
+		if len(chunks) == 0 {
+			return nil
+		}
+		c := chunks[0]
+		chunks = chunks[1:]
+		return c
+	})
+	assert.False(t, s.InPlace())
+	var got []int64
+	in2 := s.InArray()
+	for {
+		v, ok, err := s.Int(false)
+		require.NoError(t, err)
+		require.True(t, ok)
+		got = append(got, v)
+		if !in2.Next() {
+			break
+		}
+	}
+	require.NoError(t, in2.Err())
+	assert.Equal(t, []int64{10, 20, 30, 40, 50}, got)
+	assert.Equal(t, in+strings.Repeat("#", 128-len(in)), string(mem), "the caller's memory is unchanged")
+}
+
 func TestNumGrammar(t *testing.T) {
 	for in, want := range map[string]bool{"0": true, "-0": true, "10": true, "1.5": true, "1e5": true,
 		"1E-5": true, "-1.25e+10": true, "01": false, "1.": false, ".5": false, "-": false, "1e": false,

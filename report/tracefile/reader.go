@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/orprof/orprof/devices"
@@ -295,12 +296,12 @@ func OpenAverages(path string, opts Options, g events.AverageOptions) (*Averages
 	if path == "-" {
 		return ReadAverages(os.Stdin, "<stdin>", opts, g)
 	}
-	f, err := os.Open(path)
+	r, close, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadAverages(f, path, opts, g)
+	defer close()
+	return ReadAverages(r, path, opts, g)
 }
 
 // readAverages is ReadAverages with the parallel-parsing configuration made explicit.
@@ -360,6 +361,9 @@ func readTrace(r io.Reader, name string, opts Options, par parConfig) (*Data, er
 // decodeTrace reads a trace from r and returns what resolve makes of its records; the events
 // get no input shapes or stacks as skip says.
 func decodeTrace(r io.Reader, name string, opts Options, par parConfig, skip skipArgs, resolve func(*decoder) *Data) (*Data, error) {
+	if in, ok := r.(*inPlace); ok && !isGzip(in.data) {
+		return decodeInPlace(in, name, opts, par, skip, resolve)
+	}
 	var magic [2]byte
 	n, err := readPrefix(r, magic[:])
 	if err != nil {
@@ -367,7 +371,7 @@ func decodeTrace(r io.Reader, name string, opts Options, par parConfig, skip ski
 	}
 	src := io.MultiReader(bytes.NewReader(magic[:n]), r)
 	var zr *gunzip.Reader
-	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if isGzip(magic[:n]) {
 		zr, err = gunzip.NewReader(src)
 		if err != nil {
 			return nil, &Error{File: name, Offset: -1, Msg: "not a valid gzip stream", Err: err}
@@ -388,6 +392,48 @@ func decodeTrace(r io.Reader, name string, opts Options, par parConfig, skip ski
 	return td, nil
 }
 
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
+// decodeInPlace is decodeTrace of input that is in memory in full: the decoder scans it where
+// it is. A mapped file that is cut short while it is read faults when the parse reaches its lost
+// pages (SIGBUS), after reading zeros to the end of its last page: either is reported as the
+// file having changed, not as a crash or a byte of JSON.
+func decodeInPlace(in *inPlace, name string, opts Options, par parConfig, skip skipArgs, resolve func(*decoder) *Data) (td *Data, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if !isMappingFault(r) {
+				panic(r)
+			}
+			err = errChanged(name)
+		}
+		if err != nil {
+			td = nil
+			if in.changed != nil && in.changed() {
+				err = errChanged(name) // not the bytes' fault
+			}
+		}
+	}()
+	d := newDecoderInPlace(in, name, opts, par)
+	d.skip = skip
+	if err := d.run(); err != nil {
+		return nil, err
+	}
+	td = resolve(d)
+	td.Bytes = int64(len(in.data))
+	return td, nil
+}
+
+func errChanged(name string) error {
+	return &Error{File: name, Offset: -1, Msg: "the file changed while it was read (it was cut short or rewritten)"}
+}
+
+// isMappingFault reports whether r, recovered from a panic, is a memory fault in a mapped trace.
+func isMappingFault(r any) bool {
+	f, ok := r.(interface{ Addr() uintptr })
+	return ok && inMapping(f.Addr())
+}
+
 // Open reads the trace file at path with Read, naming it path in errors; "-" reads
 // standard input (named "<stdin>"). Gzip input (a ".gz" file, or any input starting with the
 // gzip magic bytes) is decompressed on the fly by internal/gz's Reader. A file that cannot be
@@ -396,12 +442,12 @@ func Open(path string, opts Options) (*Data, error) {
 	if path == "-" {
 		return Read(os.Stdin, "<stdin>", opts)
 	}
-	f, err := os.Open(path)
+	r, close, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Read(f, path, opts)
+	defer close()
+	return Read(r, path, opts)
 }
 
 // readPrefix reads up to len(p) bytes, stopping early only at the end of the input. Like

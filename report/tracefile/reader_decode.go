@@ -87,8 +87,12 @@ type decoder struct {
 	scanFacts
 
 	par parConfig // parallel parsing of the event array (reader_parallel.go)
-	ev  evFields
-	rep repeats
+	// For input scanned in place (newDecoderInPlace): consumed is told the offset before which
+	// the parse is done with the input, progress how far the parse has cut it.
+	consumed func(end int64)
+	progress func(int64)
+	ev       evFields
+	rep      repeats
 }
 
 // metaLit starts a metadata event in Kineto's layout.
@@ -213,8 +217,19 @@ func (f *scanFacts) merge(o *scanFacts) {
 }
 
 func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
+	return newDecoderOf(jsonscan.New(r, file, opts.Progress), par)
+}
+
+// newDecoderInPlace returns a decoder that scans in.data where it is.
+func newDecoderInPlace(in *inPlace, file string, opts Options, par parConfig) *decoder {
+	d := newDecoderOf(jsonscan.NewBytes(in.data, 0, file), par)
+	d.consumed, d.progress = in.consumed, opts.Progress
+	return d
+}
+
+func newDecoderOf(s *jsonscan.Scanner, par parConfig) *decoder {
 	return &decoder{
-		s:        jsonscan.New(r, file, opts.Progress),
+		s:        s,
 		names:    make(map[string]uint32, 1024),
 		shapeIdx: make(map[string]int32, 256),
 		stackIdx: make(map[string]int32, 256),
@@ -379,8 +394,8 @@ func (d *decoder) eventArray() error {
 	if !it.Next() {
 		return it.Err()
 	}
-	if d.par.workers > 1 && s.Streaming() {
-		// More input than one buffer: parse it on several goroutines.
+	if d.par.workers > 1 && (s.Streaming() || s.InPlace() && s.Buffered() > 2*d.par.segSize) {
+		// More input than one buffer, or two segments in place: parse it on several goroutines.
 		return d.eventArrayParallel()
 	}
 	for {

@@ -3,6 +3,7 @@ package tracefile
 import (
 	"bytes"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -92,6 +93,11 @@ type parser struct {
 	next    int64      // input offset of carry[0]
 	maps    []idMaps
 	free    [][]byte // segment buffers to reuse
+
+	// whole is the rest of the input from the array's first element when the decoder scans
+	// it in place (newDecoderInPlace): the segments are cut out of it, not read and copied.
+	whole    []byte
+	wholeOff int64 // input offset of whole[0]
 }
 
 // ahead is how many segments may be cut and not yet merged.
@@ -105,7 +111,11 @@ func (d *decoder) eventArrayParallel() error {
 	p.jobs = make(chan *segment, p.ahead()+1)
 	rest, off := s.Detach()
 	p.next = off
-	p.carry = append(make([]byte, 0, max(p.cfg.segSize, len(rest))), rest...)
+	if s.InPlace() {
+		p.whole, p.wholeOff = rest, off
+	} else {
+		p.carry = append(make([]byte, 0, max(p.cfg.segSize, len(rest))), rest...)
+	}
 	for w := range p.cfg.workers {
 		p.wg.Add(1)
 		go p.work(w)
@@ -121,7 +131,11 @@ func (d *decoder) eventArrayParallel() error {
 			case segLanded:
 				p.merge(seg)
 				p.queue = p.queue[1:]
-				p.free = append(p.free, seg.buf[:0])
+				if p.whole == nil {
+					p.free = append(p.free, seg.buf[:0])
+				} else if p.d.consumed != nil {
+					p.d.consumed(seg.off + int64(len(seg.buf)))
+				}
 				continue
 			case segArrayEnd:
 				end := seg.res.end
@@ -173,6 +187,9 @@ func (p *parser) sequential() (resumed bool, err error) {
 		}
 		if p.queue[0].off == s.Offset() && p.queue[0].done != nil {
 			s.Resume(s.Offset(), nil, nil) // the segment is the worker's: stop feeding it
+			if p.whole != nil && p.d.consumed != nil {
+				p.d.consumed(s.Offset())
+			}
 			return true, nil
 		}
 	}
@@ -192,6 +209,9 @@ func (p *parser) feedNext() []byte {
 // cut reads the next segment from the source, queues it and, unless the workers are stopped,
 // hands it to them. It returns nil at the end of the input.
 func (p *parser) cut() *segment {
+	if p.whole != nil {
+		return p.cutInPlace()
+	}
 	s := p.s
 	if len(p.carry) == 0 && s.SourceDone() {
 		return nil
@@ -226,11 +246,39 @@ func (p *parser) cut() *segment {
 		want *= 2 // no cut: read on
 	}
 	p.next += int64(len(seg.buf))
+	p.enqueue(seg)
+	return seg
+}
+
+// enqueue queues seg and, unless the workers are stopped, hands it to them.
+func (p *parser) enqueue(seg *segment) {
 	p.queue = append(p.queue, seg)
 	if !p.stopped {
 		seg.done = make(chan struct{})
 		p.jobs <- seg
 	}
+}
+
+// cutInPlace is cut of input scanned in place: the segment is a piece of p.whole, capped so
+// that nothing appends into the input (a mapped file's pages are read-only).
+func (p *parser) cutInPlace() *segment {
+	rest := p.whole[p.next-p.wholeOff:]
+	if len(rest) == 0 {
+		return nil
+	}
+	n := len(rest)
+	for want := p.cfg.segSize; want < len(rest); want *= 2 {
+		if c := findCut(rest[:want]); c > 0 {
+			n = c
+			break
+		}
+	}
+	seg := &segment{off: p.next, buf: rest[:n:n], last: n == len(rest)}
+	p.next += int64(n)
+	if p.d.progress != nil {
+		p.d.progress(p.next)
+	}
+	p.enqueue(seg)
 	return seg
 }
 
@@ -341,10 +389,15 @@ func (p *parser) work(w int) {
 		shapeIdx: make(map[string]int32, 64),
 		stackIdx: make(map[string]int32, 16),
 	}
+	if p.whole != nil {
+		// A mapped file cut short while it is read faults where its pages are gone: the
+		// segment fails, and the reading goroutine meets the fault and reports it.
+		debug.SetPanicOnFault(true)
+	}
 	var spare []rawEvent
 	for seg := range p.jobs {
 		if !p.quit.Load() {
-			spare = p.parseSegment(d, w, seg, spare)
+			spare = p.parseGuarded(d, w, seg, spare)
 		}
 		close(seg.done)
 		// Let the reading goroutine run now if it waits for this segment (closing done made it
@@ -355,6 +408,22 @@ func (p *parser) work(w int) {
 		// and 35 ms of worker idle time; with it, 20 ms and 13 ms.
 		runtime.Gosched()
 	}
+}
+
+// parseGuarded is parseSegment that turns a fault in a mapped trace into a failed segment and
+// stops every worker (the decoder's state is not to be trusted after it).
+func (p *parser) parseGuarded(d *decoder, w int, seg *segment, spare []rawEvent) (out []rawEvent) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !isMappingFault(r) {
+				panic(r)
+			}
+			seg.res = segResult{}
+			p.quit.Store(true)
+			out = nil
+		}
+	}()
+	return p.parseSegment(d, w, seg, spare)
 }
 
 // parseSegment parses seg as a run of array elements starting at its first byte. Its records

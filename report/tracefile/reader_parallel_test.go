@@ -32,11 +32,15 @@ func parRead(data []byte, name string, cfg parConfig) (*Data, error) {
 	return readTrace(iotest.HalfReader(bytes.NewReader(data)), name, Options{}, cfg)
 }
 
+// requireSameRead requires the parallel parse, of a stream and of the same bytes in place (as
+// a mapped file is read), to give what the sequential parse gives.
 func requireSameRead(t *testing.T, data []byte, name string, cfg parConfig) {
 	t.Helper()
 	want, wantErr := seqRead(data, name)
 	got, gotErr := parRead(data, name, cfg)
 	requireSameResult(t, want, wantErr, got, gotErr, fmt.Sprintf("%s %+v", name, cfg))
+	got, gotErr = inPlaceRead(t, data, name, cfg)
+	requireSameResult(t, want, wantErr, got, gotErr, fmt.Sprintf("%s %+v in place", name, cfg))
 }
 
 // requireSameResult requires got to be want, or the same error.
