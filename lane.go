@@ -263,7 +263,7 @@ func newLane(s *Session, t *Thread, g uintptr) *lane {
 // sessions' lanes, for new lanes: a program that profiles again and again (a schedule's cycles,
 // a benchmark's rounds) records into memory it already has instead of fresh memory that the
 // allocator must find, zero and fault in, and the collector then free (2× RDTSC plus a 48-byte
-// record in fresh chunks costs twice the clock reads alone, and scales 1.2× on 2 goroutines:
+// record in fresh chunks costs 1.5–1.7× the clock reads alone, and scales 1.2–1.4× on 2 goroutines:
 // BenchmarkRange). A sync.Pool, so that a program that stops profiling gets the memory back
 // after two collections.
 var spare, spareDev sync.Pool
