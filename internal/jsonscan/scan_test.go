@@ -247,28 +247,8 @@ func TestScanHandOff(t *testing.T) {
 	assert.Equal(t, int64(len(in)), s.BytesRead())
 
 	// Hand the input back in two chunks after a prefix.
-	chunks := [][]byte{taken[4:9], taken[9:]}
-	s.Resume(off, taken[:4], func() []byte {
-		if len(chunks) == 0 {
-			return nil
-		}
-		c := chunks[0]
-		chunks = chunks[1:]
-		return c
-	})
-	var got []int64
-	in2 := s.InArray()
-	for {
-		v, ok, err := s.Int(false)
-		require.NoError(t, err)
-		require.True(t, ok)
-		got = append(got, v)
-		if !in2.Next() {
-			break
-		}
-	}
-	require.NoError(t, in2.Err())
-	assert.Equal(t, []int64{10, 20, 30, 40, 50}, got)
+	s.Resume(off, taken[:4], feeder(taken[4:9], taken[9:]))
+	assert.Equal(t, []int64{10, 20, 30, 40, 50}, arrayRest(t, s))
 	assert.Equal(t, int64(len(in)), s.Offset())
 
 	// A piece scanned in place reports errors at input offsets.
@@ -282,6 +262,36 @@ func TestScanHandOff(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, int64(13), e.Offset)
+}
+
+// feeder hands chunks back to a scanner (Resume) one at a time, then nil.
+func feeder(chunks ...[]byte) func() []byte {
+	return func() []byte {
+		if len(chunks) == 0 {
+			return nil
+		}
+		c := chunks[0]
+		chunks = chunks[1:]
+		return c
+	}
+}
+
+// arrayRest reads the integers of an array from its first element to its end.
+func arrayRest(t *testing.T, s *Scanner) []int64 {
+	t.Helper()
+	var got []int64
+	it := s.InArray()
+	for {
+		v, ok, err := s.Int(false)
+		require.NoError(t, err)
+		require.True(t, ok)
+		got = append(got, v)
+		if !it.Next() {
+			break
+		}
+	}
+	require.NoError(t, it.Err())
+	return got
 }
 
 // TestScanInPlaceHandOff: input scanned in place and handed back (Resume) is copied into a
@@ -301,29 +311,9 @@ func TestScanInPlaceHandOff(t *testing.T) {
 	assert.Equal(t, in[1:], string(rest))
 	assert.Same(t, &mem[1], &rest[0], "Detach returns the caller's memory itself")
 
-	chunks := [][]byte{rest[4:9:9], rest[9:]}
-	s.Resume(off, rest[:4:4], func() []byte {
-		if len(chunks) == 0 {
-			return nil
-		}
-		c := chunks[0]
-		chunks = chunks[1:]
-		return c
-	})
+	s.Resume(off, rest[:4:4], feeder(rest[4:9:9], rest[9:]))
 	assert.False(t, s.InPlace())
-	var got []int64
-	in2 := s.InArray()
-	for {
-		v, ok, err := s.Int(false)
-		require.NoError(t, err)
-		require.True(t, ok)
-		got = append(got, v)
-		if !in2.Next() {
-			break
-		}
-	}
-	require.NoError(t, in2.Err())
-	assert.Equal(t, []int64{10, 20, 30, 40, 50}, got)
+	assert.Equal(t, []int64{10, 20, 30, 40, 50}, arrayRest(t, s))
 	assert.Equal(t, in+strings.Repeat("#", 128-len(in)), string(mem), "the caller's memory is unchanged")
 }
 
