@@ -346,8 +346,13 @@ func (l *lane) nextHandle() int64 {
 	return h
 }
 
-// pop removes sl from the open ranges.
+// pop removes sl from the open ranges. The entries past the stack's end are not cleared: they
+// point into the lane's own chunks, which the lane keeps alive anyway.
 func (l *lane) pop(sl *slot) {
+	if n := len(l.open) - 1; n >= 0 && l.open[n] == sl {
+		l.open = l.open[:n] // the innermost: nearly every End
+		return
+	}
 	for i := len(l.open) - 1; i >= 0; i-- {
 		if l.open[i] == sl {
 			copy(l.open[i:], l.open[i+1:])
