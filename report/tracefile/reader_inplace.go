@@ -6,6 +6,10 @@ import (
 	"os"
 )
 
+// mapMin is the smallest file mapped rather than read (where files are mapped: Linux): below
+// it the parse is sequential and a read costs less than setting up and tearing down a mapping.
+const mapMin = 1 << 20
+
 // inPlace is input that is in memory in full for the whole read (a trace file mapped into
 // memory, reader_map_linux.go): the decoder scans it where it is, and the parallel parse cuts
 // its segments out of it, so no byte of it is read into a buffer or copied. It is an io.Reader

@@ -7,10 +7,6 @@ import (
 	"unsafe"
 )
 
-// mapMin is the smallest file mapped rather than read: below it the parse is sequential and a
-// read costs less than setting up and tearing down a mapping.
-const mapMin = 1 << 20
-
 // releaseStep is how much of a mapped trace the parse leaves behind before those pages are
 // given back (one madvise call per step).
 const releaseStep = 4 << 20
