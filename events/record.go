@@ -205,34 +205,108 @@ func attributeMemory(evs []FunctionEvent, recs []Record, mems []int, baseNs int6
 // goroutine and the merge cost more than they save.
 const parallelSortMin = 1 << 15
 
+// minRunAvg is the average length of the ascending runs from which sortKeys merges the runs
+// rather than sorting from scratch.
+const minRunAvg = 32
+
 // sortKeys sorts keys by cmp, a total order (no two keys compare equal, so every sort gives
-// the same result): a large slice is sorted in two halves on two goroutines, which are then
-// merged.
+// the same result). Keys that come in long ascending runs, as a trace's events come in file
+// order (the MTIA trace's 138k in 1,037 runs), are sorted by merging the runs pairwise, pass
+// after pass (ten there), instead of from scratch. A large slice is sorted in two halves on
+// two goroutines, which are then merged.
 func sortKeys[K any](keys []K, cmp func(a, b K) int) {
-	if len(keys) < parallelSortMin || runtime.GOMAXPROCS(0) < 2 {
-		slices.SortFunc(keys, cmp)
+	n := len(keys)
+	runs := ascendingRuns(keys, cmp, n/minRunAvg)
+	sort := func(lo, hi int) {
+		if runs == nil {
+			slices.SortFunc(keys[lo:hi], cmp)
+			return
+		}
+		// The runs inside [lo, hi), from lo: a run cut by lo or hi is still ascending.
+		i, _ := slices.BinarySearch(runs, lo+1)
+		starts := []int{0}
+		for ; i < len(runs) && runs[i] < hi; i++ {
+			starts = append(starts, runs[i]-lo)
+		}
+		mergeRuns(keys[lo:hi], starts, cmp)
+	}
+	if n < parallelSortMin || runtime.GOMAXPROCS(0) < 2 {
+		sort(0, n)
 		return
 	}
-	h := len(keys) / 2
+	h := n / 2
 	done := make(chan struct{})
 	go func() {
-		slices.SortFunc(keys[:h], cmp)
+		sort(0, h)
 		close(done)
 	}()
-	slices.SortFunc(keys[h:], cmp)
+	sort(h, n)
 	<-done
 	a := slices.Clone(keys[:h]) // the merge writes over the first half
-	b := keys[h:]
+	merge(keys, a, keys[h:], cmp)
+}
+
+// ascendingRuns returns where each ascending run of keys starts (0 first), or nil when there
+// are more than most of them.
+func ascendingRuns[K any](keys []K, cmp func(a, b K) int, most int) []int {
+	if len(keys) == 0 {
+		return nil
+	}
+	runs := []int{0}
+	for i := 1; i < len(keys); i++ {
+		if cmp(keys[i], keys[i-1]) < 0 {
+			if len(runs) == most {
+				return nil
+			}
+			runs = append(runs, i)
+		}
+	}
+	return runs
+}
+
+// mergeRuns sorts keys, whose ascending runs start at starts (0 first), by merging neighbouring
+// runs until one is left. starts is used up.
+func mergeRuns[K any](keys []K, starts []int, cmp func(a, b K) int) {
+	if len(starts) < 2 {
+		return
+	}
+	src, dst := keys, make([]K, len(keys))
+	b := append(starts, len(keys)) // run k is [b[k], b[k+1])
+	for len(b) > 2 {
+		m := 0
+		for k := 0; k+1 < len(b); k += 2 {
+			lo := b[k]
+			if k+2 < len(b) {
+				merge(dst[lo:b[k+2]], src[lo:b[k+1]], src[b[k+1]:b[k+2]], cmp)
+			} else {
+				copy(dst[lo:], src[lo:b[k+1]])
+			}
+			b[m] = lo // k/2 ≤ k: no bound yet to be read is overwritten
+			m++
+		}
+		b[m] = len(keys)
+		b = b[:m+1]
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
+}
+
+// merge merges the ascending a and b into out (len(a)+len(b) long), taking from a on ties. out
+// may be the memory of b when a is not: the merge writes out[i] after it reads b up to i.
+func merge[K any](out, a, b []K, cmp func(a, b K) int) {
 	i := 0
 	for len(a) > 0 && len(b) > 0 {
-		if cmp(a[0], b[0]) < 0 {
-			keys[i], a = a[0], a[1:]
+		if cmp(b[0], a[0]) < 0 {
+			out[i], b = b[0], b[1:]
 		} else {
-			keys[i], b = b[0], b[1:]
+			out[i], a = a[0], a[1:]
 		}
 		i++
 	}
-	copy(keys[i:], a) // what is left of b is in place already
+	i += copy(out[i:], a)
+	copy(out[i:], b)
 }
 
 // SortEvents sorts events by start time, the longer first on equal starts, keeping the input

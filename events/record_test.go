@@ -127,3 +127,44 @@ func BenchmarkSortEvents(b *testing.B) {
 		SortEvents(evs)
 	}
 }
+
+// TestSortKeysRuns compares sortKeys with a stable sort on inputs of every shape it treats
+// differently: in order, reversed, random, in long ascending runs (merged) and in short ones
+// (sorted from scratch), on one goroutine and on two.
+func TestSortKeysRuns(t *testing.T) {
+	type key struct{ v, i int32 }
+	byKey := func(a, b key) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.i, b.i)) }
+	seed := uint64(7)
+	rnd := func() int32 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int32(seed >> 49)
+	}
+	shapes := map[string]func(i, n int) int32{
+		"sorted":        func(i, n int) int32 { return int32(i) },
+		"reversed":      func(i, n int) int32 { return int32(n - i) },
+		"random":        func(i, n int) int32 { return rnd() },
+		"runs of 500":   func(i, n int) int32 { return int32(i%500)*3 + rnd()%2 }, // with ties across runs
+		"runs of 40":    func(i, n int) int32 { return int32(i % 40) },
+		"runs of 7":     func(i, n int) int32 { return int32(i % 7) },
+		"one run, tail": func(i, n int) int32 { return int32(i - boolInt(i > n-3)*n) },
+	}
+	for name, f := range shapes {
+		for _, n := range []int{0, 1, 2, 33, 1000, parallelSortMin - 1, 2*parallelSortMin + 5} {
+			keys := make([]key, n)
+			for i := range keys {
+				keys[i] = key{f(i, n), int32(i)}
+			}
+			want := slices.Clone(keys)
+			slices.SortStableFunc(want, byKey)
+			sortKeys(keys, byKey)
+			require.Equal(t, want, keys, "%s, %d keys", name, n)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
