@@ -215,8 +215,13 @@ const minRunAvg = 32
 // after pass (ten there), instead of from scratch. A large slice is sorted in two halves on
 // two goroutines, which are then merged.
 func sortKeys[K any](keys []K, cmp func(a, b K) int) {
+	sortKeysRuns(keys, ascendingRuns(keys, cmp, len(keys)/minRunAvg), cmp)
+}
+
+// sortKeysRuns is sortKeys of keys whose ascending runs start at runs (0 first), as
+// ascendingRuns finds them; nil sorts from scratch.
+func sortKeysRuns[K any](keys []K, runs []int, cmp func(a, b K) int) {
 	n := len(keys)
-	runs := ascendingRuns(keys, cmp, n/minRunAvg)
 	sort := func(lo, hi int) {
 		if runs == nil {
 			slices.SortFunc(keys[lo:hi], cmp)
