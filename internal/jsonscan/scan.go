@@ -897,12 +897,63 @@ func (s *Scanner) Int(wholeFloats bool) (v int64, ok bool, err error) {
 	if c != '-' && c-'0' > 9 {
 		return 0, false, s.Skip()
 	}
+	if b := s.buf[:s.end]; c != '-' {
+		// Digits alone, ending in the buffer: the value as they are read.
+		if v, end := leadDigits(b, s.pos); end > s.pos && end < len(b) && !NumTable[b[end]] {
+			s.pos = end
+			return v, true, nil
+		}
+	}
 	tok, kind, err := s.num()
 	if err != nil {
 		return 0, false, err
 	}
 	v, ok = IntOf(tok, kind, wholeFloats)
 	return v, ok, nil
+}
+
+// Fixed3 reads a non-negative number with no exponent and at most three decimals as a count of
+// thousandths (12.5 → 12500, 7 → 7000) and reports whether it did. It reads nothing and reports
+// false for any other value (a sign, an exponent, a fourth decimal, more than 15 digits before
+// the point, not a number) and for a number that may go on past the buffered bytes: the caller
+// then reads it with Num. For a reader whose numbers are nearly all µs with three decimals
+// (Kineto's times): one pass over the digits instead of Num's pass and a parse of the token.
+func (s *Scanner) Fixed3() (int64, bool) {
+	b := s.buf[:s.end]
+	i := s.pos
+	v, j := leadDigits(b, i)
+	if j == i || j-i > 15 {
+		return 0, false
+	}
+	d := 0
+	if j+1 < len(b) && b[j] == '.' && b[j+1]-'0' <= 9 {
+		for j++; d < 3 && j < len(b) && b[j]-'0' <= 9; j, d = j+1, d+1 {
+			v = v*10 + int64(b[j]-'0')
+		}
+	}
+	if j >= len(b) || NumTable[b[j]] {
+		return 0, false
+	}
+	for ; d < 3; d++ {
+		v *= 10
+	}
+	s.pos = j
+	return v, true
+}
+
+// leadDigits reads the digits of b from i as JSON writes an integer's (no redundant leading 0),
+// at most 18 of them: the value and the index after the digits, or i when there are none, too
+// many, or a leading 0 followed by another digit.
+func leadDigits(b []byte, i int) (int64, int) {
+	var v int64
+	j := i
+	for ; j < len(b) && b[j]-'0' <= 9; j++ {
+		v = v*10 + int64(b[j]-'0')
+	}
+	if n := j - i; n == 0 || n > 18 || n > 1 && b[i] == '0' {
+		return 0, i
+	}
+	return v, j
 }
 
 // nonFinite reports NaN, Infinity or -Infinity at buf[start] by name: JSON has no such values

@@ -403,3 +403,56 @@ func TestNonDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestFixed3 reads numbers as thousandths where it may, and leaves every other value, and a
+// number that may go on past the buffer, to Num.
+func TestFixed3(t *testing.T) {
+	for in, want := range map[string]int64{
+		"0,":                   0,
+		"7,":                   7000,
+		"12.5}":                12500,
+		"3605057436205.604, ":  3605057436205604,
+		"319.60 ":              319600,
+		"0.001]":               1,
+		"999999999999999.999,": 999999999999999999,
+	} {
+		s := NewBytes([]byte(in), 0, "f")
+		v, ok := s.Fixed3()
+		require.True(t, ok, in)
+		assert.Equal(t, want, v, in)
+		assert.Equal(t, strings.IndexAny(in, ",} ]"), s.pos, in)
+	}
+	for _, in := range []string{
+		"", "7", "12.5", // may go on past the buffer
+		"-1,", "1e3,", "1.5e3,", "1.2345,", "01,", "1.,", ".5,", "x,", `"1",`,
+		"1000000000000000.5,", // 16 digits before the point
+	} {
+		s := NewBytes([]byte(in), 0, "f")
+		_, ok := s.Fixed3()
+		assert.False(t, ok, in)
+		assert.Equal(t, 0, s.pos, in)
+	}
+}
+
+// TestIntDigits: Int's path for plain digits gives what its general path gives, and leaves
+// what it does not take to it.
+func TestIntDigits(t *testing.T) {
+	for in, want := range map[string]int64{
+		"0,": 0, "42}": 42, "3243097, ": 3243097, "999999999999999999,": 999999999999999999,
+		"9223372036854775807,": 9223372036854775807, // 19 digits: the general path
+		"-5,":                  -5,
+		"12.0,":                12, // a whole float, with wholeFloats
+	} {
+		v, ok, err := NewBytes([]byte(in), 0, "i").Int(true)
+		require.NoError(t, err, in)
+		require.True(t, ok, in)
+		assert.Equal(t, want, v, in)
+	}
+	for _, in := range []string{"9223372036854775808,", "1.5,", "1e2,"} {
+		_, ok, err := NewBytes([]byte(in), 0, "i").Int(false)
+		require.NoError(t, err, in)
+		assert.False(t, ok, in)
+	}
+	_, _, err := NewBytes([]byte("012,"), 0, "i").Int(true)
+	require.Error(t, err, "a redundant leading 0 is not JSON")
+}

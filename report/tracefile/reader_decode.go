@@ -674,6 +674,11 @@ func (d *decoder) timeNumber(key string, isDur bool) (ns int64, us float64, prob
 	if !ok {
 		return 0, 0, nil, s.ErrEOF()
 	}
+	if d.format == Kineto && c-'0' <= 9 {
+		if v, ok := s.Fixed3(); ok {
+			return v, 0, nil, nil // thousandths of µs: ns, as parseMicrosToNs gives them
+		}
+	}
 	at := s.Offset()
 	if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
 		problem = s.ErrAt(at, "%q is %s, not a number", key, s.ValueKind())
