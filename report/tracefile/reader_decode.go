@@ -93,6 +93,8 @@ type decoder struct {
 	progress func(int64)
 	ev       evFields
 	rep      repeats
+	// factsGen counts the resets of scanFacts (a worker's, one per segment).
+	factsGen uint32
 }
 
 // metaLit starts a metadata event in Kineto's layout.
@@ -114,6 +116,9 @@ type repeats struct {
 type repeat struct {
 	raw    string // the event's bytes after metaLit, to its closing brace
 	labels string // the process label it gives, "" for none
+	// applied is 1 + the decoder's factsGen when labels was last applied: applying it again
+	// before the facts are reset changes nothing.
+	applied uint32
 	// after is the entry that came after this one the last time (Kineto repeats them in
 	// cycles), tried first.
 	after int
@@ -133,8 +138,9 @@ func (d *decoder) again() bool {
 		if d.s.Lit(r.ev[i].raw) {
 			r.hits++
 			r.ev[r.last].after, r.last = i, i
-			if r.ev[i].labels != "" {
-				d.labelHintFrom([]byte(r.ev[i].labels))
+			if e := &r.ev[i]; e.labels != "" && e.applied != d.factsGen+1 {
+				d.labelHintFrom([]byte(e.labels))
+				e.applied = d.factsGen + 1
 			}
 			return true
 		}
@@ -437,13 +443,20 @@ func (d *decoder) arrayElement() error {
 func (d *decoder) event() error {
 	s := d.s
 	ev := &d.ev
-	*ev = evFields{at: s.Offset(), seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
+	at := s.Offset()
 	it := s.Object()
-	// Kineto's layout: the walk takes over where the bytes differ.
+	// Kineto's layout: the walk takes over where the bytes differ. A complete event's phase is
+	// read with the literal: its category decides its use.
+	x := s.Lit("{\n    \"ph\": \"X\", \"cat\": ")
+	phLaid := x || s.Lit("{\n    \"ph\": ")
+	metaLaid := !phLaid && s.Lit(metaLit)
+	if metaLaid && d.again() {
+		return nil // before the fields are reset: two thirds of the MTIA trace's events
+	}
+	*ev = evFields{at: at, seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
 	var err error
 	var laid, meta, all bool
-	// A complete event's phase is read with the literal: its category decides its use.
-	if x := s.Lit("{\n    \"ph\": \"X\", \"cat\": "); x || s.Lit("{\n    \"ph\": ") {
+	if phLaid {
 		laid = true
 		if x {
 			ev.ph = 'X'
@@ -456,10 +469,7 @@ func (d *decoder) event() error {
 			s.Lit(",\n    \"ts\": ") && d.laid(ev, memberTs, &err) &&
 			s.Lit(`, "dur": `) && d.laid(ev, memberDur, &err) &&
 			s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
-	} else if s.Lit(metaLit) {
-		if d.again() {
-			return nil
-		}
+	} else if metaLaid {
 		laid, meta = true, true
 		all = d.laid(ev, memberName, &err) &&
 			s.Lit(`, "ph": `) && d.laid(ev, memberPh, &err) &&

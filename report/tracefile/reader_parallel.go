@@ -432,6 +432,7 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 	s := d.s
 	s.Reset(seg.buf, seg.off)
 	d.scanFacts = scanFacts{}
+	d.factsGen++
 	// The records go on in the worker's current chunk: each segment hands over its own part.
 	d.raws = rawList{spare: spare}
 	res := segResult{worker: w}
