@@ -254,7 +254,7 @@ func sortKeysRuns[K any](keys []K, runs []int, cmp func(a, b K) int) {
 // ascendingRuns returns where each ascending run of keys starts (0 first), or nil when there
 // are more than most of them.
 func ascendingRuns[K any](keys []K, cmp func(a, b K) int, most int) []int {
-	if len(keys) == 0 {
+	if len(keys) == 0 || most < 1 {
 		return nil
 	}
 	runs := []int{0}
