@@ -54,6 +54,25 @@ func buildPlugin(tb testing.TB, dir, name, src string, defines ...string) string
 	return out
 }
 
+func needGXX(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("g++"); err != nil {
+		tb.Skip("g++ not found: the C++ plugin fixture cannot be built")
+	}
+}
+
+// buildCxxPlugin compiles testdata/src as C++ into a shared library at dir/name.
+func buildCxxPlugin(tb testing.TB, dir, name, src string) string {
+	tb.Helper()
+	out := filepath.Join(dir, name)
+	args := []string{"-O2", "-Wall", "-Wextra", "-Werror", "-std=c++17", "-I.", "-shared", "-fPIC", "-o", out,
+		filepath.Join("testdata", src)}
+	if msg, err := exec.Command("g++", args...).CombinedOutput(); err != nil {
+		tb.Fatalf("g++ %v: %v\n%s", args, err, msg)
+	}
+	return out
+}
+
 // SamplePluginDir returns a fresh directory holding only sample.so.
 func SamplePluginDir(tb testing.TB) string {
 	tb.Helper()

@@ -11,7 +11,8 @@
  *   and returns 0. The host copies iface, so it may live on the stack.
  *   For each profile the host then calls, per profiler:
  *     profilerQuery (once, with pProfilerHandle == NULL: name and supported event types),
- *     profilerCreate (with the enabled event types), profilerStart,
+ *     profilerCreate (with the enabled event types; the plugin assigns its session handle to
+ *     params->pProfilerHandle, see KinetoPlugin_ProfilerCreate_Params), profilerStart,
  *     profilerPushCorrelationId / profilerPopCorrelationId around every operator (optional),
  *     profilerStop, profilerProcessEvents (the plugin reports its events through the trace
  *     builder, synchronously), profilerDestroy.
@@ -164,11 +165,17 @@ typedef struct KinetoPlugin_TraceBuilder {
 #define KINETO_PLUGIN_TRACE_BUILDER_UNPADDED_STRUCT_SIZE \
   KINETO_PLUGIN_UNPADDED_STRUCT_SIZE(KinetoPlugin_TraceBuilder, addResourceInfo)
 
-/* profilerCreate: the plugin stores its session in *pProfilerHandle. The enabled types are
-   the requested ones it supports; copy them (a Kineto host frees them when create returns). */
+/* profilerCreate. How the handle travels: the host zero-fills this struct (pProfilerHandle is
+   NULL on entry); the plugin makes its session and assigns the field itself,
+       params->pProfilerHandle = mySession;
+   and the host reads the field back after create returns 0. The field is the handle, not a
+   pointer to host storage: never write through it. The host then passes that same value as
+   pProfilerHandle to start, stop, the correlation functions, processEvents and destroy of
+   this session (NULL, if the plugin left it NULL). The enabled types are the requested ones
+   the plugin supports; copy them (a Kineto host frees them when create returns). */
 typedef struct KinetoPlugin_ProfilerCreate_Params {
   size_t unpaddedStructSize;
-  KinetoPlugin_ProfilerHandle** pProfilerHandle;              /* [out] */
+  KinetoPlugin_ProfilerHandle* pProfilerHandle;               /* [out], assigned by the plugin */
   const KinetoPlugin_ProfileEventType* pEnabledActivityTypes; /* [in] */
   size_t enabledActivityTypesMaxLen;                          /* the count */
 } KinetoPlugin_ProfilerCreate_Params;

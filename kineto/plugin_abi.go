@@ -63,7 +63,7 @@ type cTraceBuilder struct {
 type cCreateParams struct {
 	_          structs.HostLayout
 	size       uintptr
-	handleOut  unsafe.Pointer // *uintptr in host memory
+	handle     uintptr        // [out] by value: zero on entry, the plugin assigns its session handle
 	enabled    unsafe.Pointer // *int32 array in C memory
 	enabledLen uintptr
 }

@@ -309,11 +309,10 @@ func newPlugin(path string, index int, c cInterface) (*Plugin, error) {
 
 func (f *pluginFuncs) hasCorrelation() bool { return f.pushFn != nil || f.popFn != nil }
 
+// create calls profilerCreate. The params struct is zero-filled (pProfilerHandle NULL on
+// entry); the plugin assigns its handle to the field, which is read back after a 0 return
+// (kineto_plugin.h, KinetoPlugin_ProfilerCreate_Params).
 func (f *pluginFuncs) create(s *pluginSession, enabled []int32) error {
-	call := &struct {
-		params cCreateParams
-		handle uintptr
-	}{}
 	// The enabled types, in C memory the plugin may read until profilerDestroy returns.
 	mem, err := cMalloc(uintptr(len(enabled)) * unsafe.Sizeof(enabled[0]))
 	if err != nil {
@@ -321,17 +320,16 @@ func (f *pluginFuncs) create(s *pluginSession, enabled []int32) error {
 	}
 	copy(unsafe.Slice((*int32)(mem), len(enabled)), enabled)
 	s.hold.p = mem
-	call.params = cCreateParams{size: createParamsSize, handleOut: unsafe.Pointer(&call.handle),
-		enabled: mem, enabledLen: uintptr(len(enabled))}
+	params := &cCreateParams{size: createParamsSize, enabled: mem, enabledLen: uintptr(len(enabled))}
 	var pin runtime.Pinner
-	pin.Pin(call)
-	rc := f.createFn(unsafe.Pointer(&call.params))
+	pin.Pin(params)
+	rc := f.createFn(unsafe.Pointer(params))
 	pin.Unpin()
 	if rc != 0 {
 		s.hold.release()
 		return fmt.Errorf("profilerCreate returned %d", rc)
 	}
-	s.handle = call.handle
+	s.handle = params.handle
 	return nil
 }
 

@@ -75,7 +75,7 @@ func TestHeaderLayout(t *testing.T) {
 		"KinetoPlugin_TraceBuilder.addLastEventMetadata": unsafe.Offsetof(tb.addLastEventMetadata), "KinetoPlugin_TraceBuilder.addDeviceInfo": unsafe.Offsetof(tb.addDeviceInfo),
 		"KinetoPlugin_TraceBuilder.addResourceInfo": unsafe.Offsetof(tb.addResourceInfo), "KinetoPlugin_TraceBuilder.sizeof": unsafe.Sizeof(tb),
 		"KinetoPlugin_TraceBuilder.unpadded":                 traceBuilderSize,
-		"KinetoPlugin_ProfilerCreate_Params.pProfilerHandle": unsafe.Offsetof(cr.handleOut), "KinetoPlugin_ProfilerCreate_Params.pEnabledActivityTypes": unsafe.Offsetof(cr.enabled),
+		"KinetoPlugin_ProfilerCreate_Params.pProfilerHandle": unsafe.Offsetof(cr.handle), "KinetoPlugin_ProfilerCreate_Params.pEnabledActivityTypes": unsafe.Offsetof(cr.enabled),
 		"KinetoPlugin_ProfilerCreate_Params.enabledActivityTypesMaxLen": unsafe.Offsetof(cr.enabledLen), "KinetoPlugin_ProfilerCreate_Params.sizeof": unsafe.Sizeof(cr),
 		"KinetoPlugin_ProfilerCreate_Params.unpadded":         createParamsSize,
 		"KinetoPlugin_ProfilerDestroy_Params.pProfilerHandle": unsafe.Offsetof(hp.handle), "KinetoPlugin_ProfilerDestroy_Params.sizeof": unsafe.Sizeof(hp),

@@ -26,7 +26,7 @@ static int brokenCreate(KinetoPlugin_ProfilerCreate_Params* p) {
   (void)p;
   return -7;
 #else
-  *p->pProfilerHandle = (KinetoPlugin_ProfilerHandle*)&dummy;
+  p->pProfilerHandle = (KinetoPlugin_ProfilerHandle*)&dummy;
   return 0;
 #endif
 }

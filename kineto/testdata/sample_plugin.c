@@ -62,7 +62,7 @@ static int sampleCreate(KinetoPlugin_ProfilerCreate_Params* p) {
   memcpy(h->enabled, p->pEnabledActivityTypes, h->numEnabled * sizeof(EventType));
   memcpy(gLastEnabled, h->enabled, sizeof gLastEnabled);
   gLastNumEnabled = h->numEnabled;
-  *p->pProfilerHandle = h;
+  p->pProfilerHandle = h; /* the handle travels by value: assign the field */
   atomic_fetch_add(&gCreates, 1);
   return 0;
 }
