@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg/ops"
@@ -47,6 +48,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if msg := checkRunOutputs(*tracePath, *activities, *metrics, *metricsOut, tf.format); msg != "" {
 		return fail(stderr, "run: %s", msg)
 	}
+	// Kineto config: --config, else $KINETO_CONFIG.
+	cfgPath := *configPath
+	cfgFlag := "--config"
+	if cfgPath == "" {
+		cfgPath = os.Getenv("KINETO_CONFIG")
+		cfgFlag = "$KINETO_CONFIG"
+	}
+	outs, ins := runFiles(*tracePath, *pprofPath, *metricsOut, cfgPath, &sf)
+	ins[0].Name = cfgFlag
+	if err := outfile.CheckDistinct(outs, ins); err != nil {
+		return fail(stderr, "run: %v", err)
+	}
 	runWorkload, have, ok := deviceWorkload(*workload, *device)
 	if !ok {
 		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, have)
@@ -56,11 +69,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		opts.Device = ""
 	} else if msg := checkDevice(*device); msg != "" {
 		return fail(stderr, "run: %s", msg)
-	}
-	// Kineto config: --config, else $KINETO_CONFIG.
-	cfgPath := *configPath
-	if cfgPath == "" {
-		cfgPath = os.Getenv("KINETO_CONFIG")
 	}
 	if cfgPath != "" {
 		cfg, err := kineto.LoadConfig(cfgPath)

@@ -29,10 +29,23 @@ func checkRunOutputs(tracePath, activities, metrics, metricsOut, format string) 
 	if metrics != "" && metricsOut == "" && format == string(report.FormatCSV) {
 		return "--metrics with --format csv: a CSV file holds one table; pass --metrics-out FILE for the metrics table"
 	}
-	if metricsOut != "" && metricsOut == tracePath {
-		return fmt.Sprintf("--metrics-out %s: the same file as --trace", quote.String(metricsOut))
-	}
 	return ""
+}
+
+// runFiles lists the files a run reads and writes, named by their flags, for
+// outfile.CheckDistinct: outputs the run mode does not write are left out (with --schedule or
+// --http no --trace file is written, whatever its default).
+func runFiles(tracePath, pprofPath, metricsOut, configPath string, sf *stepFlags) (outs, ins []outfile.File) {
+	if sf.schedule != "" || sf.http != "" {
+		tracePath = ""
+	}
+	outs = []outfile.File{
+		{Name: "--trace", Path: tracePath},
+		{Name: "--pprof", Path: pprofPath},
+		{Name: "--metrics-out", Path: metricsOut},
+	}
+	ins = []outfile.File{{Name: "--config", Path: configPath}}
+	return outs, ins
 }
 
 // writeRunTables prints the operator table of a run in the chosen format and, when the scope
