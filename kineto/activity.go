@@ -1,7 +1,3 @@
-// Package kineto is orprof's Kineto-compatible layer: activity types, Kineto's KEY = VALUE config
-// and the child activity-profiler interfaces a session drives, with the PrivateUse1 profiler
-// registry. It also hosts dynamic profiler plugins in shared libraries (kineto PR #1148's C ABI,
-// header kineto_plugin.h).
 package kineto
 
 import (

@@ -3,6 +3,7 @@
 package kineto
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -268,30 +269,15 @@ func newPlugin(path string, index int, c cInterface) (*Plugin, error) {
 		purego.RegisterFunc(&f.popUserFn, c.popUserCorrelation)
 	}
 
-	q := &struct {
-		params cQueryParams
-		name   [pluginNameBufSize]byte
-		types  [pluginNumTypes]int32
-	}{}
-	q.params = cQueryParams{size: queryParamsSize, name: unsafe.Pointer(&q.name[0]), nameMax: pluginNameBufSize - 1,
-		types: unsafe.Pointer(&q.types[0]), typesMax: pluginNumTypes}
-	var pin runtime.Pinner
-	pin.Pin(q)
-	rc := f.queryFn(unsafe.Pointer(&q.params))
-	pin.Unpin()
-	if rc != 0 {
-		return nil, fmt.Errorf("profilerQuery returned %d", rc)
+	q, err := query(f.queryFn)
+	if err != nil {
+		return nil, err
 	}
-	name := q.name[:pluginNameBufSize-1]
-	for i, ch := range name {
-		if ch == 0 {
-			name = name[:i]
-			break
-		}
-	}
-	p := &Plugin{Path: path, Index: index, name: string(name), fn: f}
+	p := &Plugin{Path: path, Index: index, name: q.name, fn: f}
 	if p.name == "" {
+		// Kineto keeps the empty name; a trace row and a warning need one (kineto package doc).
 		p.name = strings.TrimSuffix(filepath.Base(path), ".so")
+		p.Warnings = append(p.Warnings, "profilerQuery gave an empty name: named after its library")
 	}
 	for _, v := range q.types {
 		t, known, ok := activityFromPlugin(v)
@@ -305,6 +291,70 @@ func newPlugin(path string, index int, c cInterface) (*Plugin, error) {
 		p.activities = p.activities.Add(t)
 	}
 	return p, nil
+}
+
+// queryGuard is how many bytes past the name buffer and past the type array query watches:
+// a plugin that writes past either is refused (it ignored profilerNameMaxLen or
+// supportedActivityTypesMaxLen) instead of corrupting memory the host uses. The buffers are C
+// memory, so a write past the guard hits the C heap, never Go's.
+const queryGuard = 256
+
+// queryResult is what profilerQuery reported.
+type queryResult struct {
+	name  string
+	types [pluginNumTypes]int32
+}
+
+// query calls profilerQuery as Kineto does (NULL handle, a zeroed 32-byte name buffer with
+// profilerNameMaxLen 31, a zeroed 25-slot type array) and checks that the plugin kept to
+// them. A non-zero return is a refusal: Kineto names such a profiler "N/A" and still uses the
+// types it wrote (kineto package doc says why orprof does not).
+func query(fn func(unsafe.Pointer) int32) (queryResult, error) {
+	const typesBytes = pluginNumTypes * 4
+	const total = pluginNameBufSize + queryGuard + typesBytes + queryGuard
+	mem, err := cMalloc(total)
+	if err != nil {
+		return queryResult{}, fmt.Errorf("profilerQuery not called: %w", err)
+	}
+	defer libc.free(mem)
+	buf := unsafe.Slice((*byte)(mem), total)
+	const nameAt, typesAt = 0, pluginNameBufSize + queryGuard
+	for i := range buf {
+		buf[i] = 0xa5
+	}
+	clear(buf[nameAt : nameAt+pluginNameBufSize])
+	clear(buf[typesAt : typesAt+typesBytes])
+	params := &cQueryParams{size: queryParamsSize, name: unsafe.Add(mem, nameAt), nameMax: pluginNameBufSize - 1,
+		types: unsafe.Add(mem, typesAt), typesMax: pluginNumTypes}
+	var pin runtime.Pinner
+	pin.Pin(params)
+	rc := fn(unsafe.Pointer(params))
+	pin.Unpin()
+	guarded := func(from int) bool {
+		for _, b := range buf[from : from+queryGuard] {
+			if b != 0xa5 {
+				return false
+			}
+		}
+		return true
+	}
+	name := buf[nameAt : nameAt+pluginNameBufSize]
+	switch {
+	case name[pluginNameBufSize-1] != 0 || !guarded(nameAt+pluginNameBufSize):
+		return queryResult{}, fmt.Errorf("profilerQuery wrote a name past its %d-byte buffer (profilerNameMaxLen is %d, plus the NUL)",
+			pluginNameBufSize, pluginNameBufSize-1)
+	case !guarded(typesAt + typesBytes):
+		return queryResult{}, fmt.Errorf("profilerQuery wrote past the %d-slot type array (supportedActivityTypesMaxLen)", pluginNumTypes)
+	case rc != 0:
+		return queryResult{}, fmt.Errorf("profilerQuery returned %d", rc)
+	}
+	var r queryResult
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	r.name = string(name)
+	copy(r.types[:], unsafe.Slice((*int32)(unsafe.Add(mem, typesAt)), pluginNumTypes))
+	return r, nil
 }
 
 func (f *pluginFuncs) hasCorrelation() bool { return f.pushFn != nil || f.popFn != nil }

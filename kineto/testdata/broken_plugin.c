@@ -7,8 +7,17 @@
  *   -DBAD_EVENTS       loads fine; processEvents reports an event of size 24 (< 48), invalid
  *                      JSON metadata, an unknown flow type and a name before any event
  *   -DNO_REGISTER      exports no KinetoPlugin_register at all
+ *   -DREGISTER_NULL    calls registerProfiler(handle, NULL) first (fails with 99 unless the
+ *                      host answers -1), then registers a good profiler
+ *   -DQUERY_FAILS      profilerQuery writes a name and types, then returns -3
+ *   -DLONG_NAME        a 40-character name, cut to profilerNameMaxLen as the header asks
+ *   -DNAME_OVERFLOW    a 40-character name copied ignoring profilerNameMaxLen
+ *   -DEMPTY_NAME       profilerQuery leaves the name empty
+ *   -DREGISTER_NONE    KinetoPlugin_register returns 0 without registering anything
+ *   -DREGISTER_TWO     registers two profilers: BrokenPlugin and SecondPlugin
  * None has correlation functions: they are optional. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kineto_plugin.h"
@@ -33,12 +42,34 @@ static int brokenCreate(KinetoPlugin_ProfilerCreate_Params* p) {
 
 static int brokenDestroy(KinetoPlugin_ProfilerDestroy_Params* p) { (void)p; return 0; }
 
+#define LONG_NAME_TEXT "ABrokenPluginWithANameOf40Characters____"
+
 static int brokenQuery(KinetoPlugin_ProfilerQuery_Params* p) {
+#if defined(LONG_NAME)
+  snprintf(p->pProfilerName, p->profilerNameMaxLen + 1, "%s", LONG_NAME_TEXT);
+#elif defined(NAME_OVERFLOW)
+  strcpy(p->pProfilerName, LONG_NAME_TEXT); /* wrong: ignores profilerNameMaxLen */
+#elif defined(EMPTY_NAME)
+  p->pProfilerName[0] = 0;
+#else
   strcpy(p->pProfilerName, "BrokenPlugin");
+#endif
   p->pSupportedActivityTypes[0] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_CPU_OP;
   p->pSupportedActivityTypes[1] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_CONCURRENT_KERNEL;
+#ifdef QUERY_FAILS
+  return -3;
+#else
+  return 0;
+#endif
+}
+
+#ifdef REGISTER_TWO
+static int secondQuery(KinetoPlugin_ProfilerQuery_Params* p) {
+  strcpy(p->pProfilerName, "SecondPlugin");
+  p->pSupportedActivityTypes[0] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_GPU_MEMCPY;
   return 0;
 }
+#endif
 
 static int brokenStart(KinetoPlugin_ProfilerStart_Params* p) { (void)p; return 0; }
 static int brokenStop(KinetoPlugin_ProfilerStop_Params* p) { (void)p; return 0; }
@@ -94,7 +125,19 @@ int KinetoPlugin_register(const KinetoPlugin_Registry* pRegistry) {
 #ifdef NO_START
   iface.profilerStart = NULL;
 #endif
+#ifdef REGISTER_NONE
+  (void)iface;
+  (void)pRegistry;
+  return 0;
+#endif
+#ifdef REGISTER_NULL
+  if (pRegistry->registerProfiler(pRegistry->pRegistryHandle, NULL) != -1) return 99;
+#endif
   int rc = pRegistry->registerProfiler(pRegistry->pRegistryHandle, &iface);
+#ifdef REGISTER_TWO
+  iface.profilerQuery = secondQuery;
+  rc |= pRegistry->registerProfiler(pRegistry->pRegistryHandle, &iface);
+#endif
 #ifdef REGISTER_FAILS
   (void)rc;
   return 3;

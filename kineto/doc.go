@@ -1,0 +1,25 @@
+// Package kineto is orprof's Kineto-compatible layer: activity types, Kineto's KEY = VALUE config
+// and the child activity-profiler interfaces a session drives, with the PrivateUse1 profiler
+// registry. It also hosts dynamic profiler plugins in shared libraries (kineto PR #1148's C ABI,
+// header kineto_plugin.h; docs/kineto-plugins.md is the guide for plugin authors).
+//
+// # Differences from Kineto and PyTorch
+//
+// Kineto's and PyTorch's own tests and headers are the specification. Where orprof does
+// something else on purpose, it is listed here with the reason and the test that pins it.
+//
+//	| where | Kineto / PyTorch | orprof | why | test |
+//	|---|---|---|---|---|
+//	| plugin scan | PR #1148 compares the extension with "so" (no dot), so it never loads a file | loads regular *.so files | the PR's intent; its check is a bug | TestBrokenPlugins |
+//	| ProfileEvent size check | checked against 24 (the process-events params' size) | checked against 48, the event's own size | the PR's check is a bug | TestBrokenPlugins |
+//	| event ids | cut to 32 bits | kept as 64-bit | the ABI's field is int64 | TestSamplePluginTrace |
+//	| failing profilerQuery | the profiler is named "N/A" and the types it wrote are used | the profiler is refused with "profilerQuery returned N", naming the library | a plugin that failed to describe itself may have written half its types; running it silently under "N/A" hides which library is broken | TestPluginLoadingEdgeCases |
+//	| name written past the 32-byte buffer | undefined behaviour (the write lands past the host's buffer) | caught by guard bytes after the buffer (and after the type array) and refused | a plugin's bug must not corrupt the host | TestPluginLoadingEdgeCases |
+//	| empty profiler name | kept empty | the library's file name without ".so", and a warning in `orprof plugins` | a trace row and a warning need a name to be found | TestPluginLoadingEdgeCases |
+//	| a library that registers no profiler | loaded with no profiler, no message about it | reported as "registered no profiler" (the library stays loaded) | an author who forgot the call should hear of it | TestPluginLoadingEdgeCases |
+//
+// The same as Kineto, and pinned by TestPluginLoadingEdgeCases: registerProfiler(NULL) answers
+// -1 (orprof also reports "interface #N refused" for the library); a library may register two
+// or more profilers, each loaded in order (Plugin.Index); a name cut to 31 characters as the
+// header asks is taken as it is.
+package kineto
