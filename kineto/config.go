@@ -2,12 +2,14 @@ package kineto
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orprof/orprof/internal/quote"
 )
@@ -17,8 +19,9 @@ import (
 type Config struct {
 	// Activities is ACTIVITY_TYPES, or the default set when the key is absent or empty.
 	Activities ActivitySet
-	// Options holds every KEY = VALUE pair read, keys upper-case, values trimmed, a later line
-	// replacing an earlier one. Unknown keys are kept too, for profilers that read their own.
+	// Options holds every KEY = VALUE pair read, keys as written (Kineto's keys are
+	// case-sensitive), values trimmed, a later line replacing an earlier one. Unknown keys are
+	// kept too, for profilers that read their own.
 	Options map[string]string
 	// ReportInputShapes is PROFILE_REPORT_INPUT_SHAPES (legacy
 	// CLIENT_INTERFACE_ENABLE_OP_INPUTS_COLLECTION): record op input shapes.
@@ -40,7 +43,8 @@ func NewConfig() *Config {
 	return &Config{Activities: DefaultActivities(), Options: map[string]string{}}
 }
 
-// Get returns the value of key (upper-case) and whether it was set.
+// Get returns the value of key (exactly as written, Kineto's keys being upper-case) and
+// whether it was set.
 func (c *Config) Get(key string) (string, bool) {
 	if c == nil || c.Options == nil {
 		return "", false
@@ -120,17 +124,6 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("kineto config %s: %v (line: %s)", where, e.Err, quote.String(e.Text))
 }
 
-// countKey reports whether an integer key is a duration, a count or a size, which cannot be
-// negative (ACTIVITIES_DURATION_SECS = -5 is refused).
-func countKey(key string) bool {
-	for _, s := range []string{"_SECS", "_MSECS", "_ITERATIONS", "_MB", "_SCOPES", "_EVENTS"} {
-		if strings.HasSuffix(key, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Unwrap returns the reason.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
@@ -144,7 +137,18 @@ const (
 	kindList
 	kindIntList
 	kindActivities
+	kindStartTime
 )
+
+// maxConfigInt is the largest value of an integer key: Kineto reads them as 32-bit ints in
+// [0, INT32_MAX] and refuses the rest.
+const maxConfigInt = 1<<31 - 1
+
+// maxStartTimeAge is how far in the past PROFILE_START_TIME may be (Kineto's 10 s).
+const maxStartTimeAge = 10 * time.Second
+
+// configNow is the clock PROFILE_START_TIME is checked against (tests replace it).
+var configNow = time.Now
 
 // configKeys are the keys Kineto reads (Config.cpp and the feature configs) and orprof
 // therefore accepts without a warning; values are checked by kind as Kineto would. The ones
@@ -162,7 +166,7 @@ var configKeys = map[string]keyKind{
 	"ACTIVITIES_LOG_FILE":                          kindString,
 	"ACTIVITIES_DISPLAY_CUDA_SYNC_WAIT_EVENTS":     kindBool,
 	"CUPTI_PER_THREAD_BUFFER_ENABLED":              kindBool,
-	"PROFILE_START_TIME":                           kindInt,
+	"PROFILE_START_TIME":                           kindStartTime,
 	"PROFILE_START_ITERATION":                      kindInt,
 	"PROFILE_START_ITERATION_ROUNDUP":              kindInt,
 	"REQUEST_TRACE_ID":                             kindString,
@@ -190,11 +194,16 @@ var configKeys = map[string]keyKind{
 	"XPUPTI_PROFILER_DEVICES":                      kindIntList,
 }
 
-// ParseConfig reads Kineto config text: one KEY = VALUE per line, '#' starting a comment that
-// runs to the end of the line, blank lines ignored, key and value trimmed. A line that does
-// not split on '=' into exactly a non-empty key and a value, or a known key with a bad value
-// (bool, integer, activity list), is a *ConfigError with its line number. Unknown keys are
-// kept in Options and reported in Warnings.
+// ParseConfig reads Kineto config text as Kineto does: one KEY = VALUE per line ('\n' ends a
+// line), '#' starting a comment that runs to the end of the line, blank lines ignored, key and
+// value trimmed of spaces and tabs. A line that does not split on '=' into exactly a non-empty
+// key and a value, a carriage return outside a comment (Kineto does not read it as a blank:
+// save the file with LF line ends), or a known key with a bad value is a *ConfigError with its
+// line number. Values are checked as Kineto checks them: bools (ParseBool), integers in
+// [0, 2147483647], PROFILE_START_TIME in ms since the Unix epoch, 0 (now) or at most 10 s in
+// the past when the text is parsed, activity lists. Keys are case-sensitive: an unknown key,
+// a lower-case spelling of a known one included, is kept in Options, takes no effect and is
+// reported in Warnings.
 func ParseConfig(text string) (*Config, error) {
 	return readConfig(strings.NewReader(text), "")
 }
@@ -214,6 +223,7 @@ func readConfig(r io.Reader, source string) (*Config, error) {
 	c := NewConfig()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Split(scanLF)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -227,7 +237,11 @@ func readConfig(r io.Reader, source string) (*Config, error) {
 			if source != "" {
 				where = fmt.Sprintf("%s:%d", source, line)
 			}
-			c.Warnings = append(c.Warnings, fmt.Sprintf("kineto config %s: unknown key %s (kept, not used)", where, key))
+			hint := ""
+			if _, upper := configKeys[strings.ToUpper(key)]; upper {
+				hint = fmt.Sprintf("; keys are case-sensitive, did you mean %s?", strings.ToUpper(key))
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("kineto config %s: unknown key %s (kept, not used%s)", where, quote.Printable(key), hint))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -245,15 +259,18 @@ func (c *Config) setLine(raw string) (string, error) {
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]
 	}
-	if strings.TrimSpace(s) == "" {
+	if strings.IndexByte(s, '\r') >= 0 {
+		return "", errors.New("carriage return: Kineto reads only spaces and tabs as blanks (save the file with LF line ends)")
+	}
+	if strings.Trim(s, " \t") == "" {
 		return "", nil
 	}
 	parts := strings.Split(s, "=")
 	if len(parts) != 2 {
 		return "", errors.New("want one KEY = VALUE")
 	}
-	key := strings.ToUpper(strings.TrimSpace(parts[0]))
-	val := strings.TrimSpace(parts[1])
+	key := strings.Trim(parts[0], " \t")
+	val := strings.Trim(parts[1], " \t")
 	if key == "" {
 		return "", errors.New("empty key")
 	}
@@ -285,18 +302,25 @@ func (c *Config) apply(key, val string) error {
 			c.WithModules = b
 		}
 	case kindInt:
-		n, err := strconv.ParseInt(val, 10, 64)
-		if err != nil {
-			return fmt.Errorf("%s is not an integer", quote.String(val))
-		}
-		if n < 0 && countKey(key) {
-			return fmt.Errorf("%d: must be ≥ 0", n)
+		if _, err := configInt(val); err != nil {
+			return err
 		}
 	case kindIntList:
 		for _, p := range splitList(val) {
-			if _, err := strconv.ParseInt(p, 10, 64); err != nil {
-				return fmt.Errorf("%s is not an integer", quote.String(p))
+			if _, err := configInt(p); err != nil {
+				return err
 			}
+		}
+	case kindStartTime:
+		ms, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s is not an integer (ms since the Unix epoch)", quote.String(val))
+		}
+		if ms < 0 {
+			return fmt.Errorf("%d: must be ≥ 0 (ms since the Unix epoch; 0 is now)", ms)
+		}
+		if age := configNow().Sub(time.UnixMilli(ms)); ms != 0 && age > maxStartTimeAge {
+			return fmt.Errorf("%d is %s in the past: Kineto refuses a start time more than %s old", ms, age.Round(time.Millisecond), maxStartTimeAge)
 		}
 	case kindActivities:
 		set, err := ParseActivities(val)
@@ -306,4 +330,28 @@ func (c *Config) apply(key, val string) error {
 		c.Activities = set
 	}
 	return nil
+}
+
+// configInt reads an integer key's value: a decimal integer in [0, 2147483647], as Kineto.
+func configInt(val string) (int64, error) {
+	n, err := strconv.ParseInt(val, 10, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%s is not an integer", quote.String(val))
+	case err != nil || n < 0 || n > maxConfigInt:
+		return 0, fmt.Errorf("%s: out of range [0, %d]", quote.String(val), maxConfigInt)
+	}
+	return n, nil
+}
+
+// scanLF splits on '\n' only: unlike bufio.ScanLines it keeps a '\r' before the '\n', which
+// Kineto does not read as a blank.
+func scanLF(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }

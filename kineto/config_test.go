@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,9 +65,35 @@ func TestParseConfig(t *testing.T) {
 				assert.Equal(t, []string{"0", "2", "3"}, c.List("XPUPTI_PROFILER_DEVICES"))
 				assert.Empty(t, c.Warnings)
 			}},
+		// Kineto's keys are case-sensitive (its ConfigTest: a lower-case key is not read).
 		{name: "lower-case key", text: "profile_with_stack = y", check: func(t *testing.T, c *Config) {
-			assert.True(t, c.WithStack)
+			assert.False(t, c.WithStack, "a lower-case key takes no effect")
+			assert.Equal(t, "y", c.Options["profile_with_stack"], "it is kept as written")
+		}, warns: []string{"kineto config line 1: unknown key profile_with_stack (kept, not used; keys are case-sensitive, did you mean PROFILE_WITH_STACK?)"}},
+		{name: "blanks are spaces, tabs and newlines", text: " \t\n\t \n\n", check: func(t *testing.T, c *Config) {
+			assert.Empty(t, c.Options)
 		}},
+		{name: "only CRLF", text: "\r\n", err: "carriage return: Kineto reads only spaces and tabs as blanks", line: 1},
+		{name: "CRLF line ends", text: "ACTIVITY_TYPES = cpu_op\r\nPROFILE_WITH_STACK = 1\r\n", err: "carriage return", line: 1},
+		{name: "carriage return in a comment", text: "ACTIVITY_TYPES = cpu_op # a\r\n", check: func(t *testing.T, c *Config) {
+			assert.Equal(t, NewActivitySet(CPUOp), c.Activities)
+		}},
+		{name: "ints at the ends of the range", text: "ACTIVITIES_DURATION_MSECS = 2147483647\nPROFILE_START_ITERATION = 0",
+			check: func(t *testing.T, c *Config) {
+				n, ok := c.Int("ACTIVITIES_DURATION_MSECS")
+				assert.True(t, ok)
+				assert.Equal(t, int64(2147483647), n)
+			}},
+		{name: "int past INT32_MAX", text: "ACTIVITIES_DURATION_MSECS = 2147483648", err: `ACTIVITIES_DURATION_MSECS: "2147483648": out of range [0, 2147483647]`, line: 1},
+		{name: "negative iteration", text: "PROFILE_START_ITERATION = -1", err: `PROFILE_START_ITERATION: "-1": out of range [0, 2147483647]`, line: 1},
+		{name: "int past int64", text: "ACTIVITIES_WARMUP_ITERATIONS = 99999999999999999999", err: "out of range", line: 1},
+		{name: "int list out of range", text: "XPUPTI_PROFILER_DEVICES = 0,-2", err: `XPUPTI_PROFILER_DEVICES: "-2": out of range`, line: 1},
+		{name: "start time 0 is now", text: "PROFILE_START_TIME = 0"},
+		{name: "start time in the future", text: fmt.Sprintf("PROFILE_START_TIME = %d", time.Now().Add(time.Minute).UnixMilli())},
+		{name: "start time 5 s ago", text: fmt.Sprintf("PROFILE_START_TIME = %d", time.Now().Add(-5*time.Second).UnixMilli())},
+		{name: "start time 15 s ago", text: fmt.Sprintf("PROFILE_START_TIME = %d", time.Now().Add(-15*time.Second).UnixMilli()),
+			err: "in the past: Kineto refuses a start time more than 10s old", line: 1},
+		{name: "negative start time", text: "PROFILE_START_TIME = -1", err: "must be ≥ 0", line: 1},
 		{name: "unknown keys warn", text: "ACTIVITIES_WARMUP_PERIOD_SECS=0\nFOO_BAR = 3\n\nMY_PLUGIN_LEVEL=high",
 			check: func(t *testing.T, c *Config) {
 				assert.Equal(t, "3", c.Options["FOO_BAR"], "unknown keys are kept")
@@ -150,7 +177,8 @@ func TestConfigAccessors(t *testing.T) {
 }
 
 func FuzzParseConfig(f *testing.F) {
-	for _, s := range []string{"", "ACTIVITY_TYPES = cpu_op\n# c\nPROFILE_WITH_STACK=1", "a=b=c", "=", "X=1\n\nY"} {
+	for _, s := range []string{"", "ACTIVITY_TYPES = cpu_op\n# c\nPROFILE_WITH_STACK=1", "a=b=c", "=", "X=1\n\nY",
+		"\r\n", "profile_with_stack = 1", "ACTIVITIES_DURATION_MSECS = 2147483648", "PROFILE_START_TIME = 1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

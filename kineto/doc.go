@@ -17,6 +17,13 @@
 //	| name written past the 32-byte buffer | undefined behaviour (the write lands past the host's buffer) | caught by guard bytes after the buffer (and after the type array) and refused | a plugin's bug must not corrupt the host | TestPluginLoadingEdgeCases |
 //	| empty profiler name | kept empty | the library's file name without ".so", and a warning in `orprof plugins` | a trace row and a warning need a name to be found | TestPluginLoadingEdgeCases |
 //	| a library that registers no profiler | loaded with no profiler, no message about it | reported as "registered no profiler" (the library stays loaded) | an author who forgot the call should hear of it | TestPluginLoadingEdgeCases |
+//	| unknown config keys | accepted without a word | accepted, kept in Config.Options, and a warning names each (a lower-case spelling of a known key gets "did you mean") | a misspelt key silently does nothing in Kineto | TestParseConfig |
+//
+// The config reads as Kineto's ConfigTest says (TestParseConfig): keys are case-sensitive (a
+// lower-case key takes no effect); blanks are spaces, tabs and newlines, so a carriage return
+// outside a comment (a text of only "\r\n", a CRLF file) is refused; integer keys are in
+// [0, 2147483647]; PROFILE_START_TIME is ms since the epoch, 0 for now, refused when more than
+// 10 s in the past at parse time.
 //
 // The same as Kineto, and pinned by TestPluginLoadingEdgeCases: registerProfiler(NULL) answers
 // -1 (orprof also reports "interface #N refused" for the library); a library may register two

@@ -77,7 +77,7 @@ func TestRunBadInputOneLine(t *testing.T) {
 		{[]string{"run", "--device", "nosuch"}, []string{`--device "nosuch": no backend registered`, "have cpu, ", "openreg"}},
 		{[]string{"run", "--activities", ","}, []string{`--activities ",": names no activity type`}},
 		{[]string{"run", "--activities", " , ,"}, []string{"names no activity type"}},
-		{[]string{"run", "--config", conf}, []string{"ACTIVITIES_DURATION_SECS: -5: must be ≥ 0", "k.conf:1"}},
+		{[]string{"run", "--config", conf}, []string{`ACTIVITIES_DURATION_SECS: "-5": out of range [0, 2147483647]`, "k.conf:1"}},
 		{[]string{"run", "--config", longConf}, []string{"long.conf:1", "…"}},
 		{[]string{"run", "--format", "csv", "--metrics", "GpuTime"}, []string{"--metrics with --format csv", "--metrics-out"}},
 		{[]string{"run", "--metrics-out", "m.txt"}, []string{"--metrics-out: needs --metrics"}},
