@@ -3,8 +3,8 @@
 # one file holding the same events (~800 MB), side by side in one run: the median of N wall
 # times of each, their peak RSS, and the ratio (target: 16 files ≤ 1.2× one file). Then
 # `orprof merge` of the 16 per-rank summaries, and `orprof diff` and a two-rank `orprof table`
-# of mtia_rank0 against a copy, each beside a plain read of the same trace. For humans (README
-# numbers), not CI: the exit status does not depend on the figures.
+# of mtia_rank0 against a copy, each beside a plain read of the same trace. For humans
+# (docs/performance.md numbers), not CI: the exit status does not depend on the figures.
 #
 #   scripts/bench-ranks.sh [N]     N timed runs of each (default 5), after one warm-up run each
 #

@@ -5,7 +5,7 @@
 # input, and Python's json.load (1× only). Each command runs N times after one warm-up run;
 # the table gives the median and the minimum wall time, MB/s of uncompressed input, the peak
 # RSS (largest of the runs) as a share of the uncompressed size, and the ratios. For humans
-# (README numbers), not CI: timings on a shared machine are noisy, and the results never
+# (docs/performance.md numbers), not CI: timings on a shared machine are noisy, and the results never
 # change the exit status.
 #
 #   scripts/bench-table.sh [N] [SCALES]   N timed runs of each (default 5); SCALES (default

@@ -1,6 +1,7 @@
-// Command bench reproduces the README's performance table: every figure side by side with its
-// anchor in the same run, each repeated (default 5 times), printed as median and min with the
-// ratios, the CPU model and the date. Its output (markdown) is the README's Performance section.
+// Command bench reproduces the performance table of docs/performance.md: every figure side by
+// side with its anchor in the same run, each repeated (default 5 times), printed as median and
+// min with the ratios, the CPU model and the date. Its output (markdown) is that page's "The
+// figures" section.
 //
 //	go run ./scripts/bench [-count 5] [-torch-events 500000] [-no-python]
 //
@@ -35,7 +36,7 @@ import (
 )
 
 var (
-	count       = flag.Int("count", 5, "repeats of every figure (at least 5 for the README)")
+	count       = flag.Int("count", 5, "repeats of every figure (at least 5 for docs/performance.md)")
 	torchEvents = flag.Int("torch-events", 500_000, "events given to PyTorch's key_averages()")
 	noPython    = flag.Bool("no-python", false, "skip every python anchor")
 	verbose     = flag.Bool("v", false, "print every raw benchmark line to stderr")
