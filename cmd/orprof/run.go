@@ -33,7 +33,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	configPath := fs.String("config", "", "Kineto config file (KEY = VALUE lines); default $KINETO_CONFIG")
 	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
 	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file")
-	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE")
+	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE; records the kernels, so device time is kernel mode's (the sum of each op's kernels), not the fallback interval")
 	metricsOut := fs.String("metrics-out", "", "write the per-kernel metrics table to this file (in --format; needed with csv) instead of after the table")
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
