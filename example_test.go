@@ -37,7 +37,7 @@ func Example() {
 	}
 	rows := res.KeyAverages(events.AverageOptions{})
 	var table strings.Builder
-	if err := report.WriteTable(&table, rows, res.TableOptions()); err != nil {
+	if err := report.WriteTable(&table, rows, report.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}); err != nil {
 		panic(err)
 	}
 	// Like PyTorch's, every line ends with two spaces; trimmed here for the example's sake.

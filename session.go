@@ -23,7 +23,6 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/tsc"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
 )
@@ -318,11 +317,6 @@ type Result struct {
 
 // KeyAverages is Events.KeyAverages.
 func (r *Result) KeyAverages(o events.AverageOptions) []events.Avg { return r.Events.KeyAverages(o) }
-
-// TableOptions returns table options matching how the session recorded (device, memory).
-func (r *Result) TableOptions() report.TableOptions {
-	return report.TableOptions{UseDevice: r.Device, ProfileMemory: r.Options.ProfileMemory}
-}
 
 // Trace returns the session's trace: host ops, memory and markers, device rows, child
 // profilers' events. It is built on the first call (a profile nobody writes out costs no

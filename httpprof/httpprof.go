@@ -260,7 +260,7 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
 		return
 	}
 	rows := res.KeyAverages(events.AverageOptions{GroupByInputShape: req.byShape})
-	o := res.TableOptions()
+	o := report.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}
 	o.SortBy, o.RowLimit = req.sortBy, req.rowLimit
 	if o.RowLimit == 0 {
 		o.RowLimit = report.RowLimitNone

@@ -161,7 +161,7 @@ func TestCaptureTableEqualsInProcess(t *testing.T) {
 	var fromHTTP, inProcess strings.Builder
 	require.NoError(t, report.WriteTable(&fromHTTP, read.KeyAverages(events.AverageOptions{}),
 		report.TableOptions{UseDevice: data.DeviceName, RowLimit: report.RowLimitAll}))
-	o := res.TableOptions()
+	o := report.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}
 	o.RowLimit = report.RowLimitAll
 	require.NoError(t, report.WriteTable(&inProcess, res.KeyAverages(events.AverageOptions{}), o))
 	assert.Equal(t, inProcess.String(), fromHTTP.String())

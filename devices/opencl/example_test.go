@@ -35,5 +35,5 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	_ = report.WriteTable(os.Stdout, res.KeyAverages(events.AverageOptions{}), res.TableOptions())
+	_ = report.WriteTable(os.Stdout, res.KeyAverages(events.AverageOptions{}), report.TableOptions{UseDevice: res.Device})
 }
