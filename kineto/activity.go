@@ -49,7 +49,8 @@ const (
 	// Driver is PR #1212's generic driver type; every *_driver type is its alias.
 	Driver
 	// GPUPMCounter is a GPU performance-monitoring counter sample (PR #1212, PR #1148's plugin
-	// counters); mtia_counters is its alias.
+	// counters). It has no alias: PR #1212's header declares no MTIA_COUNTERS alias (it predates
+	// that type), and it is not a default.
 	GPUPMCounter
 	numActivityTypes
 )
@@ -141,9 +142,14 @@ func NewActivitySet(ts ...ActivityType) ActivitySet {
 
 // Has reports whether t is in the set, directly or through PR #1212's aliasing, in which a
 // generic type and its device-specific aliases share one value: Runtime ↔ cuda/mtia/glow/xpu/
-// privateuse1 runtime and hpu_op, Driver ↔ cuda/xpu/privateuse1 driver, GPUPMCounter ↔
-// mtia_counters, ConcurrentKernel ↔ mtia_ccp_events. Two device-specific names are not
-// aliases of each other (a set with cuda_runtime does not have xpu_runtime).
+// privateuse1 runtime and hpu_op, Driver ↔ cuda/xpu/privateuse1 driver, ConcurrentKernel ↔
+// mtia_ccp_events.
+//
+// Unlike PR #1212, where cuda_runtime, xpu_runtime, privateuse1_runtime and runtime are one
+// value, orprof keeps Kineto main's device-specific types apart (main and PyTorch's activity
+// groups treat them as distinct; the trace writes main's names). So a set containing
+// cuda_runtime has cuda_runtime and runtime, and not xpu_runtime, mtia_runtime,
+// privateuse1_runtime or any other device's runtime; a set containing runtime has all of them.
 func (s ActivitySet) Has(t ActivityType) bool {
 	if t >= numActivityTypes {
 		return false
@@ -170,10 +176,6 @@ func aliasesOf(t ActivityType) []ActivityType {
 		return []ActivityType{CUDADriver, XPUDriver, PrivateUse1Driver}
 	case CUDADriver, XPUDriver, PrivateUse1Driver:
 		return []ActivityType{Driver}
-	case GPUPMCounter:
-		return []ActivityType{MTIACounters}
-	case MTIACounters:
-		return []ActivityType{GPUPMCounter}
 	case MTIACCPEvents:
 		return []ActivityType{ConcurrentKernel}
 	case ConcurrentKernel:
@@ -242,8 +244,9 @@ func (s *ActivitySet) UnmarshalText(b []byte) error {
 }
 
 // DefaultActivities is Kineto main's default set: every type before glow_runtime (cpu_op ...
-// mtia_counters, 18 types). Through aliasing it also has PR #1212's defaults (runtime, driver,
-// gpu_pm_counter).
+// mtia_counters, 18 types). Through aliasing it also has PR #1212's generic defaults (runtime,
+// driver); like PR #1212's default list it does not have gpu_pm_counter, collective_comm or
+// cuda_profiler_range.
 func DefaultActivities() ActivitySet {
 	var s ActivitySet
 	for t := CPUOp; t < GlowRuntime; t++ {

@@ -17,6 +17,8 @@
 //	| name written past the 32-byte buffer | undefined behaviour (the write lands past the host's buffer) | caught by guard bytes after the buffer (and after the type array) and refused | a plugin's bug must not corrupt the host | TestPluginLoadingEdgeCases |
 //	| empty profiler name | kept empty | the library's file name without ".so", and a warning in `orprof plugins` | a trace row and a warning need a name to be found | TestPluginLoadingEdgeCases |
 //	| a library that registers no profiler | loaded with no profiler, no message about it | reported as "registered no profiler" (the library stays loaded) | an author who forgot the call should hear of it | TestPluginLoadingEdgeCases |
+//	| device-specific activity types | PR #1212 makes cuda_runtime, xpu_runtime, privateuse1_runtime, … one value with runtime (drivers likewise) | Kineto main's types stay apart; the generic runtime/driver match all of them (ActivitySet.Has): a set containing cuda_runtime has cuda_runtime and runtime, not xpu_runtime or privateuse1_runtime | PR #1212 is not merged; main, PyTorch's activity groups and the trace's cat strings keep them distinct | TestActivityAliases |
+//	| mtia_counters vs gpu_pm_counter | (PR #1212 declares no MTIA_COUNTERS alias; main has no GPU_PM_COUNTER) | two types, no alias; gpu_pm_counter is not a default | as PR #1212's header; main's default mtia_counters must not switch plugin counters on | TestDefaultActivities |
 //	| unknown config keys | accepted without a word | accepted, kept in Config.Options, and a warning names each (a lower-case spelling of a known key gets "did you mean") | a misspelt key silently does nothing in Kineto | TestParseConfig |
 //
 // The config reads as Kineto's ConfigTest says (TestParseConfig): keys are case-sensitive (a
@@ -24,6 +26,12 @@
 // outside a comment (a text of only "\r\n", a CRLF file) is refused; integer keys are in
 // [0, 2147483647]; PROFILE_START_TIME is ms since the epoch, 0 for now, refused when more than
 // 10 s in the past at parse time.
+//
+// The PrivateUse1 registry behaves as PyTorch's (TestPrivateUse1Registry): the profiler is made
+// from the registered factory on first use and then fixed for the process, a later
+// registration warning and changing nothing, as PyTorch's factory reaches Kineto once; before
+// first use a later registration replaces the earlier one with a warning. Why not "last
+// wins": a session must never see its PrivateUse1 profiler swapped under it.
 //
 // The same as Kineto, and pinned by TestPluginLoadingEdgeCases: registerProfiler(NULL) answers
 // -1 (orprof also reports "interface #N refused" for the library); a library may register two

@@ -199,7 +199,7 @@ func findEvent(t *testing.T, tr *trace.Trace, ph byte, name string) trace.Event 
 func TestSamplePluginTrace(t *testing.T) {
 	p, hooks := loadSample(t)
 	before := hooks.Counts()
-	tr, acts, err := runSample(t, p, DefaultActivities(), 42)
+	tr, acts, err := runSample(t, p, DefaultActivities().Add(GPUPMCounter), 42)
 	require.NoError(t, err)
 	assert.Equal(t, [6]int64{1, 1, 1, 1, 1, 1}, subCounts(hooks.Counts(), before), "create, destroy, start, stop, push, pop once each")
 
@@ -292,7 +292,8 @@ func TestConfigureActivityTypes(t *testing.T) {
 	}{
 		{"all supported", NewActivitySet(CUDARuntime, CUDADriver, ConcurrentKernel, GPUMemcpy), []int32{rt, drv, kern, cpy}},
 		{"partial", NewActivitySet(CUDARuntime, CPUOp, ConcurrentKernel, UserAnnotation), []int32{rt, kern}},
-		{"generic aliases", NewActivitySet(Runtime, Driver, MTIACounters), []int32{rt, drv, pm}},
+		{"generic aliases", NewActivitySet(Runtime, Driver, GPUPMCounter), []int32{rt, drv, pm}},
+		{"mtia_counters is not gpu_pm_counter", NewActivitySet(MTIACounters), nil},
 		{"unsupported", NewActivitySet(CPUOp, UserAnnotation), nil},
 		{"single unsupported", NewActivitySet(CPUOp), nil},
 		{"empty", 0, nil},

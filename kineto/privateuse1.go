@@ -18,17 +18,26 @@ var pu1 struct {
 
 // RegisterPrivateUse1Profiler registers the factory of the PrivateUse1 backend's activity
 // profiler, typically from the backend package's init. There is one such profiler per
-// process: a second registration replaces the first (last writer wins) and logs a warning
-// through log/slog. A nil factory removes the registration. The factory is called once, on
-// first use (PrivateUse1Profiler or RegisteredProfilers), with the registry's lock held: it
-// must not call back into this registry. Safe for concurrent use.
-func RegisterPrivateUse1Profiler(factory func() ActivityProfiler) {
+// process, and it is fixed once made, as in PyTorch, whose registry hands the factory to
+// Kineto once: before the profiler is first made (PrivateUse1Profiler or RegisteredProfilers,
+// which every session with activities calls) a later registration replaces the earlier one
+// with a warning through log/slog; after it, a registration (nil included) is refused with a
+// warning and changes nothing, so sessions never see the profiler change under them. A nil
+// factory before first use removes the registration. RegisterPrivateUse1Profiler reports
+// whether the registration took effect. The factory is called once, on first use, with the
+// registry's lock held: it must not call back into this registry. Safe for concurrent use.
+func RegisterPrivateUse1Profiler(factory func() ActivityProfiler) bool {
 	pu1.mu.Lock()
 	defer pu1.mu.Unlock()
+	if pu1.made {
+		slog.Warn("kineto: the PrivateUse1 profiler is already in use; a later registration does not reach it (as in PyTorch, the factory is used once)")
+		return false
+	}
 	if pu1.factory != nil && factory != nil {
 		slog.Warn("kineto: a PrivateUse1 profiler is already registered; overwriting it")
 	}
-	pu1.factory, pu1.made, pu1.inst = factory, false, nil
+	pu1.factory, pu1.inst = factory, nil
+	return true
 }
 
 // PrivateUse1Profiler returns the PrivateUse1 profiler, made by the registered factory on the

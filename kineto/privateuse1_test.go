@@ -47,18 +47,50 @@ func TestPrivateUse1Registry(t *testing.T) {
 	assert.Same(t, p, reg[0])
 	assert.Empty(t, logs.String())
 
-	RegisterPrivateUse1Profiler(func() ActivityProfiler { return &fakeProfiler{"second"} })
-	assert.Contains(t, logs.String(), "already registered; overwriting")
-	assert.Equal(t, "second", PrivateUse1Profiler().Name(), "last writer wins")
+	// Once made, the profiler is fixed, as in PyTorch (its registry forwards the factory to
+	// Kineto once; a later registration warns and does not reach a running Kineto).
+	assert.False(t, RegisterPrivateUse1Profiler(func() ActivityProfiler { return &fakeProfiler{"second"} }))
+	assert.Contains(t, logs.String(), "already in use; a later registration does not reach it")
+	assert.Same(t, p, PrivateUse1Profiler(), "the first profiler made stays")
+	assert.False(t, RegisterPrivateUse1Profiler(nil))
+	assert.Same(t, p, PrivateUse1Profiler())
+}
 
-	RegisterPrivateUse1Profiler(func() ActivityProfiler { panic("boom") })
-	assert.Nil(t, PrivateUse1Profiler())
-	assert.Contains(t, logs.String(), "factory panicked: boom")
-
-	RegisterPrivateUse1Profiler(func() ActivityProfiler { return nil })
-	assert.Nil(t, PrivateUse1Profiler())
-	assert.Empty(t, RegisteredProfilers())
-
-	RegisterPrivateUse1Profiler(nil)
-	assert.Nil(t, PrivateUse1Profiler())
+// TestPrivateUse1RegistryBeforeUse: before the profiler is first made, a later registration
+// replaces the earlier one (with a warning), a nil one removes it, and a factory that panics
+// or returns nil gives no profiler.
+func TestPrivateUse1RegistryBeforeUse(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		factories []func() ActivityProfiler
+		want      string // "" for no profiler
+		log       string
+	}{
+		{"last before use wins", []func() ActivityProfiler{
+			func() ActivityProfiler { return &fakeProfiler{"first"} },
+			func() ActivityProfiler { return &fakeProfiler{"second"} }}, "second", "already registered; overwriting"},
+		{"nil removes", []func() ActivityProfiler{func() ActivityProfiler { return &fakeProfiler{"first"} }, nil}, "", ""},
+		{"factory panics", []func() ActivityProfiler{func() ActivityProfiler { panic("boom") }}, "", "factory panicked: boom"},
+		{"factory returns nil", []func() ActivityProfiler{func() ActivityProfiler { return nil }}, "", "factory returned nil"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Cleanup(ResetRegisteredForTest)
+			ResetRegisteredForTest()
+			logs := captureLog(t)
+			for _, f := range tc.factories {
+				assert.True(t, RegisterPrivateUse1Profiler(f))
+			}
+			p := PrivateUse1Profiler()
+			if tc.want == "" {
+				assert.Nil(t, p)
+				assert.Empty(t, RegisteredProfilers())
+			} else {
+				require.NotNil(t, p)
+				assert.Equal(t, tc.want, p.Name())
+			}
+			if tc.log != "" {
+				assert.Contains(t, logs.String(), tc.log)
+			}
+		})
+	}
 }

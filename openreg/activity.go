@@ -19,7 +19,7 @@ type KernelWork struct {
 
 // ActivityKind says what an Activity records. It is the Kineto activity type itself, so the
 // kind is the trace category (its String: "kernel", "gpu_memcpy", "gpu_memset",
-// "privateuse1_runtime") and what a session's activity set selects, with no table between.
+// "privateuse1_runtime", "privateuse1_driver") and what a session's activity set selects, with no table between.
 type ActivityKind = kineto.ActivityType
 
 // The kinds of device work OpenReg traces.
@@ -30,6 +30,10 @@ const (
 	// ActivityRuntime is the host side of a launch: the runtime call on the launching thread
 	// (StartNs/EndNs on the host), linked to its device work by ID.
 	ActivityRuntime = kineto.PrivateUse1Runtime
+	// ActivityDriver is OpenReg's driver layer under a launch: the hand-off of the work to the
+	// stream's queue (orStreamEnqueue), on the launching thread, inside its ActivityRuntime
+	// record and with the same ID.
+	ActivityDriver = kineto.PrivateUse1Driver
 )
 
 // Activity is one completed kernel, copy or set, recorded by the stream worker that ran it while
@@ -81,8 +85,9 @@ func (rt *Runtime) DisableActivityTracing() []Activity {
 }
 
 // DisableActivityTracingWithLaunches is DisableActivityTracing that also returns the host side
-// of every launch (ActivityRuntime records: the runtime call on the launching thread, with the
-// same ID as the work it enqueued), ordered the same way.
+// of every launch (an ActivityRuntime record, the runtime call on the launching thread, and an
+// ActivityDriver record, the queue hand-off inside it, both with the same ID as the work they
+// enqueued), ordered the same way.
 func (rt *Runtime) DisableActivityTracingWithLaunches() (work, launches []Activity) {
 	rt.actMu.Lock()
 	work, launches = rt.acts, rt.launches
@@ -180,16 +185,17 @@ func (rt *Runtime) ActivityTracing() bool { return rt.tracing.Load() }
 
 // addActivity runs on stream workers.
 func (rt *Runtime) addActivity(a Activity) {
+	host := a.Kind == ActivityRuntime || a.Kind == ActivityDriver
 	rt.actMu.Lock()
 	if rt.actOn {
-		if a.Kind == ActivityRuntime {
+		if host {
 			rt.launches = append(rt.launches, a)
 		} else {
 			rt.acts = append(rt.acts, a)
 		}
 	}
 	for _, sub := range subscribers(rt) {
-		if a.Kind == ActivityRuntime {
+		if host {
 			sub.launches = append(sub.launches, a)
 		} else {
 			sub.work = append(sub.work, a)

@@ -15,22 +15,30 @@ func init() {
 // ActivityProfiler is OpenReg's Kineto activity profiler, registered as the PrivateUse1
 // profiler: from the runtime's activity tracing it records every kernel, copy and set with its
 // stream, start, end and the correlation id of the op that launched it, and the host side of
-// each launch. It profiles the default runtime (Default) at the time Configure is called.
+// each launch: the runtime call (privateuse1_runtime) and, inside it, the driver layer's
+// hand-off to the stream's queue (privateuse1_driver). These are the five activities of
+// PyTorch's OpenReg reference profiler. It profiles the default runtime (Default) at the time
+// Configure is called.
 type ActivityProfiler struct{}
 
 var profilerActivities = kineto.NewActivitySet(kineto.ConcurrentKernel, kineto.GPUMemcpy, kineto.GPUMemset,
-	kineto.PrivateUse1Runtime)
+	kineto.PrivateUse1Runtime, kineto.PrivateUse1Driver)
 
 // Name is "openreg".
 func (*ActivityProfiler) Name() string { return "openreg" }
 
-// AvailableActivities are kernel, gpu_memcpy, gpu_memset and privateuse1_runtime.
+// AvailableActivities are kernel, gpu_memcpy, gpu_memset, privateuse1_runtime and
+// privateuse1_driver.
 func (*ActivityProfiler) AvailableActivities() kineto.ActivitySet { return profilerActivities }
 
 // Configure returns a session recording the activities of want OpenReg supports, or nil when
-// want has none of them.
+// want names activities and none of them. An empty want returns a session recording all five,
+// as PyTorch's OpenReg profiler returns a session from configure({}).
 func (*ActivityProfiler) Configure(want kineto.ActivitySet, _ *kineto.Config) (kineto.ActivityProfilerSession, error) {
 	acts := profilerActivities.Intersect(want)
+	if want.Empty() {
+		acts = profilerActivities
+	}
 	if acts.Empty() {
 		return nil, nil
 	}
@@ -86,7 +94,9 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	launched, written := map[int64]bool{}, map[int64]bool{}
 	if s.acts.Has(kineto.PrivateUse1Runtime) {
 		for i := range s.launches {
-			launched[s.launches[i].ID] = true
+			if s.launches[i].Kind == ActivityRuntime {
+				launched[s.launches[i].ID] = true
+			}
 		}
 	}
 	for i := range s.work {
@@ -113,21 +123,22 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 				Pid: int64(a.Device), Tid: a.Stream, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
 	}
-	if s.acts.Has(kineto.PrivateUse1Runtime) {
-		for i := range s.launches {
-			a := &s.launches[i]
-			args := []trace.Arg{}
-			if a.Correlation > 0 {
-				args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
-			}
-			args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
+	for i := range s.launches {
+		a := &s.launches[i]
+		if !s.wanted(a) {
+			continue
+		}
+		args := []trace.Arg{}
+		if a.Correlation > 0 {
+			args = append(args, trace.Int(trace.ArgExternalID, a.Correlation))
+		}
+		args = append(args, trace.Int(trace.ArgCorrelation, a.ID))
+		t.Events = append(t.Events,
+			trace.Event{Ph: 'X', Cat: a.Kind.String(), Name: a.Name, Pid: pid, Tid: a.Thread,
+				TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
+		if a.Kind == ActivityRuntime && written[a.ID] {
 			t.Events = append(t.Events,
-				trace.Event{Ph: 'X', Cat: "privateuse1_runtime", Name: a.Name, Pid: pid, Tid: a.Thread,
-					TsNs: a.StartNs, DurNs: a.EndNs - a.StartNs, Args: args})
-			if written[a.ID] {
-				t.Events = append(t.Events,
-					trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
-			}
+				trace.Event{Ph: 's', Cat: "ac2g", Name: "ac2g", Pid: pid, Tid: a.Thread, TsNs: a.StartNs, ID: uint64(a.ID)})
 		}
 	}
 	return nil

@@ -106,6 +106,10 @@ func (s *Stream) push(op string, t task) error {
 	if t.kind == taskWork && s.rt.tracing.Load() {
 		launchNs = s.rt.clock.Now()
 	}
+	var driverNs int64
+	if launchNs != 0 {
+		driverNs = s.rt.clock.Now()
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -129,10 +133,15 @@ func (s *Stream) push(op string, t task) error {
 		s.kick <- struct{}{} // never blocks: one send per sleep, buffer of one
 	}
 	if launchNs != 0 {
-		// The host side of the launch, as CUPTI records cudaLaunchKernel: the runtime call on
-		// the launching thread, linked to the device work by the launch id.
+		// The host side of the launch, as CUPTI records cudaLaunchKernel and cuLaunchKernel:
+		// the runtime call on the launching thread, and inside it the driver layer, the
+		// hand-off to the stream's work queue (queue lock, append, waking the worker); both
+		// linked to the device work by the launch id.
+		driverEnd := s.rt.clock.Now()
 		s.rt.addActivity(Activity{Kind: ActivityRuntime, Name: launchAPI[t.act], Device: s.dev.index, Stream: s.id,
 			StartNs: launchNs, EndNs: s.rt.clock.Now(), Correlation: t.corr, ID: t.id, Thread: t.thread})
+		s.rt.addActivity(Activity{Kind: ActivityDriver, Name: driverAPI, Device: s.dev.index, Stream: s.id,
+			StartNs: driverNs, EndNs: driverEnd, Correlation: t.corr, ID: t.id, Thread: t.thread})
 	}
 	return nil
 }
@@ -157,6 +166,9 @@ func (s *Stream) recordEvent(ev *Event) (int64, error) {
 	s.mu.Unlock()
 	return now, nil
 }
+
+// driverAPI names OpenReg's driver-layer call under every launch: the work-queue hand-off.
+const driverAPI = "orStreamEnqueue"
 
 // launchAPI names the runtime call that enqueues each kind of work.
 var launchAPI = [...]string{ActivityKernel: "orLaunchKernel", ActivityMemcpy: "orMemcpyAsync", ActivityMemset: "orMemsetAsync"}
