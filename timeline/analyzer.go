@@ -1,0 +1,575 @@
+package timeline
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Analyzer runs every timeline analysis over one trace (one rank) from its events handed over
+// one at a time, in any order, from any number of goroutines (one Part each). It keeps a
+// compact interval record per device event (48 bytes; no names but communication kernels'),
+// one per correlated launch (24 bytes) and one per step, never the events themselves.
+type Analyzer struct {
+	opts  Options
+	mu    sync.Mutex
+	parts []*Part
+}
+
+// NewAnalyzer returns an Analyzer with the options o (see Options.Check).
+func NewAnalyzer(o Options) *Analyzer { return &Analyzer{opts: o} }
+
+// Part is where one goroutine hands events to an Analyzer.
+type Part struct {
+	dev      []devRec
+	launches []launchRec
+	steps    []stepRec
+}
+
+type devRec struct {
+	start, end int64
+	corr       int64
+	stream     int64
+	name       string // communication kernels only
+	device     int32
+	class      Class
+	htaComp    bool // HolisticTraceAnalysis would call it COMPUTATION
+}
+
+type launchRec struct{ corr, start, end int64 }
+
+type stepRec struct{ n, start, end int64 }
+
+// Part returns a new part; parts are safe to use from different goroutines, each from one.
+func (a *Analyzer) Part() *Part {
+	p := &Part{}
+	a.mu.Lock()
+	a.parts = append(a.parts, p)
+	a.mu.Unlock()
+	return p
+}
+
+// Add takes one event into the analyses.
+func (p *Part) Add(e *Event) {
+	switch e.Kind {
+	case Op:
+		if n, ok := stepNumber(e.Name); ok {
+			p.steps = append(p.steps, stepRec{n, e.StartNs, e.EndNs})
+		}
+	case Launch:
+		if e.Correlation != 0 {
+			p.launches = append(p.launches, launchRec{e.Correlation, e.StartNs, e.EndNs})
+		}
+	case Device:
+		c := e.Class
+		if c == Unclassified {
+			c = Classify(e.Name)
+		}
+		r := devRec{start: e.StartNs, end: max(e.EndNs, e.StartNs), corr: e.Correlation, stream: e.Stream,
+			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && htaComputation(e.Name)}
+		if c == Communication {
+			r.name = e.Name
+		}
+		p.dev = append(p.dev, r)
+	}
+}
+
+// stepNumber reads N from "ProfilerStep#N".
+func stepNumber(name string) (int64, bool) {
+	s, ok := strings.CutPrefix(name, "ProfilerStep#")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// rec is a device event at Finish: its record, its launch and its step.
+type rec struct {
+	devRec
+	lstart, lend int64
+	launched     bool
+	step         int32 // index into the steps; −1 outside every step
+}
+
+func (r *rec) work() bool {
+	return r.class == Computation || r.class == Communication || r.class == Memory || r.class == Other
+}
+
+// Finish runs the analyses over everything added and returns the summary of this one rank.
+// The Analyzer must not be used afterwards.
+func (a *Analyzer) Finish(info RankInfo) *Summary {
+	var n, nl, ns int
+	for _, p := range a.parts {
+		n, nl, ns = n+len(p.dev), nl+len(p.launches), ns+len(p.steps)
+	}
+	launch := make(map[int64]launchRec, nl)
+	stepsRaw := make([]stepRec, 0, ns)
+	for _, p := range a.parts {
+		for _, l := range p.launches {
+			if _, dup := launch[l.corr]; !dup {
+				launch[l.corr] = l
+			}
+		}
+		stepsRaw = append(stepsRaw, p.steps...)
+	}
+	steps := mergeSteps(stepsRaw)
+	recs := make([]rec, 0, n)
+	for _, p := range a.parts {
+		for _, d := range p.dev {
+			r := rec{devRec: d, step: -1}
+			if d.corr != 0 {
+				if l, ok := launch[d.corr]; ok {
+					r.lstart, r.lend, r.launched = l.start, l.end, true
+				}
+			}
+			recs = append(recs, r)
+		}
+		p.dev, p.launches, p.steps = nil, nil, nil
+	}
+	a.parts = nil
+	return analyze(recs, steps, a.opts, info)
+}
+
+// mergeSteps turns the ProfilerStep ranges into one per step number (the union of its ranges
+// on every thread), in start order.
+func mergeSteps(raw []stepRec) []stepRec {
+	slices.SortFunc(raw, func(a, b stepRec) int { return cmp.Compare(a.n, b.n) })
+	out := raw[:0]
+	for _, s := range raw {
+		if k := len(out) - 1; k >= 0 && out[k].n == s.n {
+			out[k].start, out[k].end = min(out[k].start, s.start), max(out[k].end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b stepRec) int { return cmp.Compare(a.start, b.start) })
+	return out
+}
+
+// analyze is Finish's work on the records.
+func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
+	rank := info.Rank
+	// Each device event belongs to the step whose host range holds its launch's start (its own
+	// start when it has no launch).
+	for i := range recs {
+		r := &recs[i]
+		t := r.start
+		if r.launched {
+			t = r.lstart
+		}
+		k, found := slices.BinarySearchFunc(steps, t, func(s stepRec, t int64) int {
+			if s.start <= t {
+				return -1
+			}
+			return 1
+		})
+		_ = found
+		if k > 0 && t < steps[k-1].end {
+			r.step = int32(k - 1)
+		}
+	}
+	// Step windows: from the host start (not before the previous window's end) to the later
+	// of the host end and the end of the step's device work.
+	devEnd := make([]int64, len(steps))
+	for i := range devEnd {
+		devEnd[i] = steps[i].end
+	}
+	for i := range recs {
+		if r := &recs[i]; r.step >= 0 && r.work() {
+			devEnd[r.step] = max(devEnd[r.step], r.end)
+		}
+	}
+	windows := make([]span, len(steps))
+	var prev int64
+	for i, s := range steps {
+		st := s.start
+		if i > 0 {
+			st = max(st, prev)
+		}
+		windows[i] = span{st, max(devEnd[i], st)}
+		prev = windows[i].end
+	}
+	selected := make([]bool, len(steps))
+	filter := len(o.Steps) > 0
+	for i, s := range steps {
+		selected[i] = !filter || slices.Contains(o.Steps, s.n)
+	}
+	in := func(r *rec) bool { return !filter || (r.step >= 0 && selected[r.step]) }
+
+	info.DeviceEvents = len(recs)
+	var work []item
+	first, last := int64(0), int64(0)
+	for i := range recs {
+		r := &recs[i]
+		if !r.work() || !in(r) {
+			continue
+		}
+		info.Work++
+		if !r.launched {
+			info.Unlaunched++
+		}
+		if len(work) == 0 || r.start < first {
+			first = r.start
+		}
+		if len(work) == 0 || r.end > last {
+			last = r.end
+		}
+		work = append(work, item{r.start, r.end, classBit(r.class)})
+	}
+	var rankWin []span
+	if filter {
+		for i, w := range windows {
+			if selected[i] {
+				rankWin = append(rankWin, w)
+			}
+		}
+		if len(rankWin) > 0 {
+			first, last = rankWin[0].start, rankWin[len(rankWin)-1].end
+		}
+	} else if len(work) > 0 {
+		rankWin = []span{{first, last}}
+	}
+	s := &Summary{Version: Version, Options: o, Ranks: []RankInfo{info}}
+	var rt Times
+	for i, m := range sweep(work, rankWin) {
+		rt = rt.Add(timesOf(&m, rankWin[i].len()))
+	}
+	s.Breakdown = []RankBreakdown{{Rank: rank, StartNs: first, EndNs: last, Times: rt, HTA: htaBreakdown(recs, steps)}}
+
+	// Steps.
+	rs := RankSteps{Rank: rank, Steps: []Step{}}
+	stepTimes := sweep(work, windows)
+	for i, st := range steps {
+		if !selected[i] {
+			continue
+		}
+		rs.Steps = append(rs.Steps, Step{Step: st.n, HostStartNs: st.start, HostEndNs: st.end,
+			StartNs: windows[i].start, EndNs: windows[i].end, Times: timesOf(&stepTimes[i], windows[i].len())})
+	}
+	s.Steps = []RankSteps{rs}
+
+	s.Idle = idleByStream(recs, in, o, rank)
+	s.Overlap = []Overlap{overlapOf(recs, in, rank, rt)}
+	s.Launches = []Launches{launchesOf(recs, in, o, rank)}
+	s.Queue = queues(recs, in, o, rank)
+	s.Stragglers.Collectives = []RankCollectives{collectivesOf(recs, in, rank)}
+	s.derive()
+	return s
+}
+
+func classBit(c Class) uint8 {
+	switch c {
+	case Computation:
+		return bitCompute
+	case Communication:
+		return bitComm
+	case Memory:
+		return bitMemory
+	}
+	return bitOther
+}
+
+// htaBreakdown is HolisticTraceAnalysis's temporal breakdown: device events with a stream
+// (sync events included, device ranges not), times rounded to whole µs (start up, end down),
+// classified COMPUTATION or not by its name patterns, after its last-step filter.
+func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
+	var h HTABreakdown
+	lastStep, filter := int64(0), len(steps) > 1
+	if filter {
+		lastStep = steps[len(steps)-1].start
+		for _, s := range steps {
+			lastStep = max(lastStep, s.start)
+		}
+	}
+	var items []item
+	first, last, any := int64(0), int64(0), false
+	for i := range recs {
+		r := &recs[i]
+		if r.class == Annotation || r.stream == -1 {
+			continue
+		}
+		if filter && (!r.launched || r.lstart >= lastStep) {
+			h.Dropped++
+			continue
+		}
+		st, en := ceilUs(r.start), floorUs(r.end)
+		if en < st {
+			en = st
+		}
+		bit := uint8(bitOther)
+		if r.htaComp {
+			bit = bitCompute
+		}
+		items = append(items, item{st, en, bit})
+		if en > st {
+			if !any || st < first {
+				first = st
+			}
+			if !any || en > last {
+				last = en
+			}
+			any = true
+		}
+	}
+	if !any {
+		return h
+	}
+	m := sweep(items, []span{{first, last}})[0]
+	t := timesOf(&m, last-first)
+	h.KernelTimeNs, h.IdleNs, h.ComputeNs = t.TotalNs, t.IdleNs, t.ComputeNs
+	h.NonComputeNs = t.TotalNs - t.ComputeNs - t.IdleNs
+	return h
+}
+
+func ceilUs(ns int64) int64 {
+	q := ns / 1000 * 1000
+	if q < ns {
+		q += 1000
+	}
+	return q
+}
+
+func floorUs(ns int64) int64 {
+	q := ns / 1000 * 1000
+	if q > ns {
+		q -= 1000
+	}
+	return q
+}
+
+type streamKey struct {
+	device int32
+	stream int64
+}
+
+// byStream groups the work records that pass in by stream, each in start order (ties: the
+// shorter first), the streams in (device, stream) order.
+func byStream(recs []rec, in func(*rec) bool) ([]streamKey, [][]*rec) {
+	idx := map[streamKey]int{}
+	var keys []streamKey
+	var groups [][]*rec
+	for i := range recs {
+		r := &recs[i]
+		if !r.work() || !in(r) {
+			continue
+		}
+		k := streamKey{r.device, r.stream}
+		j, ok := idx[k]
+		if !ok {
+			j = len(keys)
+			idx[k] = j
+			keys = append(keys, k)
+			groups = append(groups, nil)
+		}
+		groups[j] = append(groups[j], r)
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(keys[a].device, keys[b].device); c != 0 {
+			return c
+		}
+		return cmp.Compare(keys[a].stream, keys[b].stream)
+	})
+	k2, g2 := make([]streamKey, len(keys)), make([][]*rec, len(keys))
+	for i, j := range order {
+		k2[i], g2[i] = keys[j], groups[j]
+		slices.SortStableFunc(g2[i], func(a, b *rec) int {
+			if c := cmp.Compare(a.start, b.start); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.end, b.end)
+		})
+	}
+	return k2, g2
+}
+
+// idleByStream is each stream's idle time by cause.
+func idleByStream(recs []rec, in func(*rec) bool, o Options, rank int64) []StreamIdle {
+	keys, groups := byStream(recs, in)
+	out := make([]StreamIdle, 0, len(keys))
+	for i, g := range groups {
+		si := StreamIdle{Rank: rank, Device: int(keys[i].device), Stream: keys[i].stream, Events: len(g)}
+		frontier := g[0].end
+		busyStart := g[0].start
+		for j, r := range g {
+			if j > 0 {
+				// orprof: the gap after everything before it on the stream has ended.
+				if gap := r.start - frontier; gap > 0 {
+					si.BusyNs += frontier - busyStart
+					busyStart = r.start
+					switch {
+					case r.launched && r.lstart > frontier:
+						si.HostWaitNs += gap
+						si.HostWaitGaps++
+					case gap < o.MicroIdleNs:
+						si.KernelWaitNs += gap
+						si.KernelWaitGaps++
+					default:
+						si.OtherNs += gap
+						si.OtherGaps++
+					}
+				}
+				// HolisticTraceAnalysis: the gap to the previous event's end, whatever its sign.
+				p := g[j-1]
+				gap := r.start - p.end
+				switch {
+				case r.launched && r.lstart > p.end:
+					si.HTA.HostWaitNs += gap
+				case gap < o.MicroIdleNs:
+					si.HTA.KernelWaitNs += gap
+				default:
+					si.HTA.OtherNs += gap
+				}
+			}
+			frontier = max(frontier, r.end)
+		}
+		si.BusyNs += frontier - busyStart
+		si.SpanNs = frontier - g[0].start
+		si.IdleNs = si.HostWaitNs + si.KernelWaitNs + si.OtherNs
+		out = append(out, si)
+	}
+	return out
+}
+
+// overlapOf is the rank's communication/computation overlap, with the exposed communication
+// per kernel name.
+func overlapOf(recs []rec, in func(*rec) bool, rank int64, t Times) Overlap {
+	ov := Overlap{Rank: rank, CommunicationNs: t.CommunicationNs, ComputeNs: t.ComputeNs, OverlapNs: t.OverlapNs,
+		ExposedNs: t.ExposedCommunicationNs, Collectives: []CollectiveExposure{}}
+	var comp []span
+	for i := range recs {
+		if r := &recs[i]; r.class == Computation && in(r) {
+			comp = append(comp, span{r.start, r.end})
+		}
+	}
+	comp = union(comp)
+	idx := map[string]int{}
+	for i := range recs {
+		r := &recs[i]
+		if r.class != Communication || !in(r) {
+			continue
+		}
+		j, ok := idx[r.name]
+		if !ok {
+			j = len(ov.Collectives)
+			idx[r.name] = j
+			ov.Collectives = append(ov.Collectives, CollectiveExposure{Name: r.name})
+		}
+		c := &ov.Collectives[j]
+		d := span{r.start, r.end}
+		c.Count++
+		c.TotalNs += d.len()
+		c.ExposedNs += d.len() - coveredLen(d, comp)
+	}
+	slices.SortStableFunc(ov.Collectives, func(a, b CollectiveExposure) int {
+		if c := cmp.Compare(b.ExposedNs, a.ExposedNs); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return ov
+}
+
+// launchesOf is the rank's launch statistics.
+func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64) Launches {
+	l := Launches{Rank: rank}
+	for i := range recs {
+		r := &recs[i]
+		if !r.work() || !in(r) {
+			continue
+		}
+		if !r.launched {
+			l.Unlaunched++
+			continue
+		}
+		cpu, dev, delay := r.lend-r.lstart, r.end-r.start, r.start-r.lend
+		l.CPU.add(cpu)
+		l.Device.add(dev)
+		l.Delay.add(delay)
+		l.HTADelaySumNs += max(delay, 0)
+		if dev < o.ShortKernelNs {
+			l.ShortKernels++
+		}
+		if cpu > dev {
+			l.SlowerLaunches++
+		}
+	}
+	return l
+}
+
+// queues is each stream's queue of launched, unfinished work.
+func queues(recs []rec, in func(*rec) bool, o Options, rank int64) []StreamQueue {
+	keys, groups := byStream(recs, in)
+	out := make([]StreamQueue, 0, len(keys))
+	type point struct {
+		t int64
+		d int
+	}
+	var pts, hta []point
+	for i, g := range groups {
+		q := StreamQueue{Rank: rank, Device: int(keys[i].device), Stream: keys[i].stream}
+		pts, hta = pts[:0], hta[:0]
+		for _, r := range g {
+			if !r.launched {
+				continue
+			}
+			q.Launches++
+			lstart := min(r.lstart, r.end) // a launch is outstanding from its call to the work's end
+			pts = append(pts, point{lstart, 1}, point{r.end, -1})
+			hta = append(hta, point{r.lstart, 1}, point{r.start, -1})
+		}
+		if q.Launches == 0 {
+			continue
+		}
+		// Ends before starts at the same instant: work that ends as the next is launched
+		// never counts both.
+		byTime := func(a, b point) int {
+			if c := cmp.Compare(a.t, b.t); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.d, b.d)
+		}
+		slices.SortFunc(pts, byTime)
+		n := 0
+		for j, p := range pts {
+			if j > 0 {
+				d := p.t - pts[j-1].t
+				q.AreaNs += int64(n) * d
+				if n >= o.QueueLength {
+					q.AtOrAboveNs += d
+				}
+			}
+			n += p.d
+			q.Max = max(q.Max, n)
+		}
+		q.SpanNs = pts[len(pts)-1].t - pts[0].t
+		slices.SortStableFunc(hta, func(a, b point) int { return cmp.Compare(a.t, b.t) })
+		n, sum := 0, 0
+		for _, p := range hta {
+			n += p.d
+			sum += n
+			q.HTAMax = max(q.HTAMax, n)
+		}
+		q.HTAMean = float64(sum) / float64(len(hta))
+		out = append(out, q)
+	}
+	return out
+}
+
+// collectivesOf is the rank's communication kernels in start order.
+func collectivesOf(recs []rec, in func(*rec) bool, rank int64) RankCollectives {
+	rc := RankCollectives{Rank: rank, Items: []Collective{}}
+	for i := range recs {
+		if r := &recs[i]; r.class == Communication && in(r) {
+			rc.Items = append(rc.Items, Collective{Name: r.name, StartNs: r.start, EndNs: r.end})
+		}
+	}
+	slices.SortStableFunc(rc.Items, func(a, b Collective) int { return cmp.Compare(a.StartNs, b.StartNs) })
+	return rc
+}

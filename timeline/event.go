@@ -1,0 +1,160 @@
+package timeline
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind is what an Event is on the timeline.
+type Kind uint8
+
+const (
+	// Op is a host operator or user range (cpu_op, user_annotation); only ProfilerStep#N ops
+	// matter here (they delimit the steps).
+	Op Kind = iota + 1
+	// Launch is a host runtime or driver call (cudaLaunchKernel, runFunction, an OpenReg
+	// launch, …) whose Correlation names the device work it enqueued.
+	Launch
+	// Device is device activity: a kernel, a copy, a fill, a device-side wait or range.
+	Device
+)
+
+// Class is the category of a device event.
+type Class uint8
+
+const (
+	// Unclassified asks the Analyzer to classify the event by its name (Classify).
+	Unclassified Class = iota
+	// Computation is a kernel that computes.
+	Computation
+	// Communication is a collective or point-to-point transfer kernel (NCCL, RCCL, HCCL, …).
+	Communication
+	// Memory is a copy or fill (memcpy, memset, DMA).
+	Memory
+	// Sync is the device waiting (cuda_sync's Stream Sync, Stream Wait Event, Context Sync…):
+	// not work, so neither busy time nor a gap's cause.
+	Sync
+	// Annotation is a device-side range that spans other work (gpu_user_annotation): left out.
+	Annotation
+	// Other is device work of no known class (counted busy, as "other").
+	Other
+)
+
+var classNames = [...]string{"unclassified", "computation", "communication", "memory", "sync", "annotation", "other"}
+
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// Event is what an Analyzer is handed for each event of a trace, one at a time; it keeps no
+// reference to it (Name is kept for communication events, as a string shares its bytes).
+type Event struct {
+	Kind Kind
+	Name string
+	// StartNs and EndNs are the event's times on the trace's own clock in ns (Kineto's ts × 1000),
+	// so that ranks of one job, which share that clock, line up.
+	StartNs, EndNs int64
+	// Device and Stream place a device event (Kineto's pid and tid); ignored for host events.
+	Device int
+	Stream int64
+	// Correlation links a launch and the device work it enqueued (0: none).
+	Correlation int64
+	// Class of a device event; Unclassified classifies by name.
+	Class Class
+}
+
+// Classify is the class of a device event named name, from its name alone, device-agnostic:
+// communication for NCCL/RCCL/HCCL/oneCCL collectives; memory for memcpy, memset and DMA;
+// sync for the device-side waits; computation for everything else.
+func Classify(name string) Class {
+	switch {
+	case hasPrefixFold(name, "nccl"), hasPrefixFold(name, "rccl"), hasPrefixFold(name, "hccl"),
+		hasPrefixFold(name, "ccl"), strings.Contains(name, "ncclKernel"), strings.Contains(name, "ncclDevKernel"):
+		return Communication
+	case hasPrefixFold(name, "memcpy"), hasPrefixFold(name, "memset"), hasPrefixFold(name, "hipmemcpy"),
+		hasPrefixFold(name, "hipmemset"), hasPrefixFold(name, "dma"), hasPrefixFold(name, "copy "):
+		return Memory
+	case name == "Stream Sync" || name == "Event Sync" || name == "Context Sync" || name == "Stream Wait Event" ||
+		name == "Device Sync":
+		return Sync
+	}
+	return Computation
+}
+
+func hasPrefixFold(s, p string) bool { return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) }
+
+// htaComputation reports whether HolisticTraceAnalysis's get_kernel_type would call a kernel
+// named name COMPUTATION: no name excluded from it by its patterns (reference/hta.md, "Kernel
+// classification"), including a name that merely contains Memcpy, Memset, dma or ends in Sync.
+func htaComputation(name string) bool {
+	for _, p := range []string{"nccl", "hip", "job_exe", "packet", "pe_exe", "cpum_exe_subgraph", "hccl",
+		"collective_subgraph_execution", "runFunction", "Stream Wait Event"} {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	for _, s := range []string{"Memcpy", "Memset", "dma"} {
+		if strings.Contains(name, s) {
+			return false
+		}
+	}
+	if strings.Contains(name, "Sync") {
+		return false // (^.*Sync) matches any name containing Sync
+	}
+	if strings.HasPrefix(name, "cuda") && strings.Contains(name[4:], "LaunchKernel") {
+		return false // (cuda.*LaunchKernel), anchored at the start as re.match is
+	}
+	return true
+}
+
+// Options are the thresholds and the selection the analyses share. The zero value is not
+// valid; start from DefaultOptions.
+type Options struct {
+	// MicroIdleNs: a gap shorter than this between kernels launched ahead of time is a
+	// "kernel wait" (HolisticTraceAnalysis's consecutive_kernel_delay, 30 µs).
+	MicroIdleNs int64 `json:"micro_idle_ns"`
+	// ShortKernelNs: a launch whose device work is shorter than this is a short kernel.
+	ShortKernelNs int64 `json:"short_kernel_ns"`
+	// QueueLength: the queue view reports the time each stream spent with at least this many
+	// launches outstanding.
+	QueueLength int `json:"queue_length"`
+	// Steps, when not empty, restricts every analysis to the device windows of these
+	// ProfilerStep numbers.
+	Steps []int64 `json:"steps,omitempty"`
+}
+
+// DefaultOptions are the thresholds `orprof timeline` uses unless told otherwise.
+func DefaultOptions() Options {
+	return Options{MicroIdleNs: 30_000, ShortKernelNs: 10_000, QueueLength: 16}
+}
+
+// Check reports what is wrong with o, naming the option, or nil.
+func (o Options) Check() error {
+	if o.MicroIdleNs < 0 {
+		return fmt.Errorf("micro-idle threshold %v: must be ≥ 0", time.Duration(o.MicroIdleNs))
+	}
+	if o.ShortKernelNs < 0 {
+		return fmt.Errorf("short-kernel threshold %v: must be ≥ 0", time.Duration(o.ShortKernelNs))
+	}
+	if o.QueueLength < 1 {
+		return fmt.Errorf("queue length %d: must be ≥ 1", o.QueueLength)
+	}
+	return nil
+}
+
+func (o Options) sameThresholds(p Options) bool {
+	if o.MicroIdleNs != p.MicroIdleNs || o.ShortKernelNs != p.ShortKernelNs || o.QueueLength != p.QueueLength ||
+		len(o.Steps) != len(p.Steps) {
+		return false
+	}
+	for i := range o.Steps {
+		if o.Steps[i] != p.Steps[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,386 @@
+package timeline
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Version is the version of the Summary's JSON form; members are only ever added.
+const Version = 1
+
+// Summary is the result of the timeline analyses over one rank or many: one entry per rank in
+// each per-rank view, and the cross-rank figures derived from them (the slowest step, the
+// stragglers). Times are ns on the traces' own clocks (absolute: ranks of one job line up).
+// Summaries merge (Merge) into exactly the summary of reading every trace at once: each
+// per-rank figure is kept as it is, and the cross-rank figures are derived again.
+type Summary struct {
+	// Version marks the document as a timeline summary (Version).
+	Version int     `json:"orprof_timeline"`
+	Options Options `json:"options"`
+	Ranks   []RankInfo `json:"ranks"`
+	// Breakdown is the time breakdown of each rank ("breakdown" view).
+	Breakdown []RankBreakdown `json:"breakdown"`
+	// Idle is each stream's idle time by cause ("idle" view).
+	Idle []StreamIdle `json:"idle"`
+	// Overlap is each rank's communication/computation overlap ("overlap" view).
+	Overlap []Overlap `json:"overlap"`
+	// Launches are each rank's launch statistics ("launches" view).
+	Launches []Launches `json:"launches"`
+	// Queue is each stream's queue of launched, unfinished work ("queue" view).
+	Queue []StreamQueue `json:"queue"`
+	// Steps are each rank's ProfilerSteps and their breakdown ("steps" view); SlowestStep is
+	// the longest step of any rank (nil when no rank has a step).
+	Steps       []RankSteps  `json:"steps"`
+	SlowestStep *SlowestStep `json:"slowest_step,omitempty"`
+	// Stragglers matches collectives across ranks ("stragglers" view).
+	Stragglers Stragglers `json:"stragglers"`
+}
+
+// RankInfo says which trace a rank's figures come from.
+type RankInfo struct {
+	// Rank is the trace's distributedInfo rank, or its position among the inputs when it has
+	// none (HasRank false).
+	Rank    int64  `json:"rank"`
+	HasRank bool   `json:"has_rank"`
+	Trace   string `json:"trace"`
+	Device  string `json:"device"`
+	// DeviceEvents counts the device events read; Work those that are work (not waits or
+	// ranges); Unlaunched the work events whose launch was not found.
+	DeviceEvents int `json:"device_events"`
+	Work         int `json:"work_events"`
+	Unlaunched   int `json:"unlaunched_events"`
+}
+
+// RankBreakdown is one rank's time breakdown over its window: from the first device work's
+// start to the last one's end, or the windows of the selected steps.
+type RankBreakdown struct {
+	Rank    int64 `json:"rank"`
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	Times
+	// HTA is HolisticTraceAnalysis's temporal breakdown of the same trace.
+	HTA HTABreakdown `json:"hta"`
+}
+
+// HTABreakdown is what HolisticTraceAnalysis's get_temporal_breakdown gives for the rank, by
+// its rules: its classification, whole-µs rounding, sync events that carry a stream counted
+// busy, and the last-step filter.
+type HTABreakdown struct {
+	IdleNs       int64 `json:"idle_ns"`
+	ComputeNs    int64 `json:"compute_ns"`
+	NonComputeNs int64 `json:"non_compute_ns"`
+	KernelTimeNs int64 `json:"kernel_time_ns"`
+	// Dropped counts the device events its last-step filter left out.
+	Dropped int `json:"dropped_events"`
+}
+
+// StreamIdle is one stream's idle time by cause. IdleNs = HostWaitNs + KernelWaitNs +
+// OtherNs = SpanNs − BusyNs, never negative.
+type StreamIdle struct {
+	Rank           int64 `json:"rank"`
+	Device         int   `json:"device"`
+	Stream         int64 `json:"stream"`
+	Events         int   `json:"events"`
+	SpanNs         int64 `json:"span_ns"`
+	BusyNs         int64 `json:"busy_ns"`
+	IdleNs         int64 `json:"idle_ns"`
+	HostWaitNs     int64 `json:"host_wait_ns"`
+	KernelWaitNs   int64 `json:"kernel_wait_ns"`
+	OtherNs        int64 `json:"other_ns"`
+	HostWaitGaps   int   `json:"host_wait_gaps"`
+	KernelWaitGaps int   `json:"kernel_wait_gaps"`
+	OtherGaps      int   `json:"other_gaps"`
+	// HTA is HolisticTraceAnalysis's get_idle_time_breakdown for the stream: gaps to the
+	// previous event in start order, negative where events overlap.
+	HTA HTAIdle `json:"hta"`
+}
+
+// HTAIdle is HolisticTraceAnalysis's idle time of a stream by category (may be negative).
+type HTAIdle struct {
+	HostWaitNs   int64 `json:"host_wait_ns"`
+	KernelWaitNs int64 `json:"kernel_wait_ns"`
+	OtherNs      int64 `json:"other_ns"`
+}
+
+// Overlap is how much of a rank's communication ran under computation.
+type Overlap struct {
+	Rank            int64 `json:"rank"`
+	CommunicationNs int64 `json:"communication_ns"`
+	ComputeNs       int64 `json:"compute_ns"`
+	OverlapNs       int64 `json:"overlap_ns"`
+	ExposedNs       int64 `json:"exposed_ns"`
+	// Collectives is the communication per kernel name, the most exposed first.
+	Collectives []CollectiveExposure `json:"collectives"`
+}
+
+// Ratio is OverlapNs / CommunicationNs, and false when the rank has no communication.
+func (o *Overlap) Ratio() (float64, bool) {
+	if o.CommunicationNs == 0 {
+		return 0, false
+	}
+	return float64(o.OverlapNs) / float64(o.CommunicationNs), true
+}
+
+// CollectiveExposure is the communication kernels of one name: their summed durations and the
+// part of each not under computation, summed.
+type CollectiveExposure struct {
+	Name      string `json:"name"`
+	Count     int    `json:"count"`
+	TotalNs   int64  `json:"total_ns"`
+	ExposedNs int64  `json:"exposed_ns"`
+}
+
+// Stat is the count, sum, minimum and maximum of a duration.
+type Stat struct {
+	Count int   `json:"count"`
+	SumNs int64 `json:"sum_ns"`
+	MinNs int64 `json:"min_ns"`
+	MaxNs int64 `json:"max_ns"`
+}
+
+func (s *Stat) add(v int64) {
+	if s.Count == 0 || v < s.MinNs {
+		s.MinNs = v
+	}
+	if s.Count == 0 || v > s.MaxNs {
+		s.MaxNs = v
+	}
+	s.Count++
+	s.SumNs += v
+}
+
+// MeanNs is SumNs / Count (0 when empty).
+func (s Stat) MeanNs() float64 {
+	if s.Count == 0 {
+		return 0
+	}
+	return float64(s.SumNs) / float64(s.Count)
+}
+
+// Launches are a rank's launch statistics: one entry per device work event whose launch was
+// found (a launch enqueuing several events counts once per event).
+type Launches struct {
+	Rank int64 `json:"rank"`
+	// CPU is the launch call's duration; Device the work's; Delay from the call's end to the
+	// work's start (negative when the work started before the call returned).
+	CPU    Stat `json:"cpu"`
+	Device Stat `json:"device"`
+	Delay  Stat `json:"delay"`
+	// HTADelaySumNs is the delays clipped at 0, as HolisticTraceAnalysis's launch_delay is.
+	HTADelaySumNs int64 `json:"hta_delay_sum_ns"`
+	// ShortKernels counts the work shorter than Options.ShortKernelNs; SlowerLaunches the
+	// launches whose call took longer than their work ran (the launch-bound sign).
+	ShortKernels   int `json:"short_kernels"`
+	SlowerLaunches int `json:"launches_slower_than_kernel"`
+	// Unlaunched counts the work events with no launch in the trace.
+	Unlaunched int `json:"unlaunched"`
+}
+
+// StreamQueue is one stream's queue: launches outstanding (launched, not finished) over time,
+// from its first launch to its last launched work's end.
+type StreamQueue struct {
+	Rank     int64 `json:"rank"`
+	Device   int   `json:"device"`
+	Stream   int64 `json:"stream"`
+	Launches int   `json:"launches"`
+	SpanNs   int64 `json:"span_ns"`
+	Max      int   `json:"max"`
+	// AreaNs is the integral of the queue length over time; the time-weighted mean is
+	// AreaNs / SpanNs.
+	AreaNs int64 `json:"area_ns"`
+	// AtOrAboveNs is the time spent with at least Options.QueueLength launches outstanding.
+	AtOrAboveNs int64 `json:"at_or_above_ns"`
+	// HTAMax and HTAMean are HolisticTraceAnalysis's figures: launches not yet started, the
+	// mean over change points (not weighted by time).
+	HTAMax  int     `json:"hta_max"`
+	HTAMean float64 `json:"hta_mean"`
+}
+
+// Mean is the time-weighted mean queue length.
+func (q *StreamQueue) Mean() float64 {
+	if q.SpanNs == 0 {
+		return 0
+	}
+	return float64(q.AreaNs) / float64(q.SpanNs)
+}
+
+// RankSteps are one rank's steps in time order.
+type RankSteps struct {
+	Rank  int64  `json:"rank"`
+	Steps []Step `json:"steps"`
+}
+
+// Step is one ProfilerStep#N of a rank: its host range, its device window and the breakdown
+// of that window.
+type Step struct {
+	Step        int64 `json:"step"`
+	HostStartNs int64 `json:"host_start_ns"`
+	HostEndNs   int64 `json:"host_end_ns"`
+	StartNs     int64 `json:"start_ns"`
+	EndNs       int64 `json:"end_ns"`
+	Times       Times `json:"times"`
+}
+
+// SlowestStep names the longest step window of any rank.
+type SlowestStep struct {
+	Rank       int64 `json:"rank"`
+	Step       int64 `json:"step"`
+	DurationNs int64 `json:"duration_ns"`
+}
+
+// Stragglers are the collectives matched across ranks and who kept the others waiting.
+type Stragglers struct {
+	// Collectives are each rank's communication kernels in start order: what the matching
+	// works from, kept so that summaries merge.
+	Collectives []RankCollectives `json:"collectives"`
+	// Matched counts the collective instances found on at least two ranks.
+	Matched int `json:"matched"`
+	// Ranks says, per rank, how often it arrived last and the waiting it caused.
+	Ranks []StragglerRank `json:"ranks"`
+	// Worst are the instances that made the ranks wait longest (at most MaxWorst).
+	Worst []Instance `json:"worst"`
+}
+
+// MaxWorst is how many instances Stragglers.Worst lists.
+const MaxWorst = 20
+
+// RankCollectives are a rank's collectives.
+type RankCollectives struct {
+	Rank  int64        `json:"rank"`
+	Items []Collective `json:"items"`
+}
+
+// Collective is one communication kernel; instance k of a name on one rank matches instance k
+// of that name on every other rank.
+type Collective struct {
+	Name    string `json:"name"`
+	StartNs int64  `json:"start_ns"`
+	EndNs   int64  `json:"end_ns"`
+}
+
+// StragglerRank is one rank's part in the matched collectives.
+type StragglerRank struct {
+	Rank      int64 `json:"rank"`
+	Instances int   `json:"instances"`
+	// ArrivedLast counts the instances it started last (by a margin: ties with nobody waiting
+	// count for no one); WaitCausedNs sums, over those, how long every other rank waited.
+	ArrivedLast  int   `json:"arrived_last"`
+	WaitCausedNs int64 `json:"wait_caused_ns"`
+	// WaitedNs is how long it waited for the last rank, summed over its instances.
+	WaitedNs int64 `json:"waited_ns"`
+}
+
+// Instance is one collective matched across ranks.
+type Instance struct {
+	Name    string `json:"name"`
+	Ordinal int    `json:"ordinal"`
+	Ranks   int    `json:"ranks"`
+	// LastRank started it last, SpreadNs after the first; WaitNs sums every rank's wait.
+	LastRank int64 `json:"last_rank"`
+	SpreadNs int64 `json:"spread_ns"`
+	WaitNs   int64 `json:"wait_ns"`
+}
+
+// Merge adds the ranks of o to s and derives the cross-rank figures again. Both must have been
+// made with the same options.
+func (s *Summary) Merge(o *Summary) error {
+	if s.Version != o.Version {
+		return fmt.Errorf("timeline summary version %d cannot merge with version %d", o.Version, s.Version)
+	}
+	if !s.Options.sameThresholds(o.Options) {
+		return errors.New("timeline summaries made with different thresholds or steps cannot merge")
+	}
+	s.Ranks = append(s.Ranks, o.Ranks...)
+	s.Breakdown = append(s.Breakdown, o.Breakdown...)
+	s.Idle = append(s.Idle, o.Idle...)
+	s.Overlap = append(s.Overlap, o.Overlap...)
+	s.Launches = append(s.Launches, o.Launches...)
+	s.Queue = append(s.Queue, o.Queue...)
+	s.Steps = append(s.Steps, o.Steps...)
+	s.Stragglers.Collectives = append(s.Stragglers.Collectives, o.Stragglers.Collectives...)
+	s.derive()
+	return nil
+}
+
+// derive works out the cross-rank figures from the per-rank ones.
+func (s *Summary) derive() {
+	s.SlowestStep = nil
+	for _, rs := range s.Steps {
+		for _, st := range rs.Steps {
+			if d := st.EndNs - st.StartNs; s.SlowestStep == nil || d > s.SlowestStep.DurationNs {
+				s.SlowestStep = &SlowestStep{Rank: rs.Rank, Step: st.Step, DurationNs: d}
+			}
+		}
+	}
+	s.Stragglers.derive()
+}
+
+// derive matches the collectives of the ranks: instance k of a name on each rank.
+func (st *Stragglers) derive() {
+	st.Matched, st.Ranks, st.Worst = 0, nil, nil
+	if len(st.Collectives) < 2 {
+		return
+	}
+	type key struct {
+		name string
+		k    int
+	}
+	type arrival struct {
+		rank  int // index into st.Collectives
+		start int64
+	}
+	byKey := map[key][]arrival{}
+	var order []key
+	for ri, rc := range st.Collectives {
+		seen := map[string]int{}
+		for _, c := range rc.Items {
+			k := key{c.Name, seen[c.Name]}
+			seen[c.Name]++
+			if _, ok := byKey[k]; !ok {
+				order = append(order, k)
+			}
+			byKey[k] = append(byKey[k], arrival{ri, c.StartNs})
+		}
+	}
+	ranks := make([]StragglerRank, len(st.Collectives))
+	for i, rc := range st.Collectives {
+		ranks[i].Rank = rc.Rank
+	}
+	var all []Instance
+	for _, k := range order {
+		as := byKey[k]
+		if len(as) < 2 {
+			continue
+		}
+		st.Matched++
+		first, last := as[0], as[0]
+		for _, a := range as[1:] {
+			if a.start < first.start {
+				first = a
+			}
+			if a.start > last.start {
+				last = a
+			}
+		}
+		in := Instance{Name: k.name, Ordinal: k.k, Ranks: len(as), LastRank: st.Collectives[last.rank].Rank,
+			SpreadNs: last.start - first.start}
+		for _, a := range as {
+			w := last.start - a.start
+			ranks[a.rank].Instances++
+			ranks[a.rank].WaitedNs += w
+			in.WaitNs += w
+		}
+		if in.SpreadNs > 0 {
+			ranks[last.rank].ArrivedLast++
+			ranks[last.rank].WaitCausedNs += in.WaitNs
+		}
+		all = append(all, in)
+	}
+	slices.SortStableFunc(all, func(a, b Instance) int { return cmp.Compare(b.WaitNs, a.WaitNs) })
+	if len(all) > MaxWorst {
+		all = all[:MaxWorst]
+	}
+	st.Ranks, st.Worst = ranks, all
+}
