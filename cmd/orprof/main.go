@@ -6,6 +6,7 @@
 //	orprof merge [--by-rank] ... SUMMARY...
 //	orprof diff [--format F] BEFORE AFTER
 //	orprof pprof TRACE -o FILE
+//	orprof timeline [--view V] [--format F] [--steps LIST] ... TRACE...
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
 //	orprof version
@@ -29,6 +30,7 @@ commands:
   merge        merge table summaries (orprof table --format json) into one table
   diff         compare two profiles (traces or summaries) op by op
   pprof        convert a trace to a pprof profile (go tool pprof)
+  timeline     where the device time went: breakdown, idle, overlap, launches, queue, steps, stragglers
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
   version      print the module version and VCS revision of this binary
@@ -56,6 +58,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runDiff(args[1:], stdout, stderr)
 	case "pprof":
 		return runPprof(args[1:], stdin, stderr)
+	case "timeline":
+		return runTimeline(args[1:], stdout, stderr)
 	case "conformance":
 		return runConformance(args[1:], stdout, stderr)
 	case "plugins":

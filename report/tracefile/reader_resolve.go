@@ -397,6 +397,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 					continue
 				}
 				d.convert(out.event(j), r, td.Device, mem, times, &legacyID)
+				if rp, ok := out.(interface{ record(*rawEvent) }); ok {
+					rp.record(r)
+				}
 				out.done(j)
 				j++
 			}

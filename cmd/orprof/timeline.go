@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orprof/orprof/report/ranks"
+	"github.com/orprof/orprof/timeline"
+)
+
+// listFlag is a comma-separated list of integers and inclusive ranges ("1,3-5").
+type listFlag struct{ vals []int64 }
+
+func (f *listFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	s := make([]string, len(f.vals))
+	for i, v := range f.vals {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(s, ",")
+}
+
+func (f *listFlag) Set(s string) error {
+	var out []int64
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.ParseInt(lo, 10, 64)
+		if err != nil {
+			return errors.New("not a list of numbers and ranges like 1,3-5")
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseInt(hi, 10, 64); err != nil || b < a {
+				return errors.New("not a list of numbers and ranges like 1,3-5")
+			}
+			if b-a > 1<<20 {
+				return errors.New("a range of more than 1048576 numbers")
+			}
+		}
+		for v := a; v <= b; v++ {
+			out = append(out, v)
+		}
+	}
+	f.vals = out
+	return nil
+}
+
+// nsFlag is a duration flag ("30us", "1.5ms") kept in ns, refusing negative values.
+type nsFlag struct{ ns *int64 }
+
+func (f nsFlag) String() string {
+	if f.ns == nil {
+		return ""
+	}
+	return time.Duration(*f.ns).String()
+}
+
+func (f nsFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration like 30us or 1.5ms")
+	}
+	if d < 0 {
+		return errors.New("must be ≥ 0")
+	}
+	*f.ns = int64(d)
+	return nil
+}
+
+const timelineUsage = `usage: orprof timeline [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof timeline --format json), or - for stdin)
+
+Where the device time went, per rank and across ranks: the views breakdown, idle, overlap,
+launches, queue, steps and stragglers (definitions: docs/timeline.md).`
+
+func runTimeline(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("timeline", timelineUsage, stderr)
+	o := timeline.DefaultOptions()
+	view := fs.String("view", "all", "`VIEWS` to print, comma-separated: "+strings.Join(timeline.Views, ", ")+", or all")
+	format := fs.String("format", "text", "output format: text, markdown, csv or json")
+	var steps, rankList listFlag
+	fs.Var(&steps, "steps", "analyse only these ProfilerStep numbers (`LIST` like 2,4-6)")
+	fs.Var(&rankList, "ranks", "print only these ranks (`LIST` like 0,3-5)")
+	fs.Var(nsFlag{&o.MicroIdleNs}, "micro-idle", "idle gaps shorter than this between kernels launched ahead are kernel waits (`DURATION`, default 30µs)")
+	fs.Var(nsFlag{&o.ShortKernelNs}, "short-kernel", "launches whose device work is shorter are short kernels (`DURATION`, default 10µs)")
+	fs.IntVar(&o.QueueLength, "queue-length", o.QueueLength, "report the time each stream spent with at least `N` launches outstanding")
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
+	}
+	if len(pos) == 0 {
+		return fail(stderr, "timeline: need a TRACE argument")
+	}
+	views, err := timeline.ParseViews(*view)
+	if err != nil {
+		return fail(stderr, "timeline: --view %s: %v", quoteArg(*view), err)
+	}
+	f := timeline.Format(*format)
+	switch f {
+	case timeline.Text, timeline.Markdown, timeline.CSV, timeline.JSON:
+	default:
+		return fail(stderr, "timeline: --format %q: must be text, markdown, csv or json", *format)
+	}
+	if o.QueueLength < 1 {
+		return fail(stderr, "timeline: --queue-length %d: must be ≥ 1", o.QueueLength)
+	}
+	o.Steps = steps.vals
+	paths, err := ranks.Expand(pos)
+	if err != nil {
+		return fail(stderr, "timeline: %v", err)
+	}
+	for _, p := range paths {
+		if p == "-" && len(paths) > 1 {
+			return fail(stderr, "timeline: - (stdin) can only be read alone")
+		}
+	}
+	defer lazyGC(gcFloorFor(paths[0]))()
+	s, warns, err := timeline.ReadAll(paths, o, 0)
+	if err != nil {
+		return fail(stderr, "timeline: %v", err)
+	}
+	printWarnings(stderr, warns)
+	if err := s.SelectRanks(rankList.vals); err != nil {
+		return fail(stderr, "timeline: --ranks %s: %v", rankList.String(), err)
+	}
+	if err := timeline.Write(stdout, f, s, views); err != nil {
+		return fail(stderr, "timeline: %v", err)
+	}
+	if len(o.Steps) > 0 {
+		for _, rs := range s.Steps {
+			if len(rs.Steps) == 0 {
+				fmt.Fprintf(stderr, "orprof: warning: rank %d has none of the steps --steps %s selects\n", rs.Rank, steps.String())
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,105 @@
+package tracefile
+
+import (
+	"io"
+	"math"
+	"os"
+
+	"github.com/orprof/orprof/events"
+)
+
+// EventKind is what a trace event is on the timeline (TimedEvent).
+type EventKind uint8
+
+const (
+	// HostOp is a host operator or user range (cpu_op, user_annotation, a legacy event).
+	HostOp EventKind = iota + 1
+	// RuntimeCall is a host runtime or driver call (cudaLaunchKernel, runFunction, …).
+	RuntimeCall
+	// DeviceActivity is an event on the accelerator (kernel, memcpy, memset, sync, …).
+	DeviceActivity
+)
+
+// TimedEvent is one trace event as ReadEach hands it over: its kind, name and times on the
+// trace's own (absolute) clock in ns, so that the ranks of one job line up.
+type TimedEvent struct {
+	Kind           EventKind
+	Name           string
+	StartNs, EndNs int64
+	// Pid and Tid are the event's process and thread (a device event's device and stream).
+	Pid, Tid int64
+	// Correlation is the "correlation" argument of a runtime call or device event (0: none).
+	Correlation int64
+	// DeviceAnnotation marks a device-side user range (gpu_user_annotation).
+	DeviceAnnotation bool
+}
+
+// ReadEach reads a trace as Read does and hands each event to a function of newPart, as the
+// reader converts it, without keeping the events: each call of newPart makes the function
+// of one converting goroutine. It returns the Data without events (Events is nil).
+func ReadEach(r io.Reader, name string, opts Options, newPart func() func(*TimedEvent)) (*Data, error) {
+	skip := skipArgs{shapes: true, stacks: true}
+	return decodeTrace(r, name, opts, defaultParConfig(), skip, func(d *decoder) *Data {
+		return d.resolveInto(func(int) eventSink { return eachSink{newPart: newPart, kineto: d.format == Kineto} })
+	})
+}
+
+// OpenEach is ReadEach of the trace file at path, opened as Open opens it.
+func OpenEach(path string, opts Options, newPart func() func(*TimedEvent)) (*Data, error) {
+	if path == "-" {
+		return ReadEach(os.Stdin, "<stdin>", opts, newPart)
+	}
+	r, close, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer close()
+	return ReadEach(r, path, opts, newPart)
+}
+
+// eachSink hands each record to a function and keeps nothing.
+type eachSink struct {
+	newPart func() func(*TimedEvent)
+	kineto  bool
+}
+
+type eachPart struct {
+	f      func(*TimedEvent)
+	kineto bool
+	fe     events.FunctionEvent
+	ev     TimedEvent
+}
+
+func (s eachSink) part() sinkPart  { return &eachPart{f: s.newPart(), kineto: s.kineto} }
+func (s eachSink) apply(lk *links) {}
+
+func (p *eachPart) event(int) *events.FunctionEvent {
+	p.fe = events.FunctionEvent{}
+	return &p.fe
+}
+
+func (p *eachPart) done(int) {}
+
+// record hands the record r, just converted into p.fe, to the part's function.
+func (p *eachPart) record(r *rawEvent) {
+	e := &p.ev
+	*e = TimedEvent{Name: p.fe.TraceName, Pid: r.pid, Tid: r.tid, Correlation: r.corr}
+	if p.kineto {
+		e.StartNs, e.EndNs = r.ts, r.ts+r.dur
+	} else {
+		t, d := math.Float64frombits(uint64(r.ts)), math.Float64frombits(uint64(r.dur))
+		e.StartNs, e.EndNs = int64(math.Round(t*1000)), int64(math.Round((t+d)*1000))
+	}
+	switch r.kind {
+	case rawHostOp:
+		e.Kind = HostOp
+	case rawRuntime:
+		e.Kind = RuntimeCall
+	case rawDevice:
+		e.Kind = DeviceActivity
+		e.DeviceAnnotation = r.cat == catDevUserAnnotation
+	default:
+		return
+	}
+	p.f(e)
+}

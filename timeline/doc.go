@@ -1,0 +1,94 @@
+// Package timeline analyses the device timeline of a trace: where each rank's device time
+// went (breakdown), why each stream sat idle (idle), how much communication ran under
+// computation (overlap), what launching cost (launches), how much work was queued (queue),
+// the ProfilerSteps (steps) and which rank kept the others waiting in collectives
+// (stragglers). It is what `orprof timeline` prints.
+//
+// An Analyzer takes a trace's events one at a time (Event: a host op, a launch, a device
+// event), from as many goroutines as the reader converts on, and keeps per-stream interval
+// records, not events; Finish runs every analysis and returns a Summary of that rank.
+// Summaries of ranks merge (Summary.Merge) exactly: every per-rank figure is kept as it is
+// and the cross-rank figures (slowest step, stragglers) are derived again from them.
+//
+// # Definitions
+//
+// Everything is device-agnostic: a device event is any activity the trace puts on a device
+// row (CUDA, ROCm, MTIA, OpenReg, OpenCL or a plugin's), placed by its device (pid) and
+// stream (tid), and classified by Classify (or by the reader, which knows the category):
+// computation, communication (NCCL/RCCL/HCCL/oneCCL kernels), memory (memcpy, memset, DMA),
+// sync (the device waiting: Stream Sync, Stream Wait Event, Context Sync …), annotation (a
+// device-side range spanning other work) and other. Work is computation, communication,
+// memory and other; sync and annotation are never work. Times are the traces' own clocks in
+// ns, so that the ranks of one job line up. A launch is a host runtime or driver call whose
+// correlation id a device event carries; the device event's launch is the one with its
+// correlation id (the first in the file when several carry it).
+//
+// Steps. ProfilerStep#N host ranges (on any thread; one step's ranges on several threads are
+// united). A device event belongs to the step whose host range holds its launch's start (its
+// own start when it has no launch). A step's window runs from its host start (but not before
+// the previous window's end) to the later of its host end and the end of its device work,
+// so windows never overlap and a kernel that runs past its step's host end still counts in
+// its step, as the TensorBoard plugin's steps do. --steps selects steps: every analysis then
+// sees only the device events of those steps, and the breakdown covers only their windows.
+//
+// Breakdown (per rank, per step). The window is the span of the rank's device work (the
+// first start to the last end; the selected steps' windows with --steps); each step's is its
+// window. Busy is the union of all work on all streams: work on several streams at once
+// counts once, never summed. Idle = window − busy. Computation, communication, memory and
+// other are each the union of that class's work; exposed communication is communication
+// while no computation runs, exposed memory is memory work while no computation runs, and
+// the overlap is communication while computation runs. The exclusive split gives each
+// instant to the first class running then (computation > communication > memory > other >
+// idle), so its five figures sum to the window.
+//
+// HolisticTraceAnalysis's get_temporal_breakdown is given beside it (HTABreakdown), by its
+// rules (reference: its source at f4d0062c, summarised in our words): every device event
+// with a stream is busy, sync events included; its name patterns decide COMPUTATION (a
+// compute kernel whose name contains "Memcpy", "dma" or "Sync" is not); times are rounded to
+// whole µs, start up and end down (ns traces lose up to 2 µs per event); and when a trace has
+// two or more ProfilerSteps, only device events launched before the last step starts are
+// kept. idle = span − |union|, compute = |COMPUTATION union|, non-compute = the rest.
+// orprof does not count a device waiting on a sync as busy, keeps every step and the exact
+// times, and classifies by name prefixes (a kernel named fused_Memcpy_kernel computes).
+//
+// Idle (per stream). The stream's work in start order. A gap is the time from the end of
+// everything before on the stream (the latest end so far) to the next start, when positive:
+// overlapping events on one stream never make a negative gap, and the stream's idle time is
+// exactly its span minus the union of its work. A gap's cause: host wait when the next
+// event's launch started after the stream became free (the device waited for the host);
+// else kernel wait when it is shorter than the micro-idle threshold (--micro-idle, 30 µs as
+// HolisticTraceAnalysis's consecutive_kernel_delay); else other (a synchronization, an event
+// wait, a dependency on another stream). HolisticTraceAnalysis measures each gap to the
+// previous event's end instead, whatever its sign, so a stream with overlapping events gets
+// negative idle time; its figures (HTAIdle) are given beside orprof's, unrounded.
+//
+// Overlap (per rank). The share of communication time under computation: |comm ∩ compute| /
+// |comm|, as HolisticTraceAnalysis's get_comm_comp_overlap (undefined without
+// communication). Per kernel name: the count, the summed durations, and the summed part of
+// each kernel not under computation (kernels of one name on several streams are summed, not
+// united).
+//
+// Launches (per rank). For each device work event whose launch is in the trace: the launch
+// call's duration, the work's duration, and the delay from the call's end to the work's
+// start. orprof keeps a negative delay (the work started before the call returned);
+// HolisticTraceAnalysis clips it at 0 (HTADelaySumNs). Any runtime or driver call that
+// carries the work's correlation id is a launch, on any device; HolisticTraceAnalysis counts
+// only a list of CUDA and MTIA names. Short kernels run less than --short-kernel (10 µs);
+// launches slower than their kernels took longer on the host than their work on the device:
+// many of either says the run is launch-bound (fewer, larger kernels or CUDA graphs help).
+//
+// Queue (per stream). The number of launches outstanding: +1 at the launch call's start, −1
+// at its work's end (launched and not finished), from the stream's first launch to its last
+// launched work's end: the maximum, the time-weighted mean and the time at or above
+// --queue-length (16). HolisticTraceAnalysis decrements at the work's start (launched, not
+// started) and averages over its change points without weighting them by time; its maximum
+// and mean are given beside.
+//
+// Stragglers (across ranks). A rank's collectives are its communication kernels in start
+// order; instance k of a kernel name on one rank matches instance k of that name on every
+// other rank (the traces hold no process group and sequence number the reader keeps, so the
+// order matches them; ranks must have profiled the same collectives). A rank arrives when
+// its kernel starts. The last to arrive made every other rank wait from its own arrival;
+// per rank: how often it arrived last (ties at a spread of 0 count for no one), the total
+// wait it caused, and the total it waited.
+package timeline

@@ -1,0 +1,386 @@
+package timeline
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/orprof/orprof/internal/quote"
+)
+
+// Views are the analyses' names, in the order they print.
+var Views = []string{"breakdown", "idle", "overlap", "launches", "queue", "steps", "stragglers"}
+
+// ParseViews reads a comma-separated list of view names ("" or "all": every view).
+func ParseViews(s string) ([]string, error) {
+	if s == "" || s == "all" {
+		return Views, nil
+	}
+	want := map[string]bool{}
+	for _, v := range strings.Split(s, ",") {
+		v = strings.TrimSpace(v)
+		ok := false
+		for _, k := range Views {
+			ok = ok || k == v
+		}
+		if !ok {
+			return nil, fmt.Errorf("no view %s (views: %s)", quote.String(v), strings.Join(Views, ", "))
+		}
+		want[v] = true
+	}
+	var out []string
+	for _, k := range Views {
+		if want[k] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// Format is an output form of Write.
+type Format string
+
+const (
+	Text     Format = "text"
+	Markdown Format = "markdown"
+	CSV      Format = "csv"
+	JSON     Format = "json"
+)
+
+// Write renders the views of s in format f. text and markdown print a titled table per view;
+// csv prints one table per view, each starting with a "view" column, separated by blank
+// lines; json is one document: the Summary's "orprof_timeline", "options", "views" and
+// "ranks" members, then one member per view (the stragglers view with the per-rank
+// collectives a merge needs), so that a json document is itself a summary to merge.
+func Write(w io.Writer, f Format, s *Summary, views []string) error {
+	if f == JSON {
+		return writeJSON(w, s, views)
+	}
+	var buf bytes.Buffer
+	for i, v := range views {
+		for j, t := range tablesOf(s, v) {
+			switch f {
+			case Text:
+				if i > 0 || j > 0 {
+					buf.WriteByte('\n')
+				}
+				t.text(&buf)
+			case Markdown:
+				if i > 0 || j > 0 {
+					buf.WriteByte('\n')
+				}
+				t.markdown(&buf)
+			case CSV:
+				if i > 0 || j > 0 {
+					buf.WriteByte('\n')
+				}
+				if err := t.csv(&buf, v); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("no format %q", f)
+			}
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func writeJSON(w io.Writer, s *Summary, views []string) error {
+	var b bytes.Buffer
+	member := func(k string, v any) error {
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, ",\n  %q: %s", k, enc)
+		return nil
+	}
+	fmt.Fprintf(&b, "{\n  \"orprof_timeline\": %d", s.Version)
+	if err := member("options", s.Options); err != nil {
+		return err
+	}
+	if err := member("views", views); err != nil {
+		return err
+	}
+	if err := member("ranks", nonNil(s.Ranks)); err != nil {
+		return err
+	}
+	for _, v := range views {
+		var err error
+		switch v {
+		case "breakdown":
+			err = member(v, nonNil(s.Breakdown))
+		case "idle":
+			err = member(v, nonNil(s.Idle))
+		case "overlap":
+			err = member(v, nonNil(s.Overlap))
+		case "launches":
+			err = member(v, nonNil(s.Launches))
+		case "queue":
+			err = member(v, nonNil(s.Queue))
+		case "steps":
+			if err = member(v, nonNil(s.Steps)); err == nil && s.SlowestStep != nil {
+				err = member("slowest_step", s.SlowestStep)
+			}
+		case "stragglers":
+			st := s.Stragglers
+			st.Collectives, st.Ranks, st.Worst = nonNil(st.Collectives), nonNil(st.Ranks), nonNil(st.Worst)
+			err = member(v, st)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	b.WriteString("\n}\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Load reads a summary Write wrote as json.
+func Load(r io.Reader) (*Summary, error) {
+	var s Summary
+	d := json.NewDecoder(r)
+	if err := d.Decode(&s); err != nil {
+		return nil, err
+	}
+	if s.Version != Version {
+		return nil, fmt.Errorf("not an orprof timeline summary of version %d (orprof_timeline %d)", Version, s.Version)
+	}
+	if err := s.Options.Check(); err != nil {
+		return nil, err
+	}
+	s.derive()
+	return &s, nil
+}
+
+// table is one view's table: a title (text and markdown) and right-aligned cells but for
+// the columns in left.
+type table struct {
+	title  string
+	header []string
+	rows   [][]string
+	left   map[int]bool
+}
+
+func (t *table) text(b *bytes.Buffer) {
+	b.WriteString(t.title + "\n")
+	width := make([]int, len(t.header))
+	cells := func(r []string) []string {
+		out := make([]string, len(r))
+		for i, c := range r {
+			out[i] = quote.Printable(c)
+		}
+		return out
+	}
+	all := append([][]string{t.header}, t.rows...)
+	for k := range all {
+		all[k] = cells(all[k])
+		for i, c := range all[k] {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for k, r := range all {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if t.left[i] {
+				line.WriteString(c + pad)
+			} else {
+				line.WriteString(pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		if k == 0 {
+			var rule strings.Builder
+			for i, n := range width {
+				if i > 0 {
+					rule.WriteString("  ")
+				}
+				rule.WriteString(strings.Repeat("-", n))
+			}
+			b.WriteString(rule.String() + "\n")
+		}
+	}
+	if len(t.rows) == 0 {
+		b.WriteString("(none)\n")
+	}
+}
+
+var mdEscaper = strings.NewReplacer(`\`, `\\`, `|`, `\|`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`, `>`, `&gt;`)
+
+func mdCell(s string) string {
+	var b strings.Builder
+	for _, r := range mdEscaper.Replace(s) {
+		if r < 0x20 || r == 0x7f {
+			fmt.Fprintf(&b, "&#%d;", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (t *table) markdown(b *bytes.Buffer) {
+	b.WriteString("### " + mdCell(t.title) + "\n\n")
+	row := func(r []string) {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + mdCell(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row(t.header)
+	b.WriteString("|")
+	for i := range t.header {
+		if t.left[i] {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		row(r)
+	}
+}
+
+func (t *table) csv(b *bytes.Buffer, view string) error {
+	w := csv.NewWriter(b)
+	if err := w.Write(append([]string{"view"}, t.raw(t.header)...)); err != nil {
+		return err
+	}
+	for _, r := range t.rows {
+		if err := w.Write(append([]string{view}, t.raw(r)...)); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	return w.Error()
+}
+
+func (t *table) raw(r []string) []string { return r }
+
+// us renders ns as µs with one decimal; pct renders part/whole as a percentage.
+func fmtUs(ns int64) string { return strconv.FormatFloat(float64(ns)/1000, 'f', 1, 64) }
+
+func pct(part, whole int64) string {
+	if whole == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(100*float64(part)/float64(whole), 'f', 1, 64) + "%"
+}
+
+func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }
+
+func tablesOf(s *Summary, view string) []*table {
+	switch view {
+	case "breakdown":
+		t := &table{title: "Time breakdown per rank (µs; unions across streams)",
+			header: []string{"rank", "total", "busy", "idle", "idle %", "compute", "communication", "exposed comm",
+				"memory", "exposed memory", "other", "HTA idle", "HTA compute", "HTA non-compute"}}
+		for _, b := range s.Breakdown {
+			t.rows = append(t.rows, []string{fmtInt(b.Rank), fmtUs(b.TotalNs), fmtUs(b.BusyNs), fmtUs(b.IdleNs), pct(b.IdleNs, b.TotalNs),
+				fmtUs(b.ComputeNs), fmtUs(b.CommunicationNs), fmtUs(b.ExposedCommunicationNs), fmtUs(b.MemoryNs),
+				fmtUs(b.ExposedMemoryNs), fmtUs(b.OtherNs), fmtUs(b.HTA.IdleNs), fmtUs(b.HTA.ComputeNs), fmtUs(b.HTA.NonComputeNs)})
+		}
+		return []*table{t}
+	case "idle":
+		t := &table{title: "Idle time per stream, by cause (µs; HTA: HolisticTraceAnalysis's figures)",
+			header: []string{"rank", "device", "stream", "events", "span", "idle", "idle %", "host wait", "kernel wait", "other",
+				"HTA host wait", "HTA kernel wait", "HTA other"}}
+		for _, i := range s.Idle {
+			t.rows = append(t.rows, []string{fmtInt(i.Rank), fmtInt(int64(i.Device)), fmtInt(i.Stream), fmtInt(int64(i.Events)),
+				fmtUs(i.SpanNs), fmtUs(i.IdleNs), pct(i.IdleNs, i.SpanNs), fmtUs(i.HostWaitNs), fmtUs(i.KernelWaitNs), fmtUs(i.OtherNs),
+				fmtUs(i.HTA.HostWaitNs), fmtUs(i.HTA.KernelWaitNs), fmtUs(i.HTA.OtherNs)})
+		}
+		return []*table{t}
+	case "overlap":
+		t := &table{title: "Communication/computation overlap per rank (µs)",
+			header: []string{"rank", "communication", "overlapped", "overlap %", "exposed"}}
+		c := &table{title: "Exposed communication per kernel name (µs)", header: []string{"rank", "name", "count", "total", "exposed"},
+			left: map[int]bool{1: true}}
+		for _, o := range s.Overlap {
+			t.rows = append(t.rows, []string{fmtInt(o.Rank), fmtUs(o.CommunicationNs), fmtUs(o.OverlapNs), pct(o.OverlapNs, o.CommunicationNs), fmtUs(o.ExposedNs)})
+			for _, e := range o.Collectives {
+				c.rows = append(c.rows, []string{fmtInt(o.Rank), e.Name, fmtInt(int64(e.Count)), fmtUs(e.TotalNs), fmtUs(e.ExposedNs)})
+			}
+		}
+		return []*table{t, c}
+	case "launches":
+		t := &table{title: fmt.Sprintf("Launch statistics per rank (µs; short kernels < %s µs)", fmtUs(s.Options.ShortKernelNs)),
+			header: []string{"rank", "launches", "cpu mean", "cpu max", "device mean", "delay mean", "delay min", "delay max",
+				"short kernels", "slower than kernel", "unlaunched", "HTA delay mean"}}
+		for _, l := range s.Launches {
+			htaMean := "-"
+			if l.Delay.Count > 0 {
+				htaMean = fmtUs(l.HTADelaySumNs / int64(l.Delay.Count))
+			}
+			t.rows = append(t.rows, []string{fmtInt(l.Rank), fmtInt(int64(l.CPU.Count)), fmtUs(int64(l.CPU.MeanNs())), fmtUs(l.CPU.MaxNs),
+				fmtUs(int64(l.Device.MeanNs())), fmtUs(int64(l.Delay.MeanNs())), fmtUs(l.Delay.MinNs), fmtUs(l.Delay.MaxNs),
+				pctCount(l.ShortKernels, l.CPU.Count), pctCount(l.SlowerLaunches, l.CPU.Count), fmtInt(int64(l.Unlaunched)), htaMean})
+		}
+		return []*table{t}
+	case "queue":
+		n := strconv.Itoa(s.Options.QueueLength)
+		t := &table{title: "Queue length per stream (launched, unfinished work)",
+			header: []string{"rank", "device", "stream", "launches", "max", "mean", "time ≥ " + n + " (µs)", "≥ " + n + " %",
+				"HTA max", "HTA mean"}}
+		for _, q := range s.Queue {
+			t.rows = append(t.rows, []string{fmtInt(q.Rank), fmtInt(int64(q.Device)), fmtInt(q.Stream), fmtInt(int64(q.Launches)),
+				fmtInt(int64(q.Max)), strconv.FormatFloat(q.Mean(), 'f', 2, 64), fmtUs(q.AtOrAboveNs), pct(q.AtOrAboveNs, q.SpanNs),
+				fmtInt(int64(q.HTAMax)), strconv.FormatFloat(q.HTAMean, 'f', 2, 64)})
+		}
+		return []*table{t}
+	case "steps":
+		title := "Steps (µs)"
+		if s.SlowestStep != nil {
+			title = fmt.Sprintf("Steps (µs); slowest: step %d on rank %d, %s µs", s.SlowestStep.Step, s.SlowestStep.Rank, fmtUs(s.SlowestStep.DurationNs))
+		}
+		t := &table{title: title, header: []string{"rank", "step", "duration", "busy", "idle", "idle %", "compute",
+			"exposed comm", "exposed memory", "other"}}
+		for _, rs := range s.Steps {
+			for _, st := range rs.Steps {
+				x := st.Times
+				t.rows = append(t.rows, []string{fmtInt(rs.Rank), fmtInt(st.Step), fmtUs(x.TotalNs), fmtUs(x.BusyNs), fmtUs(x.IdleNs),
+					pct(x.IdleNs, x.TotalNs), fmtUs(x.ComputeNs), fmtUs(x.ExposedCommunicationNs), fmtUs(x.ExposedMemoryNs), fmtUs(x.Exclusive.OtherNs)})
+			}
+		}
+		return []*table{t}
+	case "stragglers":
+		st := s.Stragglers
+		t := &table{title: fmt.Sprintf("Stragglers: %d collective instances matched across %d ranks (µs)", st.Matched, len(st.Collectives)),
+			header: []string{"rank", "instances", "arrived last", "last %", "wait caused", "waited"}}
+		for _, r := range st.Ranks {
+			t.rows = append(t.rows, []string{fmtInt(r.Rank), fmtInt(int64(r.Instances)), fmtInt(int64(r.ArrivedLast)),
+				pctCount(r.ArrivedLast, r.Instances), fmtUs(r.WaitCausedNs), fmtUs(r.WaitedNs)})
+		}
+		w := &table{title: "Collective instances that kept the ranks waiting longest (µs)",
+			header: []string{"name", "instance", "ranks", "last rank", "spread", "total wait"}, left: map[int]bool{0: true}}
+		for _, in := range st.Worst {
+			w.rows = append(w.rows, []string{in.Name, fmtInt(int64(in.Ordinal)), fmtInt(int64(in.Ranks)), fmtInt(in.LastRank),
+				fmtUs(in.SpreadNs), fmtUs(in.WaitNs)})
+		}
+		return []*table{t, w}
+	}
+	return nil
+}
+
+func pctCount(n, of int) string {
+	return fmtInt(int64(n)) + " (" + pct(int64(n), int64(of)) + ")"
+}

@@ -1,0 +1,148 @@
+package timeline
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// ReadAll reads the inputs at paths, workers at a time (0: GOMAXPROCS): each a trace (read in
+// one pass, OpenTrace) or a summary Write wrote as json (Load), the rank of a trace that names
+// none being its position among paths. The summaries are merged in path order, so the result
+// does not depend on the order the reads finish in. It returns the inputs' warnings in path
+// order and the first error in path order.
+func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error) {
+	if err := o.Check(); err != nil {
+		return nil, nil, err
+	}
+	sums := make([]*Summary, len(paths))
+	errs := make([]error, len(paths))
+	warns := make([][]string, len(paths))
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(paths)))
+	var mu sync.Mutex
+	next, failed := 0, false
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				k := next
+				next++
+				stop := failed
+				mu.Unlock()
+				if k >= len(paths) || stop {
+					return
+				}
+				sums[k], warns[k], errs[k] = openInput(paths[k], o, k)
+				if errs[k] != nil {
+					mu.Lock()
+					failed = true
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var all []string
+	for k := range paths {
+		if errs[k] != nil {
+			return nil, nil, errs[k]
+		}
+		all = append(all, warns[k]...)
+	}
+	if len(sums) == 0 {
+		return nil, nil, fmt.Errorf("no input")
+	}
+	s := sums[0]
+	for k, t := range sums[1:] {
+		if err := s.Merge(t); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", paths[k+1], err)
+		}
+	}
+	if !s.Options.sameThresholds(o) {
+		return nil, nil, fmt.Errorf("%s: a summary made with other thresholds or steps than asked (its options: %+v)", paths[0], s.Options)
+	}
+	return s, all, nil
+}
+
+// openInput reads one input: a timeline summary or a trace.
+func openInput(path string, o Options, pos int) (*Summary, []string, error) {
+	if path != "-" && isSummary(path) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer f.Close()
+		var r io.Reader = bufio.NewReader(f)
+		if gz, err := gzip.NewReader(r); err == nil {
+			r = gz
+		} else if _, err := f.Seek(0, io.SeekStart); err == nil {
+			r = bufio.NewReader(f)
+		}
+		s, err := Load(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", path, err)
+		}
+		return s, nil, nil
+	}
+	return OpenTrace(path, o, pos)
+}
+
+// summaryMark starts every document Write writes as json.
+var summaryMark = []byte(`{` + "\n" + `  "orprof_timeline":`)
+
+// isSummary reports whether the file at path (plain or gzip) starts as a timeline summary.
+func isSummary(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	head := make([]byte, len(summaryMark))
+	br := r.(*bufio.Reader)
+	if p, err := br.Peek(2); err == nil && p[0] == 0x1f && p[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return false
+		}
+		r = gz
+	}
+	if _, err := io.ReadFull(r, head); err != nil {
+		return false
+	}
+	return bytes.Equal(head, summaryMark)
+}
+
+// SelectRanks keeps the ranks listed (by Rank) and derives the cross-rank figures again; it
+// names a listed rank that no input has.
+func (s *Summary) SelectRanks(ranks []int64) error {
+	if len(ranks) == 0 {
+		return nil
+	}
+	for _, r := range ranks {
+		if !slices.ContainsFunc(s.Ranks, func(i RankInfo) bool { return i.Rank == r }) {
+			return fmt.Errorf("no rank %d in the inputs", r)
+		}
+	}
+	keep := func(r int64) bool { return slices.Contains(ranks, r) }
+	s.Ranks = slices.DeleteFunc(s.Ranks, func(x RankInfo) bool { return !keep(x.Rank) })
+	s.Breakdown = slices.DeleteFunc(s.Breakdown, func(x RankBreakdown) bool { return !keep(x.Rank) })
+	s.Idle = slices.DeleteFunc(s.Idle, func(x StreamIdle) bool { return !keep(x.Rank) })
+	s.Overlap = slices.DeleteFunc(s.Overlap, func(x Overlap) bool { return !keep(x.Rank) })
+	s.Launches = slices.DeleteFunc(s.Launches, func(x Launches) bool { return !keep(x.Rank) })
+	s.Queue = slices.DeleteFunc(s.Queue, func(x StreamQueue) bool { return !keep(x.Rank) })
+	s.Steps = slices.DeleteFunc(s.Steps, func(x RankSteps) bool { return !keep(x.Rank) })
+	s.Stragglers.Collectives = slices.DeleteFunc(s.Stragglers.Collectives, func(x RankCollectives) bool { return !keep(x.Rank) })
+	s.derive()
+	return nil
+}
