@@ -520,8 +520,11 @@ func queues(recs []rec, in func(*rec) bool, o Options, rank int64) []StreamQueue
 				continue
 			}
 			q.Launches++
-			lstart := min(r.lstart, r.end) // a launch is outstanding from its call to the work's end
-			pts = append(pts, point{lstart, 1}, point{r.end, -1})
+			// A launch is outstanding from its call to its work's end (never, for a call that
+			// starts after its work ended: clocks of a bad trace).
+			if r.lstart < r.end {
+				pts = append(pts, point{r.lstart, 1}, point{r.end, -1})
+			}
 			hta = append(hta, point{r.lstart, 1}, point{r.start, -1})
 		}
 		if q.Launches == 0 {
@@ -548,7 +551,9 @@ func queues(recs []rec, in func(*rec) bool, o Options, rank int64) []StreamQueue
 			n += p.d
 			q.Max = max(q.Max, n)
 		}
-		q.SpanNs = pts[len(pts)-1].t - pts[0].t
+		if len(pts) > 0 {
+			q.SpanNs = pts[len(pts)-1].t - pts[0].t
+		}
 		slices.SortStableFunc(hta, func(a, b point) int { return cmp.Compare(a.t, b.t) })
 		n, sum := 0, 0
 		for _, p := range hta {

@@ -89,7 +89,7 @@ func checkInvariants(t *testing.T, s *Summary) {
 		}
 	}
 	for _, q := range s.Queue {
-		if q.AtOrAboveNs < 0 || q.AtOrAboveNs > q.SpanNs || q.AreaNs < 0 || q.Max < 1 {
+		if q.AtOrAboveNs < 0 || q.AtOrAboveNs > q.SpanNs || q.AreaNs < 0 || (q.SpanNs > 0 && q.Max < 1) || q.Max < 0 {
 			t.Errorf("queue: %+v", q)
 		}
 	}

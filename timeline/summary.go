@@ -17,8 +17,8 @@ const Version = 1
 // per-rank figure is kept as it is, and the cross-rank figures are derived again.
 type Summary struct {
 	// Version marks the document as a timeline summary (Version).
-	Version int     `json:"orprof_timeline"`
-	Options Options `json:"options"`
+	Version int        `json:"orprof_timeline"`
+	Options Options    `json:"options"`
 	Ranks   []RankInfo `json:"ranks"`
 	// Breakdown is the time breakdown of each rank ("breakdown" view).
 	Breakdown []RankBreakdown `json:"breakdown"`

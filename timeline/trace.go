@@ -13,19 +13,7 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 		p := a.Part()
 		var e Event
 		return func(t *tracefile.TimedEvent) {
-			e = Event{Name: t.Name, StartNs: t.StartNs, EndNs: t.EndNs, Device: int(t.Pid), Stream: t.Tid,
-				Correlation: t.Correlation}
-			switch t.Kind {
-			case tracefile.HostOp:
-				e.Kind = Op
-			case tracefile.RuntimeCall:
-				e.Kind = Launch
-			case tracefile.DeviceActivity:
-				e.Kind = Device
-				if t.DeviceAnnotation {
-					e.Class = Annotation
-				}
-			}
+			fromTimed(t, &e)
 			p.Add(&e)
 		}
 	})
@@ -41,4 +29,21 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 		info.Rank, info.HasRank = td.Rank, true
 	}
 	return a.Finish(info), td.ReadWarnings(name), nil
+}
+
+// fromTimed fills e from the reader's event t.
+func fromTimed(t *tracefile.TimedEvent, e *Event) {
+	*e = Event{Name: t.Name, StartNs: t.StartNs, EndNs: t.EndNs, Device: int(t.Pid), Stream: t.Tid,
+		Correlation: t.Correlation}
+	switch t.Kind {
+	case tracefile.HostOp:
+		e.Kind = Op
+	case tracefile.RuntimeCall:
+		e.Kind = Launch
+	case tracefile.DeviceActivity:
+		e.Kind = Device
+		if t.DeviceAnnotation {
+			e.Class = Annotation
+		}
+	}
 }

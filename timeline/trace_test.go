@@ -1,0 +1,263 @@
+package timeline
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/orprof/orprof/internal/golden"
+)
+
+// allTraces are the traces in the repository's testdata.
+func allTraces(t testing.TB) []string {
+	var out []string
+	for _, g := range []string{"../testdata/kineto/*.json.gz", "../testdata/kineto-extra/*.json.gz", "../testdata/pytorch-1.13/*/trace.json"} {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 12 {
+		t.Fatalf("found %d traces in ../testdata", len(out))
+	}
+	return out
+}
+
+// oracle reads a Kineto trace with encoding/json, apart from the reader, and returns the
+// device work intervals by class.
+func oracle(t *testing.T, path string) map[Class][]span {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Cat, Name string
+			Ts, Dur       json.Number
+		} `json:"traceEvents"`
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		return nil // the legacy array: no device events
+	}
+	out := map[Class][]span{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		switch e.Cat {
+		case "kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset", "cuda_sync", "cuda_profiler_range",
+			"mtia_ccp_events", "mtia_workloadd", "hpu_op":
+		default:
+			continue
+		}
+		c := Classify(e.Name)
+		if c == Sync {
+			continue
+		}
+		start := exactNs(t, e.Ts)
+		out[c] = append(out[c], span{start, start + exactNs(t, e.Dur)})
+	}
+	return out
+}
+
+// exactNs reads a decimal µs number as ns: exactly with at most three decimals, else by
+// rounding its float value (as the reader does: ns-resolution traces have more).
+func exactNs(t *testing.T, n json.Number) int64 {
+	s := string(n)
+	ip, fp, _ := strings.Cut(s, ".")
+	if !strings.ContainsAny(s, "eE") && len(fp) <= 3 {
+		i, err := strconv.ParseInt(ip, 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		frac, _ := strconv.ParseInt((fp + "000")[:3], 10, 64)
+		if strings.HasPrefix(s, "-") {
+			return i*1000 - frac
+		}
+		return i*1000 + frac
+	}
+	f, err := n.Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(math.Round(f * 1000))
+}
+
+// TestEveryTrace runs every analysis on every trace in testdata: the invariants hold (no
+// negative durations, the exclusive categories sum to the total, no union above the wall
+// time), and the unions equal those of the same trace read by encoding/json.
+func TestEveryTrace(t *testing.T) {
+	for _, path := range allTraces(t) {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			s, _, err := OpenTrace(path, DefaultOptions(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, s)
+			if st, err := os.Stat(path); err == nil && st.Size() > 2<<20 && (testing.Short() || raceEnabled) {
+				return // the oracle's encoding/json read takes 10 s of the large MTIA trace
+			}
+			want := oracle(t, path)
+			var all []span
+			for _, u := range want {
+				all = append(all, u...)
+			}
+			b := s.Breakdown[0]
+			for _, c := range []struct {
+				name string
+				got  int64
+				u    []span
+			}{{"busy", b.BusyNs, all}, {"compute", b.ComputeNs, want[Computation]}, {"communication", b.CommunicationNs, want[Communication]},
+				{"memory", b.MemoryNs, want[Memory]}} {
+				if w := total(union(append([]span(nil), c.u...))); c.got != w {
+					t.Errorf("%s: %d ns, the oracle's union is %d", c.name, c.got, w)
+				}
+			}
+			for _, rs := range s.Steps {
+				var sum Times
+				for _, st := range rs.Steps {
+					sum = sum.Add(st.Times)
+				}
+				if sum.BusyNs > b.BusyNs+b.IdleNs+sum.IdleNs {
+					t.Errorf("steps busy %d above the rank's", sum.BusyNs)
+				}
+			}
+		})
+	}
+}
+
+// TestGolden pins every view of a few traces in every format.
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"kineto/rocm_mi250_train.json.gz", "kineto-extra/tbplugin_2021_small.json.gz", "kineto/cuda_alexnet.json.gz"} {
+		s, _, err := OpenTrace("../testdata/"+name, DefaultOptions(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Ranks[0].Trace = filepath.Base(name)
+		base := strings.TrimSuffix(filepath.Base(name), ".json.gz")
+		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+			var buf bytes.Buffer
+			if err := Write(&buf, f, s, Views); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", base+"."+string(f)), buf.Bytes())
+		}
+	}
+}
+
+// TestMergeExact: reading two traces at once gives the summary of merging their summaries'
+// JSON, and the stragglers of ranks whose collectives match.
+func TestMergeExact(t *testing.T) {
+	a := "../testdata/kineto/cuda_train_step.json.gz"
+	b := "../testdata/kineto-extra/hta_sampled_rank0.json.gz"
+	both, _, err := ReadAll([]string{a, b}, DefaultOptions(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i, p := range []string{a, b} {
+		s, _, err := OpenTrace(p, DefaultOptions(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, JSON, s, Views); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, filepath.Base(p)+".timeline.json")
+		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, out)
+	}
+	merged, _, err := ReadAll(paths, DefaultOptions(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, y bytes.Buffer
+	if err := Write(&x, JSON, both, Views); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&y, JSON, merged, Views); err != nil {
+		t.Fatal(err)
+	}
+	if x.String() != y.String() {
+		t.Errorf("merged summaries differ from reading both traces")
+	}
+	// Two ranks of different jobs share no collective name.
+	if both.Stragglers.Matched != 0 || len(both.Stragglers.Ranks) != 2 {
+		t.Errorf("collectives of two jobs matched: %+v", both.Stragglers)
+	}
+	// The same rank twice: every collective matches, nobody arrives last.
+	twice, _, err := ReadAll([]string{b, b}, DefaultOptions(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(twice.Stragglers.Collectives[0].Items); n == 0 || twice.Stragglers.Matched != n ||
+		twice.Stragglers.Ranks[0].ArrivedLast+twice.Stragglers.Ranks[1].ArrivedLast != 0 {
+		t.Errorf("the same trace twice: %d collectives, %+v", n, twice.Stragglers)
+	}
+	if err := both.SelectRanks([]int64{3}); err != nil || len(both.Ranks) != 1 || both.Ranks[0].Rank != 3 || both.Stragglers.Matched != 0 {
+		t.Errorf("SelectRanks(3): %v, %+v", err, both.Ranks)
+	}
+	if err := both.SelectRanks([]int64{7}); err == nil {
+		t.Errorf("SelectRanks of a missing rank did not fail")
+	}
+}
+
+// TestHTADifferencesOnRealTraces shows where orprof and HolisticTraceAnalysis part on the
+// traces in testdata.
+func TestHTADifferencesOnRealTraces(t *testing.T) {
+	// MTIA: overlapping events on stream 4 give HTA a negative kernel-wait total.
+	s, _, err := OpenTrace("../testdata/kineto/mtia_rank0.json.gz", DefaultOptions(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg := false
+	for _, si := range s.Idle {
+		neg = neg || si.HTA.KernelWaitNs < 0
+	}
+	if !neg {
+		t.Errorf("mtia_rank0: no stream with HTA's negative kernel wait")
+	}
+	// ns-resolution trace with several steps: HTA's last-step filter drops the last step.
+	s, _, err = OpenTrace("../testdata/kineto/cuda_ns_resolution.json.gz", DefaultOptions(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Breakdown[0].HTA; h.Dropped == 0 || h.ComputeNs >= s.Breakdown[0].ComputeNs {
+		t.Errorf("cuda_ns_resolution: HTA %+v, orprof compute %d", h, s.Breakdown[0].ComputeNs)
+	}
+	steps := s.Steps[0].Steps
+	if len(steps) < 2 {
+		t.Fatalf("cuda_ns_resolution: %d steps", len(steps))
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i].StartNs < steps[j].StartNs })
+	for i := 1; i < len(steps); i++ {
+		if steps[i].StartNs < steps[i-1].EndNs {
+			t.Errorf("step windows overlap: %+v %+v", steps[i-1], steps[i])
+		}
+	}
+}
