@@ -262,7 +262,7 @@ func (t *table) markdown(b *bytes.Buffer) {
 
 func (t *table) csv(b *bytes.Buffer, view string) error {
 	w := csv.NewWriter(b)
-	if err := w.Write(append([]string{"view"}, t.raw(t.header)...)); err != nil {
+	if err := w.Write(append([]string{"view"}, t.header...)); err != nil {
 		return err
 	}
 	for _, r := range t.rows {
@@ -274,7 +274,26 @@ func (t *table) csv(b *bytes.Buffer, view string) error {
 	return w.Error()
 }
 
-func (t *table) raw(r []string) []string { return r }
+// raw turns display cells into CSV values: "10 (62.5%)" is 10, "62.5%" is 62.5, "-" (no
+// value) is empty.
+func (t *table) raw(r []string) []string {
+	out := make([]string, len(r))
+	for i, c := range r {
+		if n, _, ok := strings.Cut(c, " ("); ok && strings.HasSuffix(c, ")") {
+			c = n
+		}
+		if c == "-" {
+			c = ""
+		}
+		if len(c) > 1 && c[len(c)-1] == '%' {
+			if _, err := strconv.ParseFloat(c[:len(c)-1], 64); err == nil {
+				c = c[:len(c)-1]
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
 
 // us renders ns as µs with one decimal; pct renders part/whole as a percentage.
 func fmtUs(ns int64) string { return strconv.FormatFloat(float64(ns)/1000, 'f', 1, 64) }

@@ -92,6 +92,11 @@ func openInput(path string, o Options, pos int) (*Summary, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", path, err)
 		}
+		if len(s.Ranks) == 1 && !s.Ranks[0].HasRank {
+			// A rank numbered by its position when it was read alone: numbered by this one
+			// now, as reading its trace here would.
+			s.renumber(s.Ranks[0].Rank, int64(pos))
+		}
 		return s, nil, nil
 	}
 	return OpenTrace(path, o, pos)
@@ -145,4 +150,38 @@ func (s *Summary) SelectRanks(ranks []int64) error {
 	s.Stragglers.Collectives = slices.DeleteFunc(s.Stragglers.Collectives, func(x RankCollectives) bool { return !keep(x.Rank) })
 	s.derive()
 	return nil
+}
+
+// renumber gives rank from the number to.
+func (s *Summary) renumber(from, to int64) {
+	set := func(r *int64) {
+		if *r == from {
+			*r = to
+		}
+	}
+	for i := range s.Ranks {
+		set(&s.Ranks[i].Rank)
+	}
+	for i := range s.Breakdown {
+		set(&s.Breakdown[i].Rank)
+	}
+	for i := range s.Idle {
+		set(&s.Idle[i].Rank)
+	}
+	for i := range s.Overlap {
+		set(&s.Overlap[i].Rank)
+	}
+	for i := range s.Launches {
+		set(&s.Launches[i].Rank)
+	}
+	for i := range s.Queue {
+		set(&s.Queue[i].Rank)
+	}
+	for i := range s.Steps {
+		set(&s.Steps[i].Rank)
+	}
+	for i := range s.Stragglers.Collectives {
+		set(&s.Stragglers.Collectives[i].Rank)
+	}
+	s.derive()
 }

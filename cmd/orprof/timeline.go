@@ -98,16 +98,16 @@ func runTimeline(args []string, stdout, stderr io.Writer) int {
 	}
 	views, err := timeline.ParseViews(*view)
 	if err != nil {
-		return fail(stderr, "timeline: --view %s: %v", quoteArg(*view), err)
+		return fail(stderr, "timeline: --view %s: %v; run 'orprof timeline -h'", quoteArg(*view), err)
 	}
 	f := timeline.Format(*format)
 	switch f {
 	case timeline.Text, timeline.Markdown, timeline.CSV, timeline.JSON:
 	default:
-		return fail(stderr, "timeline: --format %q: must be text, markdown, csv or json", *format)
+		return fail(stderr, "timeline: --format %s: must be text, markdown, csv or json; run 'orprof timeline -h'", quoteArg(*format))
 	}
 	if o.QueueLength < 1 {
-		return fail(stderr, "timeline: --queue-length %d: must be ≥ 1", o.QueueLength)
+		return fail(stderr, "timeline: --queue-length %d: must be ≥ 1; run 'orprof timeline -h'", o.QueueLength)
 	}
 	o.Steps = steps.vals
 	paths, err := ranks.Expand(pos)
@@ -126,7 +126,7 @@ func runTimeline(args []string, stdout, stderr io.Writer) int {
 	}
 	printWarnings(stderr, warns)
 	if err := s.SelectRanks(rankList.vals); err != nil {
-		return fail(stderr, "timeline: --ranks %s: %v", rankList.String(), err)
+		return fail(stderr, "timeline: --ranks %s: %v; run 'orprof timeline -h'", quoteArg(rankList.String()), err)
 	}
 	if err := timeline.Write(stdout, f, s, views); err != nil {
 		return fail(stderr, "timeline: %v", err)

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/internal/errtext"
+	"github.com/orprof/orprof/internal/golden"
+)
+
+// TestTimelineGolden: every view of a ROCm trace and of two ranks at once, in every format.
+func TestTimelineGolden(t *testing.T) {
+	rocm := filepath.Join("..", "..", "testdata", "kineto", "rocm_mi250_train.json.gz")
+	exts := map[string]string{"text": "txt", "markdown": "md", "csv": "csv", "json": "json"}
+	for _, format := range []string{"text", "markdown", "csv", "json"} {
+		out, _ := run(t, "timeline", "--format", format, rocm)
+		golden.Check(t, filepath.Join("testdata", "golden", "timeline_rocm."+exts[format]), []byte(out))
+	}
+	out, _ := run(t, "timeline", "--view", "breakdown,steps,stragglers", "--micro-idle", "5us", rankFiles[0], rankFiles[3])
+	golden.Check(t, filepath.Join("testdata", "golden", "timeline_two_ranks.txt"), []byte(out))
+}
+
+// TestTimelineMerge: the json of each rank, given back to `orprof timeline`, prints what the
+// traces print read together; --ranks keeps the ranks it names.
+func TestTimelineMerge(t *testing.T) {
+	dir := t.TempDir()
+	var sums []string
+	for i, f := range []string{rankFiles[0], rankFiles[3]} {
+		out, _ := run(t, "timeline", "--format", "json", f)
+		p := filepath.Join(dir, "s"+string(rune('0'+i))+".json")
+		require.NoError(t, os.WriteFile(p, []byte(out), 0o644))
+		sums = append(sums, p)
+	}
+	direct, _ := run(t, "timeline", rankFiles[0], rankFiles[3])
+	merged, _ := run(t, append([]string{"timeline"}, sums...)...)
+	assert.Equal(t, direct, merged)
+	mixed, _ := run(t, "timeline", sums[0], rankFiles[3])
+	assert.Equal(t, direct, mixed)
+
+	out, _ := run(t, "timeline", "--format", "json", "--view", "breakdown", "--ranks", "0", rankFiles[0], rankFiles[3])
+	var doc map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Contains(t, doc, "breakdown")
+	assert.NotContains(t, doc, "idle")
+	var ranks []struct{ Rank int64 }
+	require.NoError(t, json.Unmarshal(doc["ranks"], &ranks))
+	require.Len(t, ranks, 1) // rank 0 of the NCCL job; the ROCm trace has none (rank 1: its position)
+	assert.Equal(t, int64(0), ranks[0].Rank)
+}
+
+// TestTimelineOwnTrace: a trace of orprof's own OpenReg backend in kernel mode gives the
+// device analyses as a CUDA trace does: busy and idle time per stream, launches, steps.
+func TestTimelineOwnTrace(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "k.json")
+	run(t, "run", "--workload", "multistream", "--steps", "3", "--activities", "cpu_op,privateuse1_runtime,kernel,gpu_memcpy", "--trace", trace)
+	out, _ := run(t, "timeline", "--format", "json", trace)
+	var doc struct {
+		Breakdown []struct {
+			BusyNs int64 `json:"busy_ns"`
+		}
+		Idle     []struct{ Stream int64 }
+		Launches []struct{ CPU struct{ Count int } }
+		Steps    []struct{ Steps []struct{ Step int64 } }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Breakdown, 1)
+	assert.Positive(t, doc.Breakdown[0].BusyNs)
+	assert.GreaterOrEqual(t, len(doc.Idle), 2, "the multistream workload runs on several streams")
+	assert.Positive(t, doc.Launches[0].CPU.Count)
+	assert.Len(t, doc.Steps[0].Steps, 3)
+}
+
+// TestTimelineBadInput: one line naming the flag or file, exit 2.
+func TestTimelineBadInput(t *testing.T) {
+	rocm := filepath.Join("..", "..", "testdata", "kineto", "rocm_mi250_train.json.gz")
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"traceEvents": [{"ph": "X", "ts": 1,`), 0o644))
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"timeline"}, []string{"need a TRACE"}},
+		{[]string{"timeline", "--view", "nope", rocm}, []string{`--view "nope"`, "breakdown, idle", "run 'orprof timeline -h'"}},
+		{[]string{"timeline", "--format", "xml", rocm}, []string{`--format "xml"`, "run 'orprof timeline -h'"}},
+		{[]string{"timeline", "--steps", "3-1", rocm}, []string{`--steps "3-1"`, "run 'orprof timeline -h'"}},
+		{[]string{"timeline", "--micro-idle", "-5us", rocm}, []string{`--micro-idle "-5us": must be ≥ 0`}},
+		{[]string{"timeline", "--short-kernel", "fast", rocm}, []string{`--short-kernel "fast"`, "duration"}},
+		{[]string{"timeline", "--queue-length", "0", rocm}, []string{"--queue-length 0", "run 'orprof timeline -h'"}},
+		{[]string{"timeline", "--ranks", "9", rocm}, []string{"--ranks", "no rank 9"}},
+		{[]string{"timeline", "--bogus", rocm}, []string{"unknown flag --bogus", "run 'orprof timeline -h'"}},
+		{[]string{"timeline", "missing.json"}, []string{"missing.json"}},
+		{[]string{"timeline", bad}, []string{"bad.json"}},
+		{[]string{"timeline", "-", rocm}, []string{"stdin"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			assert.Equal(t, 2, dispatch(tt.args, strings.NewReader(""), &out, &errb))
+			msg := errb.String()
+			assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
+			assert.Empty(t, errtext.Repeated(msg), "a prefix repeated in %q", msg)
+			for _, w := range tt.want {
+				assert.Contains(t, msg, w)
+			}
+			assert.Empty(t, out.String())
+		})
+	}
+}
