@@ -107,15 +107,19 @@ func exactNs(t *testing.T, n json.Number) int64 {
 // TestEveryTrace runs every analysis on every trace in testdata: the invariants hold (no
 // negative durations, the exclusive categories sum to the total, no union above the wall
 // time), and the unions equal those of the same trace read by encoding/json.
-func TestEveryTrace(t *testing.T) {
+// (Named for .ci/run's run without the race detector, under which the large traces are skipped.)
+func TestEveryTraceKineto(t *testing.T) {
 	for _, path := range allTraces(t) {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			if st, err := os.Stat(path); err == nil && st.Size() > 1<<20 && raceEnabled {
+				t.Skip("a large trace: read without the race detector (.ci/run's second run)")
+			}
 			s, _, err := OpenTrace(path, DefaultOptions(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkInvariants(t, s)
-			if st, err := os.Stat(path); err == nil && st.Size() > 2<<20 && (testing.Short() || raceEnabled) {
+			if st, err := os.Stat(path); err == nil && st.Size() > 2<<20 && testing.Short() {
 				return // the oracle's encoding/json read takes 10 s of the large MTIA trace
 			}
 			want := oracle(t, path)
@@ -168,7 +172,10 @@ func TestGolden(t *testing.T) {
 
 // TestMergeExact: reading two traces at once gives the summary of merging their summaries'
 // JSON, and the stragglers of ranks whose collectives match.
-func TestMergeExact(t *testing.T) {
+func TestMergeExactKineto(t *testing.T) {
+	if raceEnabled {
+		t.Skip("reads a 100k-event trace: run without the race detector (.ci/run's second run)")
+	}
 	a := "../testdata/kineto/cuda_train_step.json.gz"
 	b := "../testdata/kineto-extra/hta_sampled_rank0.json.gz"
 	both, _, err := ReadAll([]string{a, b}, DefaultOptions(), 2)
@@ -227,9 +234,12 @@ func TestMergeExact(t *testing.T) {
 	}
 }
 
-// TestHTADifferencesOnRealTraces shows where orprof and HolisticTraceAnalysis part on the
+// TestHTADifferencesKineto shows where orprof and HolisticTraceAnalysis part on the
 // traces in testdata.
-func TestHTADifferencesOnRealTraces(t *testing.T) {
+func TestHTADifferencesKineto(t *testing.T) {
+	if raceEnabled {
+		t.Skip("reads the 87 MB MTIA trace: run without the race detector (.ci/run's second run)")
+	}
 	// MTIA: overlapping events on stream 4 give HTA a negative kernel-wait total.
 	s, _, err := OpenTrace("../testdata/kineto/mtia_rank0.json.gz", DefaultOptions(), 0)
 	if err != nil {
