@@ -233,15 +233,16 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 		rankWin = []span{{first, last}}
 	}
 	s := &Summary{Version: Version, Options: o, Ranks: []RankInfo{info}}
+	sw := sweep(work, rankWin, windows)
 	var rt Times
-	for i, m := range sweep(work, rankWin) {
-		rt = rt.Add(timesOf(&m, rankWin[i].len()))
+	for i := range sw[0] {
+		rt = rt.Add(timesOf(&sw[0][i], rankWin[i].len()))
 	}
 	s.Breakdown = []RankBreakdown{{Rank: rank, StartNs: first, EndNs: last, Times: rt, HTA: htaBreakdown(recs, steps)}}
 
 	// Steps.
 	rs := RankSteps{Rank: rank, Steps: []Step{}}
-	stepTimes := sweep(work, windows)
+	stepTimes := sw[1]
 	for i, st := range steps {
 		if !selected[i] {
 			continue
@@ -251,10 +252,11 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 	}
 	s.Steps = []RankSteps{rs}
 
-	s.Idle = idleByStream(recs, in, o, rank)
+	keys, groups := byStream(recs, in)
+	s.Idle = idleByStream(keys, groups, o, rank)
 	s.Overlap = []Overlap{overlapOf(recs, in, rank, rt)}
 	s.Launches = []Launches{launchesOf(recs, in, o, rank)}
-	s.Queue = queues(recs, in, o, rank)
+	s.Queue = queues(keys, groups, o, rank)
 	s.Stragglers.Collectives = []RankCollectives{collectivesOf(recs, in, rank)}
 	s.derive()
 	return s
@@ -317,7 +319,7 @@ func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
 	if !any {
 		return h
 	}
-	m := sweep(items, []span{{first, last}})[0]
+	m := sweep(items, []span{{first, last}})[0][0]
 	t := timesOf(&m, last-first)
 	h.KernelTimeNs, h.IdleNs, h.ComputeNs = t.TotalNs, t.IdleNs, t.ComputeNs
 	h.NonComputeNs = t.TotalNs - t.ComputeNs - t.IdleNs
@@ -390,8 +392,7 @@ func byStream(recs []rec, in func(*rec) bool) ([]streamKey, [][]*rec) {
 }
 
 // idleByStream is each stream's idle time by cause.
-func idleByStream(recs []rec, in func(*rec) bool, o Options, rank int64) []StreamIdle {
-	keys, groups := byStream(recs, in)
+func idleByStream(keys []streamKey, groups [][]*rec, o Options, rank int64) []StreamIdle {
 	out := make([]StreamIdle, 0, len(keys))
 	for i, g := range groups {
 		si := StreamIdle{Rank: rank, Device: int(keys[i].device), Stream: keys[i].stream, Events: len(g)}
@@ -504,8 +505,7 @@ func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64) Launches 
 }
 
 // queues is each stream's queue of launched, unfinished work.
-func queues(recs []rec, in func(*rec) bool, o Options, rank int64) []StreamQueue {
-	keys, groups := byStream(recs, in)
+func queues(keys []streamKey, groups [][]*rec, o Options, rank int64) []StreamQueue {
 	out := make([]StreamQueue, 0, len(keys))
 	type point struct {
 		t int64

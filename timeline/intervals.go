@@ -74,29 +74,95 @@ type item struct {
 type maskTimes [nMasks]int64
 
 // sweep walks the boundaries of items in time order and adds the length of every elementary
-// segment (between two consecutive boundaries) to its mask's time, within each of windows
-// (disjoint, in time order), one maskTimes per window. Intervals on several streams are
-// never summed: a segment is counted once whatever number of items cover it.
-func sweep(items []item, windows []span) []maskTimes {
-	out := make([]maskTimes, len(windows))
-	if len(items) == 0 || len(windows) == 0 {
+// segment (between two consecutive boundaries) to its mask's time, within each window of each
+// set of windows (each set disjoint and in time order), one maskTimes per window. Intervals on
+// several streams are never summed: a segment is counted once whatever number of items cover it.
+func sweep(items []item, sets ...[]span) [][]maskTimes {
+	out := make([][]maskTimes, len(sets))
+	for i, ws := range sets {
+		out[i] = make([]maskTimes, len(ws))
+	}
+	if len(items) == 0 {
 		return out
 	}
-	type point struct {
-		t   int64
-		d   int32 // +1 start, −1 end
-		bit uint8
+	// Each boundary packs into one integer, so that sorting them is a plain integer sort: its
+	// time from the first start (3 low bits: the class and whether it starts or ends).
+	lo, hi := items[0].start, items[0].end
+	for _, it := range items {
+		lo, hi = min(lo, it.start), max(hi, it.end)
 	}
-	pts := make([]point, 0, 2*len(items))
+	if uint64(hi-lo) >= 1<<60 {
+		return sweepWide(items, sets, out)
+	}
+	pts := make([]uint64, 0, 2*len(items))
 	for _, it := range items {
 		if it.end <= it.start {
 			continue
 		}
-		pts = append(pts, point{it.start, 1, it.bit}, point{it.end, -1, it.bit})
+		c := uint64(bitIndex(it.bit))
+		pts = append(pts, uint64(it.start-lo)<<3|4|c, uint64(it.end-lo)<<3|c)
+	}
+	slices.Sort(pts)
+	var count [4]int32
+	w := make([]int, len(sets))
+	for i := 0; i < len(pts); {
+		t := pts[i] >> 3
+		for ; i < len(pts) && pts[i]>>3 == t; i++ {
+			if pts[i]&4 != 0 {
+				count[pts[i]&3]++
+			} else {
+				count[pts[i]&3]--
+			}
+		}
+		if i == len(pts) {
+			break
+		}
+		var m uint8
+		for k, c := range count {
+			if c > 0 {
+				m |= 1 << k
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		addSegment(int64(t)+lo, int64(pts[i]>>3)+lo, m, sets, w, out)
+	}
+	return out
+}
+
+// addSegment adds [a, b) of mask m to the windows it meets; w holds each set's first window
+// that may still meet a segment (segments come in time order).
+func addSegment(a, b int64, m uint8, sets [][]span, w []int, out [][]maskTimes) {
+	for s, windows := range sets {
+		for w[s] < len(windows) && windows[w[s]].end <= a {
+			w[s]++
+		}
+		for j := w[s]; j < len(windows) && windows[j].start < b; j++ {
+			if d := min(b, windows[j].end) - max(a, windows[j].start); d > 0 {
+				out[s][j][m] += d
+			}
+		}
+	}
+}
+
+// sweepWide is sweep for items spread over more than 2^60 ns (no real trace): boundaries
+// sorted as structs.
+func sweepWide(items []item, sets [][]span, out [][]maskTimes) [][]maskTimes {
+	type point struct {
+		t   int64
+		d   int32
+		bit uint8
+	}
+	pts := make([]point, 0, 2*len(items))
+	for _, it := range items {
+		if it.end > it.start {
+			pts = append(pts, point{it.start, 1, it.bit}, point{it.end, -1, it.bit})
+		}
 	}
 	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(a.t, b.t) })
 	var count [4]int32
-	w := 0
+	w := make([]int, len(sets))
 	for i := 0; i < len(pts); {
 		t := pts[i].t
 		for ; i < len(pts) && pts[i].t == t; i++ {
@@ -111,17 +177,8 @@ func sweep(items []item, windows []span) []maskTimes {
 				m |= 1 << k
 			}
 		}
-		if m == 0 {
-			continue
-		}
-		a, b := t, pts[i].t
-		for w < len(windows) && windows[w].end <= a {
-			w++
-		}
-		for j := w; j < len(windows) && windows[j].start < b; j++ {
-			if d := min(b, windows[j].end) - max(a, windows[j].start); d > 0 {
-				out[j][m] += d
-			}
+		if m != 0 {
+			addSegment(t, pts[i].t, m, sets, w, out)
 		}
 	}
 	return out

@@ -1,0 +1,66 @@
+package timeline
+
+import (
+	"os"
+	"testing"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+// benchTrace is the uncompressed MTIA trace the performance target names
+// (ORPROF_BENCH_TRACE, else skipped): zcat testdata/kineto/mtia_rank0.json.gz > FILE.
+func benchTrace(b *testing.B) string {
+	p := os.Getenv("ORPROF_BENCH_TRACE")
+	if p == "" {
+		b.Skip("set ORPROF_BENCH_TRACE to the uncompressed mtia_rank0 trace")
+	}
+	return p
+}
+
+// BenchmarkTimelineVsTable reads the trace for every timeline analysis, and for the table
+// (the anchor), alternately.
+func BenchmarkTimelineVsTable(b *testing.B) {
+	p := benchTrace(b)
+	st, _ := os.Stat(p)
+	b.Run("table", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		for b.Loop() {
+			if _, err := tracefile.OpenAverages(p, tracefile.Options{}, events.AverageOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("timeline", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		for b.Loop() {
+			if _, _, err := OpenTrace(p, DefaultOptions(), 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkAnalyzer is the analyses alone on the events of the trace: Add of each, Finish.
+func BenchmarkAnalyzer(b *testing.B) {
+	p := benchTrace(b)
+	var evs []Event
+	if _, err := tracefile.OpenEach(p, tracefile.Options{}, func() func(*tracefile.TimedEvent) {
+		return func(t *tracefile.TimedEvent) {
+			var e Event
+			fromTimed(t, &e)
+			evs = append(evs, e)
+		}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		a := NewAnalyzer(DefaultOptions())
+		pt := a.Part()
+		for i := range evs {
+			pt.Add(&evs[i])
+		}
+		a.Finish(RankInfo{})
+	}
+}
