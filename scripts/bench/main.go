@@ -492,7 +492,8 @@ func cli(root, tmp string) {
 	raw := filepath.Join(tmp, "mtia_rank0.json")
 	bin := filepath.Join(tmp, "orprof")
 	names := []string{"`orprof table` mtia_rank0 raw", "`orprof table` mtia_rank0.json.gz",
-		"anchor: python3 `json.load` of the raw file", "anchor: `gzip -dc` of the .gz to /dev/null"}
+		"anchor: python3 `json.load` of the raw file", "anchor: `gzip -dc` of the .gz to /dev/null",
+		"`orprof timeline` mtia_rank0 raw (every view)"}
 	fail := func(why string) {
 		for _, n := range names {
 			add(&row{what: n, note: why})
@@ -528,6 +529,7 @@ func cli(root, tmp string) {
 		{what: names[1], argv: []string{bin, "table", gz}, vs: []string{names[3], names[2]}},
 		{what: names[2], argv: []string{py, "-c", "import json,sys; json.load(open(sys.argv[1]))", raw}, skip: pyWhy},
 		{what: names[3], argv: []string{"gzip", "-dc", gz}},
+		{what: names[4], argv: []string{bin, "timeline", raw}, vs: []string{names[0]}},
 	}
 	if _, err := exec.LookPath("gzip"); err != nil {
 		jobs[3].skip = "gzip not found"
