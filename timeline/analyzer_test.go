@@ -313,3 +313,26 @@ func TestEmpty(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+func TestFindings(t *testing.T) {
+	var evs []Event
+	// 12 short kernels, each launched by a call longer than it: launch-bound, and the device
+	// idle most of the time waiting for the host.
+	for i := int64(0); i < 12; i++ {
+		evs = append(evs, launch(i+1, 20*i, 20*i+15), kern(7, 20*i+16, 20*i+18, i+1, "k"))
+	}
+	s := run(t, DefaultOptions(), 3, evs...)
+	var views []string
+	for _, f := range s.Findings {
+		views = append(views, f.View)
+		if f.Rank != 3 || f.Share <= 0 || f.Share > 1 || f.Text == "" {
+			t.Errorf("finding %+v", f)
+		}
+	}
+	if !reflect.DeepEqual(views, []string{"breakdown", "launches"}) {
+		t.Errorf("findings %v, want breakdown (idle) and launches (launch-bound): %+v", views, s.Findings)
+	}
+	if s := run(t, DefaultOptions(), 0, kern(7, 0, 10, 0, "k")); len(s.Findings) != 0 {
+		t.Errorf("a busy device: %+v", s.Findings)
+	}
+}

@@ -2,7 +2,7 @@
 // went (breakdown), why each stream sat idle (idle), how much communication ran under
 // computation (overlap), what launching cost (launches), how much work was queued (queue),
 // the ProfilerSteps (steps) and which rank kept the others waiting in collectives
-// (stragglers). It is what `orprof timeline` prints.
+// (stragglers), and what of all that matters (findings). It is what `orprof timeline` prints.
 //
 // An Analyzer takes a trace's events one at a time (Event: a host op, a launch, a device
 // event), from as many goroutines as the reader converts on, and keeps per-stream interval
@@ -91,4 +91,11 @@
 // its kernel starts. The last to arrive made every other rank wait from its own arrival;
 // per rank: how often it arrived last (ties at a spread of 0 count for no one), the total
 // wait it caused, and the total it waited.
+//
+// Findings (per rank and for the job) are derived from the figures above, never from events,
+// at fixed thresholds (findings.go): a device idle at least 20 % of its window, with the share
+// of its streams' idle time that was host wait; exposed communication at least 10 % of the
+// window; launch-bound work (at least 10 launches, half of them slower than their kernels or
+// half of the kernels short); the slowest step at least 1.25× the median step; a rank that
+// arrived last in at least half of at least 4 matched collectives.
 package timeline

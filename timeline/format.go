@@ -14,7 +14,7 @@ import (
 )
 
 // Views are the analyses' names, in the order they print.
-var Views = []string{"breakdown", "idle", "overlap", "launches", "queue", "steps", "stragglers"}
+var Views = []string{"breakdown", "idle", "overlap", "launches", "queue", "steps", "stragglers", "findings"}
 
 // ParseViews reads a comma-separated list of view names ("" or "all": every view).
 func ParseViews(s string) ([]string, error) {
@@ -132,6 +132,8 @@ func writeJSON(w io.Writer, s *Summary, views []string) error {
 			st := s.Stragglers
 			st.Collectives, st.Ranks, st.Worst = nonNil(st.Collectives), nonNil(st.Ranks), nonNil(st.Worst)
 			err = member(v, st)
+		case "findings":
+			err = member(v, nonNil(s.Findings))
 		}
 		if err != nil {
 			return err
@@ -396,6 +398,16 @@ func tablesOf(s *Summary, view string) []*table {
 				fmtUs(in.SpreadNs), fmtUs(in.WaitNs)})
 		}
 		return []*table{t, w}
+	case "findings":
+		t := &table{title: "Findings", header: []string{"rank", "view", "finding"}, left: map[int]bool{1: true, 2: true}}
+		for _, f := range s.Findings {
+			r := "job"
+			if f.Rank >= 0 {
+				r = fmtInt(f.Rank)
+			}
+			t.rows = append(t.rows, []string{r, f.View, f.Text})
+		}
+		return []*table{t}
 	}
 	return nil
 }

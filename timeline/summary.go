@@ -36,6 +36,20 @@ type Summary struct {
 	SlowestStep *SlowestStep `json:"slowest_step,omitempty"`
 	// Stragglers matches collectives across ranks ("stragglers" view).
 	Stragglers Stragglers `json:"stragglers"`
+	// Findings are what the figures above say that matters, derived from them (Findings).
+	Findings []Finding `json:"findings"`
+}
+
+// Finding is one thing the figures say that a person should look at, with the number behind
+// it: a device idle waiting for its host, launch-bound work, exposed communication, a slow
+// step, a straggling rank.
+type Finding struct {
+	// View is the view whose figures say it; Rank the rank it is about (−1: the job).
+	View string `json:"view"`
+	Rank int64  `json:"rank"`
+	// Share is the figure that triggered it, in [0, 1] (a share of time or of events).
+	Share float64 `json:"share"`
+	Text  string  `json:"text"`
 }
 
 // RankInfo says which trace a rank's figures come from.
@@ -315,6 +329,7 @@ func (s *Summary) derive() {
 		}
 	}
 	s.Stragglers.derive()
+	s.Findings = findings(s)
 }
 
 // derive matches the collectives of the ranks: instance k of a name on each rank.
