@@ -4,7 +4,11 @@
 // a pure function of its input: nothing mutates an event list it summarises.
 package events
 
-import "github.com/orprof/orprof/devices"
+import (
+	"strings"
+
+	"github.com/orprof/orprof/devices"
+)
 
 // RecordScope values PyTorch gives RecordFunction (at::RecordScope).
 const (
@@ -92,3 +96,14 @@ var filteredNames = map[string]struct{}{
 
 // FilterName reports whether PyTorch drops records with this name from results (_filter_name).
 func FilterName(name string) bool { _, ok := filteredNames[name]; return ok }
+
+// ScopeMetricsPrefix starts the name of a scope profiler's metrics slice ("metrics: <kernel>",
+// Kineto's XPU scope profiler and package xpu).
+const ScopeMetricsPrefix = "metrics: "
+
+// IsScopeMetrics reports whether a device-side event (or row) named name is a scope
+// profiler's metrics slice. PyTorch's key_averages() has a row for each; its time is its
+// kernel's, so totals leave it out (report.TableTotals) rather than count the kernel twice.
+func IsScopeMetrics(name string, t devices.Type) bool {
+	return t != devices.CPU && strings.HasPrefix(name, ScopeMetricsPrefix)
+}

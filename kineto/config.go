@@ -192,6 +192,7 @@ var configKeys = map[string]keyKind{
 	"XPUPTI_PROFILER_ENABLE_PER_KERNEL":            kindBool,
 	"XPUPTI_PROFILER_MAX_SCOPES":                   kindInt,
 	"XPUPTI_PROFILER_DEVICES":                      kindIntList,
+	"ORPROF_XPU_COUNTER_TRACKS":                    kindString, // orprof's own: package xpu
 }
 
 // ParseConfig reads Kineto config text as Kineto does: one KEY = VALUE per line ('\n' ends a

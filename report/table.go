@@ -162,7 +162,9 @@ type Totals struct {
 }
 
 // TableTotals sums the self CPU time of every row and the self device time of legacy host rows
-// and device rows (user annotations excluded), as the table footer does.
+// and device rows (user annotations excluded), as the table footer does. A scope profiler's
+// "metrics: <kernel>" rows are left out of the device time too (events.IsScopeMetrics): their
+// time is their kernel's, which another row counts.
 func TableTotals(rows []events.Avg) Totals {
 	var t Totals
 	for i := range rows {
@@ -175,7 +177,7 @@ func TableTotals(rows []events.Avg) Totals {
 			if r.IsLegacy {
 				t.SelfDevice += r.SelfDeviceTimeTotal
 			}
-		} else if !r.IsUserAnnotation {
+		} else if !r.IsUserAnnotation && !events.IsScopeMetrics(r.Key, r.DeviceType) {
 			t.SelfDevice += r.SelfDeviceTimeTotal
 		}
 	}

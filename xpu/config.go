@@ -14,8 +14,22 @@ const (
 	KeyMetrics = "XPUPTI_PROFILER_METRICS"
 	// KeyPerKernel selects one scope per kernel (true) or one per record_function range (false).
 	KeyPerKernel = "XPUPTI_PROFILER_ENABLE_PER_KERNEL"
-	// KeyMaxScopes caps the number of scopes; later ones are dropped with one warning.
+	// KeyMaxScopes caps the number of scopes; later ones are dropped with one warning. 0
+	// means the default cap, as in Kineto.
 	KeyMaxScopes = "XPUPTI_PROFILER_MAX_SCOPES"
+	// KeyCounterTracks is orprof's own key: how the metric values are written as counters,
+	// CountersPerMetric (the default) or CountersSingle (Kineto's one "xpu" track).
+	KeyCounterTracks = "ORPROF_XPU_COUNTER_TRACKS"
+)
+
+// The values of KeyCounterTracks.
+const (
+	// CountersPerMetric writes one counter track per metric, named "xpu <metric> (<unit>)"
+	// ("xpu GpuTime (ns)"; no parentheses without a unit), with the one series <metric>.
+	CountersPerMetric = "per_metric"
+	// CountersSingle writes Kineto's form: one track named "xpu" carrying every metric as a
+	// series, without units.
+	CountersSingle = "single"
 )
 
 // Default scope caps, as Kineto's: per kernel and per user range.
@@ -34,13 +48,17 @@ type Config struct {
 	// mode PyTorch asks for and the only one Kineto's XPU profiler supports.
 	PerKernel bool
 	// MaxScopes is XPUPTI_PROFILER_MAX_SCOPES, or DefaultMaxKernelScopes /
-	// DefaultMaxRangeScopes by mode when absent.
+	// DefaultMaxRangeScopes by mode when absent or 0.
 	MaxScopes int
+	// SingleCounter is ORPROF_XPU_COUNTER_TRACKS = single: Kineto's one "xpu" counter track
+	// for every metric instead of one track per metric.
+	SingleCounter bool
 }
 
 // ParseConfig reads the scope profiler's keys from cfg (nil is the default config). It checks
 // what the config alone can tell: a bad bool or integer (kineto.ParseConfig already refuses
-// them; a hand-built Config may not have been checked), a non-positive scope cap, and an empty
+// them; a hand-built Config may not have been checked), a negative scope cap (0 is the
+// default, as in Kineto), an unknown ORPROF_XPU_COUNTER_TRACKS, and an empty
 // metric list while xpu_scope_profiler is selected. Metric names are checked against a
 // device's source by Validate (Configure and CheckConfig do both). Every error is one line
 // naming the key.
@@ -71,10 +89,21 @@ func ParseConfig(cfg *kineto.Config) (Config, error) {
 	}
 	if v, ok := cfg.Get(KeyMaxScopes); ok {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n <= 0 || n > 1<<31 {
-			return Config{}, fmt.Errorf("xpu: %s: %q is not a positive integer", KeyMaxScopes, v)
+		if err != nil || n < 0 || n > 1<<31-1 {
+			return Config{}, fmt.Errorf("xpu: %s: %q is not an integer in [0, 2147483647] (0: the default)", KeyMaxScopes, v)
 		}
-		c.MaxScopes = int(n)
+		if n > 0 {
+			c.MaxScopes = int(n)
+		}
+	}
+	if v, ok := cfg.Get(KeyCounterTracks); ok {
+		switch strings.TrimSpace(v) {
+		case CountersPerMetric:
+		case CountersSingle:
+			c.SingleCounter = true
+		default:
+			return Config{}, fmt.Errorf("xpu: %s: %q is not %s or %s", KeyCounterTracks, v, CountersPerMetric, CountersSingle)
+		}
 	}
 	if c.Enabled && len(c.Metrics) == 0 {
 		return Config{}, fmt.Errorf("xpu: %s: no metrics given, but ACTIVITY_TYPES selects %s (list metric names, e.g. GpuTime, GpuCoreClocks)",

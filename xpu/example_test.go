@@ -13,7 +13,8 @@ import (
 
 // A profile with per-kernel hardware metrics on OpenReg: the Kineto config selects the scope
 // profiler and its metrics, the session gets the profiler through Options.Profilers, and after
-// Stop the trace holds a "metrics: <kernel>" slice and an "xpu" counter pulse per kernel, while
+// Stop the trace holds a "metrics: <kernel>" slice per kernel and a pulse on each metric's
+// counter track ("xpu GpuTime (ns)"), while
 // LastScopes feeds the metrics table (xpu.WriteMetricsTable, printed after the op table).
 func ExampleNewScopeProfiler() {
 	cfg, err := kineto.ParseConfig(`
@@ -52,13 +53,13 @@ XPUPTI_PROFILER_ENABLE_PER_KERNEL = true`)
 	}
 	pulses := 0
 	for _, e := range res.Trace().Events {
-		if e.Ph == 'C' && e.Name == xpu.CounterName {
+		if e.Ph == 'C' && e.Name == "xpu GpuTime (ns)" {
 			pulses++
 		}
 	}
-	fmt.Println(pulses/2, "counter pulses")
+	fmt.Println(pulses/2, "pulses on the GpuTime track")
 	// Output:
 	// openreg::uniform_kernel: measured true, clocks follow true
 	// openreg::gemm_f32: measured true, clocks follow true
-	// 2 counter pulses
+	// 2 pulses on the GpuTime track
 }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/devices"
+	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/openreg/ops"
+	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/xpu"
 	"github.com/stretchr/testify/assert"
@@ -23,9 +25,12 @@ import (
 
 // Sessions are process-wide: the tests in this file do not run in parallel.
 
+// perKernelConfig asks for Kineto's single "xpu" counter track, which these tests check
+// against Kineto's own form; TestCounterTracksPerMetric checks the default.
 const perKernelConfig = "ACTIVITY_TYPES = xpu_scope_profiler, kernel\n" +
 	"XPUPTI_PROFILER_METRICS = GpuTime, GpuCoreClocks, XVE_ACTIVE\n" +
-	"XPUPTI_PROFILER_ENABLE_PER_KERNEL = true"
+	"XPUPTI_PROFILER_ENABLE_PER_KERNEL = true\n" +
+	"ORPROF_XPU_COUNTER_TRACKS = single"
 
 // profile runs fn under an "openreg" session configured by cfgText with a scope profiler, on a
 // fresh default runtime made with rtOpts, and returns the result and the profiler.
@@ -412,9 +417,14 @@ func TestConfigErrors(t *testing.T) {
 			return c
 		}, []string{"XPUPTI_PROFILER_ENABLE_PER_KERNEL", `"perhaps" is not a bool`}},
 		{"bad scope cap", func() *kineto.Config {
-			c, _ := kineto.ParseConfig("ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = GpuTime\nXPUPTI_PROFILER_MAX_SCOPES = 0")
+			c, _ := kineto.ParseConfig("ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = GpuTime")
+			c.Options[xpu.KeyMaxScopes] = "-1" // kineto.ParseConfig refuses it; a hand-built config may not
 			return c
-		}, []string{"XPUPTI_PROFILER_MAX_SCOPES", `"0" is not a positive integer`}},
+		}, []string{"XPUPTI_PROFILER_MAX_SCOPES", `"-1" is not an integer in [0, 2147483647]`}},
+		{"bad counter tracks", func() *kineto.Config {
+			c, _ := kineto.ParseConfig("ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = GpuTime\nORPROF_XPU_COUNTER_TRACKS = both")
+			return c
+		}, []string{"ORPROF_XPU_COUNTER_TRACKS", `"both" is not per_metric or single`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -578,4 +588,34 @@ func TestScopesWithoutKernelActivity(t *testing.T) {
 		}
 	}
 	assert.Positive(t, fallback)
+}
+
+// TestKeyAveragesHaveMetricsRows: as PyTorch's test_xpu_scope_profiler asserts, the operator
+// table of a scope profile has rows keyed "metrics: <kernel>"; their time is their kernels',
+// so the device total is the same as without them.
+func TestKeyAveragesHaveMetricsRows(t *testing.T) {
+	res, _ := profile(t, perKernelConfig, openreg.Options{}, nil, func(ctx context.Context, rt *openreg.Runtime) error {
+		a, err := ops.Uniform(ctx, rt, 0, -1, 1, 1, 32, 32)
+		if err != nil {
+			return err
+		}
+		_, err = ops.Mm(ctx, a, a)
+		return err
+	})
+	rows := res.Events.KeyAverages(events.AverageOptions{})
+	var metrics, others []events.Avg
+	for _, r := range rows {
+		if strings.HasPrefix(r.Key, "metrics: ") {
+			metrics = append(metrics, r)
+		} else {
+			others = append(others, r)
+		}
+	}
+	require.Len(t, metrics, 2, "one row per kernel name: uniform and gemm")
+	for _, r := range metrics {
+		assert.Positive(t, r.SelfDeviceTimeTotal, r.Key)
+	}
+	assert.Equal(t, report.TableTotals(others).SelfDevice, report.TableTotals(rows).SelfDevice,
+		"the metrics rows add nothing to the device total")
+	assert.Positive(t, report.TableTotals(rows).SelfDevice)
 }

@@ -91,6 +91,7 @@ type session struct {
 	mu      sync.Mutex
 	kernels []KernelMetrics
 	scopes  []Scope
+	acts    []kineto.DeviceActivity
 }
 
 // Start starts the metric source.
@@ -138,7 +139,15 @@ func (s *session) ProcessTrace(t *trace.Trace) error {
 		warns = append(warns, fmt.Sprintf("ACTIVITY_TYPES has %s but not %s: the trace lacks the kernels the metrics slices measure, "+
 			"and estimated device intervals may overlap them (add %[2]s)", kineto.XPUScopeProfiler, kineto.ConcurrentKernel))
 	}
-	appendScopes(t, scopes, s.kernels, s.p.device)
+	n0 := len(t.Events)
+	appendScopes(t, scopes, s.kernels, s.p.device, s.cfg.SingleCounter)
+	s.acts = s.acts[:0]
+	for i := n0; i < len(t.Events); i++ {
+		if e := &t.Events[i]; e.Ph == 'X' {
+			s.acts = append(s.acts, kineto.DeviceActivity{Type: kineto.ConcurrentKernel, Name: e.Name, Device: int(e.Pid),
+				Stream: e.Tid, StartNs: e.TsNs, EndNs: e.TsNs + e.DurNs})
+		}
+	}
 	s.scopes = scopes
 	s.p.mu.Lock()
 	s.p.last = scopes
@@ -155,6 +164,17 @@ func (s *session) Scopes() []Scope {
 	defer s.mu.Unlock()
 	return append([]Scope(nil), s.scopes...)
 }
+
+// DeviceActivities are the "metrics: <name>" slices ProcessTrace wrote, as device activities
+// linked to no op (Correlation 0): the operator table then has PyTorch's "metrics: …" rows,
+// which its totals leave out (events.IsScopeMetrics), their time being their kernels'.
+func (s *session) DeviceActivities() []kineto.DeviceActivity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]kineto.DeviceActivity(nil), s.acts...)
+}
+
+var _ kineto.DeviceActivitySource = (*session)(nil)
 
 // ScopeSource is implemented by the scope profiler's sessions: the scopes of that profile,
 // available after ProcessTrace.

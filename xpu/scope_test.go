@@ -71,7 +71,10 @@ func run(t *testing.T, src *fakeSource, cfgText string, base *trace.Trace) (*tra
 	return tr, p, err
 }
 
-const fakeConfig = "ACTIVITY_TYPES = xpu_scope_profiler, kernel\nXPUPTI_PROFILER_METRICS = Time, Busy, Peak, Spilled\n"
+// fakeConfig asks for Kineto's single counter track; TestPerMetricCounterEvents checks the
+// default.
+const fakeConfig = "ACTIVITY_TYPES = xpu_scope_profiler, kernel\nXPUPTI_PROFILER_METRICS = Time, Busy, Peak, Spilled\n" +
+	"ORPROF_XPU_COUNTER_TRACKS = single\n"
 
 func TestParseConfig(t *testing.T) {
 	tests := []struct {
@@ -87,6 +90,15 @@ func TestParseConfig(t *testing.T) {
 			Config{Enabled: true, Metrics: []string{"A"}, PerKernel: true, MaxScopes: 7}},
 		{"activity off, no metrics", "ACTIVITY_TYPES = kernel",
 			Config{PerKernel: true, MaxScopes: 1500}},
+		// 0 means the default, as in Kineto.
+		{"zero cap is the default", "ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = A\nXPUPTI_PROFILER_MAX_SCOPES = 0",
+			Config{Enabled: true, Metrics: []string{"A"}, PerKernel: true, MaxScopes: 1500}},
+		{"zero cap per range", "ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = A\nXPUPTI_PROFILER_ENABLE_PER_KERNEL = 0\nXPUPTI_PROFILER_MAX_SCOPES = 0",
+			Config{Enabled: true, Metrics: []string{"A"}, PerKernel: false, MaxScopes: 10}},
+		{"Kineto's single counter", "ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = A\nORPROF_XPU_COUNTER_TRACKS = single",
+			Config{Enabled: true, Metrics: []string{"A"}, PerKernel: true, MaxScopes: 1500, SingleCounter: true}},
+		{"per-metric counters", "ACTIVITY_TYPES = xpu_scope_profiler\nXPUPTI_PROFILER_METRICS = A\nORPROF_XPU_COUNTER_TRACKS = per_metric",
+			Config{Enabled: true, Metrics: []string{"A"}, PerKernel: true, MaxScopes: 1500}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,8 +115,9 @@ func TestParseConfig(t *testing.T) {
 
 	bad := []struct{ key, val, want string }{
 		{KeyPerKernel, "sometimes", `xpu: XPUPTI_PROFILER_ENABLE_PER_KERNEL: "sometimes" is not a bool`},
-		{KeyMaxScopes, "-3", `xpu: XPUPTI_PROFILER_MAX_SCOPES: "-3" is not a positive integer`},
-		{KeyMaxScopes, "many", `xpu: XPUPTI_PROFILER_MAX_SCOPES: "many" is not a positive integer`},
+		{KeyMaxScopes, "-3", `xpu: XPUPTI_PROFILER_MAX_SCOPES: "-3" is not an integer in [0, 2147483647] (0: the default)`},
+		{KeyMaxScopes, "many", `xpu: XPUPTI_PROFILER_MAX_SCOPES: "many" is not an integer in [0, 2147483647]`},
+		{KeyCounterTracks, "per-metric", `xpu: ORPROF_XPU_COUNTER_TRACKS: "per-metric" is not per_metric or single`},
 		{KeyMetrics, " , ", "xpu: XPUPTI_PROFILER_METRICS: no metrics given"},
 	}
 	for _, b := range bad {
@@ -165,6 +178,34 @@ func TestPerKernelEvents(t *testing.T) {
 	assert.Equal(t, []trace.Process{{Pid: 0, Name: "FAKE-TESTPERKERNELEVENTS 0", Label: "FAKE-TESTPERKERNELEVENTS 0", SortIndex: 5000000}}, tr.Processes)
 	assert.Equal(t, []trace.Thread{{Pid: 0, Tid: 3, Name: "stream 3 ", SortIndex: 3}}, tr.Threads)
 
+	var buf bytes.Buffer
+	require.NoError(t, trace.Write(&buf, tr))
+	require.NoError(t, trace.Check(buf.Bytes()))
+}
+
+// TestPerMetricCounterEvents: by default each metric has its own counter track, its unit in
+// the track's name, so a viewer draws every series on its own scale (Kineto's one "xpu" track
+// stacks ns, cycles and % together).
+func TestPerMetricCounterEvents(t *testing.T) {
+	src := &fakeSource{kernels: []KernelMetrics{kernel(7, "relu", 3, 1000, 1500, 0, 500.4, math.NaN(), 2, 3)}}
+	cfg := strings.Replace(fakeConfig, "ORPROF_XPU_COUNTER_TRACKS = single\n", "", 1)
+	tr, _, err := run(t, src, cfg, nil)
+	require.NoError(t, err)
+	var got []trace.Event
+	for _, e := range tr.Events {
+		if e.Ph == 'C' {
+			got = append(got, e)
+		}
+	}
+	c := func(name string, ts int64, key, val string) trace.Event {
+		return trace.Event{Ph: 'C', Cat: "xpu_scope_profiler", Name: name, Pid: 0, Tid: 3, TsNs: ts, Args: []trace.Arg{trace.Raw(key, val)}}
+	}
+	assert.Equal(t, []trace.Event{
+		c("xpu Time (ns)", 999, "Time", "500"), c("xpu Time (ns)", 1501, "Time", "0"),
+		c("xpu Busy (%)", 999, "Busy", "0"), c("xpu Busy (%)", 1501, "Busy", "0"),
+		c("xpu Peak", 999, "Peak", "2"), c("xpu Peak", 1501, "Peak", "0"),
+		c("xpu Spilled", 999, "Spilled", "1"), c("xpu Spilled", 1501, "Spilled", "0"),
+	}, got)
 	var buf bytes.Buffer
 	require.NoError(t, trace.Write(&buf, tr))
 	require.NoError(t, trace.Check(buf.Bytes()))

@@ -17,7 +17,8 @@ const (
 	SlicePrefix = "metrics: "
 	// CounterCat is the category of the counter events (XPU_SCOPE_PROFILER).
 	CounterCat = "xpu_scope_profiler"
-	// CounterName is the name of the counter track.
+	// CounterName is the name of Kineto's single counter track, and the first word of every
+	// per-metric track's name (CounterTrack).
 	CounterName = "xpu"
 )
 
@@ -104,9 +105,20 @@ func pads(t *trace.Trace, scopes []Scope, ks []KernelMetrics) (pre, post []int64
 	return pre, post
 }
 
-// appendScopes adds every scope's "metrics: <name>" slice and its counter pulse to t, and the
-// device and stream rows it lacks. device names the device rows ("OPENREG 0").
-func appendScopes(t *trace.Trace, scopes []Scope, ks []KernelMetrics, device string) {
+// CounterTrack is the name of a metric's own counter track: "xpu <name> (<unit>)", or
+// "xpu <name>" for a metric without a unit.
+func CounterTrack(m MetricInfo) string {
+	if m.Unit == "" {
+		return CounterName + " " + m.Name
+	}
+	return CounterName + " " + m.Name + " (" + m.Unit + ")"
+}
+
+// appendScopes adds every scope's "metrics: <name>" slice and its counter pulses to t, and the
+// device and stream rows it lacks. device names the device rows ("OPENREG 0"). The pulses are
+// one per metric on its own track (CounterTrack), or with single one on Kineto's "xpu" track
+// carrying every metric.
+func appendScopes(t *trace.Trace, scopes []Scope, ks []KernelMetrics, device string, single bool) {
 	pre, post := pads(t, scopes, ks)
 	addRows(t, scopes, device)
 	for i := range scopes {
@@ -135,9 +147,19 @@ func appendScopes(t *trace.Trace, scopes []Scope, ks []KernelMetrics, device str
 		}
 		t.Events = append(t.Events,
 			trace.Event{Ph: 'X', Cat: SliceCat, Name: SlicePrefix + s.Name, Pid: pid, Tid: tid,
-				TsNs: start, DurNs: end - start, Args: args},
-			trace.Event{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: start, Args: on},
-			trace.Event{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: end, Args: off})
+				TsNs: start, DurNs: end - start, Args: args})
+		if single {
+			t.Events = append(t.Events,
+				trace.Event{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: start, Args: on},
+				trace.Event{Ph: 'C', Cat: CounterCat, Name: CounterName, Pid: pid, Tid: tid, TsNs: end, Args: off})
+			continue
+		}
+		for m := range s.Values {
+			name := CounterTrack(s.Metrics[m])
+			t.Events = append(t.Events,
+				trace.Event{Ph: 'C', Cat: CounterCat, Name: name, Pid: pid, Tid: tid, TsNs: start, Args: on[m : m+1]},
+				trace.Event{Ph: 'C', Cat: CounterCat, Name: name, Pid: pid, Tid: tid, TsNs: end, Args: off[m : m+1]})
+		}
 	}
 }
 

@@ -69,8 +69,8 @@ func FromList(l *events.List) *profile.Profile {
 		e := l.Event(i)
 		minStart, maxEnd = math.Min(minStart, e.StartUs), math.Max(maxEnd, e.EndUs)
 		if e.DeviceType != devices.CPU {
-			if e.IsUserAnnotation {
-				continue
+			if e.IsUserAnnotation || events.IsScopeMetrics(e.Name, e.DeviceType) {
+				continue // not device work of its own
 			}
 			if _, ok := devTotal[e.Name]; !ok {
 				devNames = append(devNames, e.Name)

@@ -163,6 +163,10 @@ type Options struct {
 	// Progress, when set, is called on the reading goroutine after each chunk of input with
 	// the number of uncompressed bytes read so far. It should return quickly.
 	Progress func(bytesRead int64)
+	// SkipScopeMetrics leaves out the "metrics: <kernel>" slices of a scope profiler (cat
+	// "kernel"). By default each is a device row, as in PyTorch's key_averages(), linked to no
+	// operator and not counted as device time (its time is its kernel's).
+	SkipScopeMetrics bool
 }
 
 // Read reads a Chrome trace — PyTorch's legacy JSON array or Kineto's JSON object,

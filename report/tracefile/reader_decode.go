@@ -63,6 +63,8 @@ type decoder struct {
 	s      *jsonscan.Scanner
 	format Form
 	raws   rawList
+	// skipScopeMetrics is Options.SkipScopeMetrics.
+	skipScopeMetrics bool
 
 	names     map[string]uint32
 	nameCache [64]struct {
@@ -223,13 +225,16 @@ func (f *scanFacts) merge(o *scanFacts) {
 }
 
 func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
-	return newDecoderOf(jsonscan.New(r, file, opts.Progress), par)
+	d := newDecoderOf(jsonscan.New(r, file, opts.Progress), par)
+	d.skipScopeMetrics = opts.SkipScopeMetrics
+	return d
 }
 
 // newDecoderInPlace returns a decoder that scans in.data where it is.
 func newDecoderInPlace(in *inPlace, file string, opts Options, par parConfig) *decoder {
 	d := newDecoderOf(jsonscan.NewBytes(in.data, 0, file), par)
 	d.consumed, d.progress = in.consumed, opts.Progress
+	d.skipScopeMetrics = opts.SkipScopeMetrics
 	return d
 }
 

@@ -56,8 +56,13 @@ func (d *decoder) keep(ev *evFields) error {
 	}
 	if kind == rawDevice && d.nameFlags[ev.name]&nameScopeMetrics != 0 && cat == catDevGeneric {
 		// Kineto's XPU scope profiler writes each kernel's metrics as a "kernel" slice named
-		// "metrics: <kernel>" around the kernel: counting it would count the kernel twice.
-		return nil
+		// "metrics: <kernel>" around the kernel. PyTorch's key_averages() has a row for it
+		// (test_xpu_scope_profiler checks so), but its time is its kernel's: it is linked to
+		// no op and not counted as device time (events.IsScopeMetrics).
+		if d.skipScopeMetrics {
+			return nil
+		}
+		cat = catDevScopeMetrics
 	}
 	d.catSeen[cat] = true
 	if d.format == Kineto {

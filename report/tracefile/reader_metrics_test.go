@@ -4,28 +4,59 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/devices"
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
 )
 
-// TestReadSkipsScopeMetricsSlices: the "metrics: <kernel>" slices a scope profiler writes
-// around each kernel (cat "kernel") are not device work of their own.
-func TestReadSkipsScopeMetricsSlices(t *testing.T) {
-	trace := `{"traceEvents": [
+const scopeMetricsTrace = `{"traceEvents": [
   {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0.000, "dur": 10.000, "args": {"External id": 5}},
   {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 2.000, "dur": 4.000, "args": {"External id": 5}},
   {"ph": "X", "cat": "kernel", "name": "metrics: gemm", "pid": 0, "tid": 7, "ts": 1.999, "dur": 4.002, "args": {"kernel_id": 1, "GpuTime::ns": 4000}},
   {"ph": "C", "cat": "xpu_scope_profiler", "name": "xpu", "pid": 0, "tid": 7, "ts": 1.999, "args": {"GpuTime": 4000}}
 ]}`
-	data, err := Read(strings.NewReader(trace), "m.json", Options{})
+
+// TestReadScopeMetricsSlices: the "metrics: <kernel>" slice a scope profiler writes around each
+// kernel is a device row of its own, as in PyTorch's key_averages() (test_xpu_scope_profiler
+// looks for rows starting "metrics: "), linked to no op and counted in no total: the op's
+// device time, the table's device total and the unlinked-time warning see the kernel once.
+// SkipScopeMetrics leaves the rows out.
+func TestReadScopeMetricsSlices(t *testing.T) {
+	data, err := Read(strings.NewReader(scopeMetricsTrace), "m.json", Options{})
 	require.NoError(t, err)
-	var dev int
+	var dev []string
 	for _, e := range data.Events {
 		if e.DeviceType != devices.CPU {
-			dev++
-			require.Equal(t, "gemm", e.Name)
+			dev = append(dev, e.Name)
+		}
+		if e.Name == "aten::mm" {
+			require.Len(t, e.Kernels, 1, "the op gets its kernel once")
+			assert.Equal(t, "gemm", e.Kernels[0].Name)
 		}
 	}
-	require.Equal(t, 1, dev)
+	assert.ElementsMatch(t, []string{"metrics: gemm", "gemm"}, dev)
+	assert.Zero(t, data.DeviceLink.Unlinked, "the metrics slice is not unlinked device time")
+	assert.InDelta(t, 4.0, data.DeviceLink.TotalUs, 1e-9)
+	assert.Empty(t, data.Warnings("m.json"))
+
+	rows := events.NewList(data.Events, events.ListOptions{UseDevice: "cuda"}).KeyAverages(events.AverageOptions{})
+	keys := map[string]bool{}
+	for _, r := range rows {
+		keys[r.Key] = true
+	}
+	assert.True(t, keys["metrics: gemm"], "a row keyed \"metrics: …\", as PyTorch's")
+	assert.InDelta(t, 4.0, report.TableTotals(rows).SelfDevice, 1e-9, "the kernel's 4 µs counted once")
+
+	data, err = Read(strings.NewReader(scopeMetricsTrace), "m.json", Options{SkipScopeMetrics: true})
+	require.NoError(t, err)
+	dev = nil
+	for _, e := range data.Events {
+		if e.DeviceType != devices.CPU {
+			dev = append(dev, e.Name)
+		}
+	}
+	assert.Equal(t, []string{"gemm"}, dev)
 }

@@ -382,12 +382,14 @@ func renumber[T any](id int32, m []int32, from []T, to *[]T) int32 {
 func (p *parser) work(w int) {
 	defer p.wg.Done()
 	d := &decoder{
-		s:        jsonscan.NewBytes(nil, 0, p.s.File()),
-		format:   p.d.format,
-		skip:     p.d.skip,
-		names:    make(map[string]uint32, 64),
-		shapeIdx: make(map[string]int32, 64),
-		stackIdx: make(map[string]int32, 16),
+		s:      jsonscan.NewBytes(nil, 0, p.s.File()),
+		format: p.d.format,
+		skip:   p.d.skip,
+		names:  make(map[string]uint32, 64),
+		// the reading goroutine's option
+		skipScopeMetrics: p.d.skipScopeMetrics,
+		shapeIdx:         make(map[string]int32, 64),
+		stackIdx:         make(map[string]int32, 16),
 	}
 	if p.whole != nil {
 		// A mapped file cut short while it is read faults where its pages are gone: the

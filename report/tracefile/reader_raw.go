@@ -36,6 +36,7 @@ const (
 	catDevHPU                         // hpu_op
 	catTrace                          // "Trace" spans (one per profiler buffer)
 	catInstant                        // cpu_instant_event
+	catDevScopeMetrics                // a scope profiler's "metrics: <kernel>" slice (cat "kernel"): set by keep
 	catIgnored                        // python_function, overhead, counters, … : not FunctionEvents
 )
 

@@ -536,7 +536,7 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 				nRuntime++
 			}
 		case rawDevice:
-			if attachable(deviceEventType(r.cat, trace)) && (r.extID > 0 || r.corr > 0) {
+			if attachable(deviceEventType(r.cat, trace)) && r.cat != catDevScopeMetrics && (r.extID > 0 || r.corr > 0) {
 				nDevice++
 			}
 		}
@@ -562,7 +562,7 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 			if op, ok := l.ops.get(l.runtimeLink(r)); ok {
 				lk.threads = append(lk.threads, threadFix{int32(k), d.raws.at(int(op.raw)).tid})
 			}
-		case r.kind == rawDevice && attachable(deviceEventType(r.cat, trace)):
+		case r.kind == rawDevice && attachable(deviceEventType(r.cat, trace)) && r.cat != catDevScopeMetrics:
 			if op, ok := l.ops.get(l.deviceLink(r)); ok {
 				start, end := times(r)
 				lk.pairs = append(lk.pairs, kernelPair{dev: int32(k), op: op.ev, name: r.name, device: r.pid,
@@ -642,7 +642,7 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 			continue
 		}
 		k++
-		if r.kind != rawDevice || r.cat == catDevUserAnnotation {
+		if r.kind != rawDevice || r.cat == catDevUserAnnotation || r.cat == catDevScopeMetrics {
 			continue
 		}
 		start, end := times(r)
