@@ -170,7 +170,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 		cw.Write([]string{"key", "device_type", "only", "count_before", "count_after",
 			"self_cpu_time_total_before", "self_cpu_time_total_after", "self_cpu_time_total_delta",
 			"self_device_time_total_before", "self_device_time_total_after", "self_device_time_total_delta"})
-		g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+		g := csvTime
 		for i := range rows {
 			r := &rows[i]
 			cw.Write([]string{r.Key, r.DeviceType, r.Only, strconv.FormatInt(r.Before.Count, 10),

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -103,10 +104,27 @@ var rowFields = []string{"key", "count", "self_cpu_time_total", "cpu_time_total"
 	"self_device_time_total", "device_time_total", "device_time", "cpu_memory_usage",
 	"self_cpu_memory_usage", "device_memory_usage", "self_device_memory_usage", "input_shapes"}
 
+// csvTime is a time total (µs) as CSV prints it: to the nanosecond, the resolution of every
+// time orprof records or reads, in the shortest digits: a sum's float error
+// (39.49800000000005) is not printed as if it were data. JSON keeps the exact float (a summary
+// is merged from it).
+func csvTime(us float64) string {
+	return strconv.FormatFloat(math.Round(us*1e3)/1e3, 'f', -1, 64)
+}
+
+// csvAvg is an average time (µs): a total rounded as csvTime, divided by the count, to the
+// picosecond (an average of whole ns need not be one).
+func csvAvg(totalUs float64, count int64) string {
+	if count == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(math.Round(math.Round(totalUs*1e3)/float64(count)*1e3)/1e6, 'f', -1, 64)
+}
+
 func fieldValues(r *events.Avg) []string {
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	return []string{r.Key, strconv.FormatInt(r.Count, 10), f(r.SelfCPUTimeTotal), f(r.CPUTimeTotal), f(r.CPUTime()),
-		f(r.SelfDeviceTimeTotal), f(r.DeviceTimeTotal), f(r.DeviceTime()),
+	f := csvTime
+	return []string{r.Key, strconv.FormatInt(r.Count, 10), f(r.SelfCPUTimeTotal), f(r.CPUTimeTotal), csvAvg(r.CPUTimeTotal, r.Count),
+		f(r.SelfDeviceTimeTotal), f(r.DeviceTimeTotal), csvAvg(r.DeviceTimeTotal, r.Count),
 		strconv.FormatInt(r.CPUMemoryUsage, 10), strconv.FormatInt(r.SelfCPUMemoryUsage, 10),
 		strconv.FormatInt(r.DeviceMemoryUsage, 10), strconv.FormatInt(r.SelfDeviceMemoryUsage, 10), r.InputShapes}
 }

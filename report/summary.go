@@ -129,6 +129,23 @@ func boolByte(b bool) byte {
 	return 0
 }
 
+// MergeError is why MergeSummaries refused a summary: the one at Index (0-based, in argument
+// order) does not go with the earlier one at Other. Its Error names them "summary N"; Named
+// names them as the caller knows them (their files).
+type MergeError struct {
+	Index, Other int
+	pre, post    string // the reason, around the other summary's name
+}
+
+func (e *MergeError) Error() string {
+	return e.Named(func(i int) string { return "summary " + strconv.Itoa(i+1) })
+}
+
+// Named is the error with the summaries named by name(index).
+func (e *MergeError) Named(name func(int) string) string {
+	return name(e.Index) + " " + e.pre + name(e.Other) + e.post
+}
+
 // MergeSummaries sums summaries in order into one, as if every rank of every summary had been
 // read at once in that order: rows are matched by their key_averages key and summed; a row's
 // first-occurrence fields (async, scope, stack, …) come from its first summary. Ranks numbered by
@@ -148,14 +165,20 @@ func MergeSummaries(sums ...*Summary) (*Summary, error) {
 	out.Ranks = make([]RankInfo, 0, n)
 	idx := make(map[string]int, len(sums[0].Rows))
 	var kb []byte
+	devAt := 0 // the first summary with a device name
 	for si, s := range sums {
 		if s.GroupByInputShape != out.GroupByInputShape || s.GroupByStackN != out.GroupByStackN {
-			return nil, fmt.Errorf("summary %d was grouped differently (group by input shape %v, stack frames %d) from the first (%v, %d)",
-				si+1, s.GroupByInputShape, s.GroupByStackN, out.GroupByInputShape, out.GroupByStackN)
+			return nil, &MergeError{Index: si, Other: 0,
+				pre:  fmt.Sprintf("was grouped differently (group by input shape %v, stack frames %d) from ", s.GroupByInputShape, s.GroupByStackN),
+				post: fmt.Sprintf(" (%v, %d): make every summary with the same grouping flags", out.GroupByInputShape, out.GroupByStackN)}
 		}
 		if s.Device != "" {
 			if out.Device != "" && out.Device != s.Device {
-				return nil, fmt.Errorf("summary %d is of device %q, an earlier one of %q", si+1, s.Device, out.Device)
+				return nil, &MergeError{Index: si, Other: devAt,
+					pre: fmt.Sprintf("is of device %q, ", s.Device), post: fmt.Sprintf(" of %q", out.Device)}
+			}
+			if out.Device == "" {
+				devAt = si
 			}
 			out.Device = s.Device
 		}

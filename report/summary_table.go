@@ -44,14 +44,28 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 	if out.ByRank {
 		md := f == FormatMarkdown
 		dev := deviceLabel(&o)
+		// The device column is there when the operator table has device columns: a CPU-only
+		// profile has no device time to show, not a column of zeros.
+		hasDev := TableTotals(avgs).HasDevice
 		b.WriteString("\n")
 		rt := textTable{md: md, cols: []column{{"Rank", 6, false}, {"Self CPU", 12, false}, {"Self " + dev, 12, false}, {"File", 4, true}}}
+		if !hasDev {
+			rt.cols = append(rt.cols[:2], rt.cols[3])
+		}
 		for _, r := range s.Ranks {
-			rt.add(strconv.FormatInt(r.Rank, 10), FormatTime(r.SelfCPUTimeTotal), FormatTime(r.SelfDeviceTimeTotal), r.File)
+			if hasDev {
+				rt.add(strconv.FormatInt(r.Rank, 10), FormatTime(r.SelfCPUTimeTotal), FormatTime(r.SelfDeviceTimeTotal), r.File)
+			} else {
+				rt.add(strconv.FormatInt(r.Rank, 10), FormatTime(r.SelfCPUTimeTotal), r.File)
+			}
 		}
 		rt.write(&b)
-		b.WriteString("\nSlowest rank per op: the rank with the largest CPU total (" + dev +
-			" total for ops with device time); mean over the ranks the op ran on.\n\n")
+		if hasDev {
+			b.WriteString("\nSlowest rank per op: the rank with the largest CPU total (" + dev +
+				" total for ops with device time); mean over the ranks the op ran on.\n\n")
+		} else {
+			b.WriteString("\nSlowest rank per op: the rank with the largest CPU total; mean over the ranks the op ran on.\n\n")
+		}
 		name := min(o.MaxNameColumnWidth, 55)
 		if name == 0 {
 			name = 55
@@ -178,7 +192,7 @@ func writeSummaryCSV(w io.Writer, s *Summary, idx []int, byRank bool) error {
 				by = "device_time_total"
 			}
 			vals = append(vals, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Rank, 10),
-				strconv.FormatFloat(us, 'f', -1, 64), by)
+				csvTime(us), by)
 		}
 		if err := cw.Write(vals); err != nil {
 			return err

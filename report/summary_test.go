@@ -89,7 +89,16 @@ func TestMergeSummariesRefuses(t *testing.T) {
 	c := rankSummary(1, false, RankInfo{})
 	c.Device = "mtia"
 	_, err = MergeSummaries(a, c)
-	assert.ErrorContains(t, err, `summary 2 is of device "mtia", an earlier one of "cuda"`)
+	assert.ErrorContains(t, err, `summary 2 is of device "mtia", summary 1 of "cuda"`)
+	// The caller names the summaries (cmd/orprof: by their files); the other one named is the
+	// one the refused summary disagrees with.
+	cpu0 := rankSummary(1, false, RankInfo{})
+	cpu0.Device = ""
+	_, err = MergeSummaries(cpu0, a, c)
+	var me *MergeError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, `"c.json" is of device "mtia", "a.json" of "cuda"`,
+		me.Named(func(i int) string { return strconv.Quote([]string{"cpu.json", "a.json", "c.json"}[i]) }))
 	cpu := rankSummary(1, false, RankInfo{})
 	cpu.Device = ""
 	m, err := MergeSummaries(cpu, a)
@@ -249,4 +258,32 @@ func TestWriteSummaryByRankEscapes(t *testing.T) {
 			assert.NotContains(t, buf.String(), `\\|`)
 		}
 	}
+}
+
+// TestWriteSummaryByRankCPUOnly: the per-rank table of CPU-only profiles has no device column
+// (it was a column of zeros under a "Self CUDA" header), as the operator table has none.
+func TestWriteSummaryByRankCPUOnly(t *testing.T) {
+	cpuSummary := func(file string) *Summary {
+		l := events.NewList([]events.FunctionEvent{events.NewFunctionEvent(1, "step", 1, 0, 100),
+			events.NewFunctionEvent(2, "aten::mm", 1, 10, 40)}, events.ListOptions{})
+		return NewSummary(l.KeyAverages(events.AverageOptions{}), RankInfo{File: file}, SummaryOptions{})
+	}
+	m, err := MergeSummaries(cpuSummary("r0"), cpuSummary("r1"))
+	require.NoError(t, err)
+	for _, f := range []Format{FormatText, FormatMarkdown} {
+		var buf bytes.Buffer
+		_, err := WriteSummary(&buf, f, m, TableOptions{}, SummaryOutput{ByRank: true})
+		require.NoError(t, err)
+		out := buf.String()
+		assert.Contains(t, out, "Self CPU")
+		assert.NotContains(t, out, "CUDA", "format %v: a device column in a CPU-only profile", f)
+		assert.Contains(t, out, "the rank with the largest CPU total; mean over the ranks")
+	}
+	// With device time the column is there.
+	m, err = MergeSummaries(rankSummary(1, false, RankInfo{File: "r0"}), rankSummary(2, false, RankInfo{File: "r1"}))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	_, err = WriteSummary(&buf, FormatText, m, TableOptions{}, SummaryOutput{ByRank: true})
+	require.NoError(t, err)
+	assert.Contains(t, buf.String(), "Self CUDA")
 }

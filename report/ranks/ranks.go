@@ -7,6 +7,7 @@ package ranks
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/tracefile"
 )
@@ -115,6 +117,10 @@ func merge(sums []*report.Summary, warns [][]string, links []tracefile.DeviceLin
 		w = append(w, lw)
 	}
 	s, err := report.MergeSummaries(sums...)
+	if me := (*report.MergeError)(nil); errors.As(err, &me) && len(paths) == len(sums) {
+		// Name the files, not "summary 2".
+		return nil, nil, errors.New(me.Named(func(i int) string { return quote.String(paths[i]) }))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
