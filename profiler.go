@@ -321,6 +321,7 @@ func (p *Profiler) Capture(ctx context.Context, opts CaptureOptions) (*Result, e
 		p.mu.Lock()
 		if p.cap == c {
 			p.cap = nil
+			c.sess.windowEnd = true
 			res, err := c.sess.Stop()
 			c.done <- captureDone{res: res, err: err}
 		}

@@ -257,3 +257,38 @@ func TestProfilerCapture(t *testing.T) {
 	assert.Len(t, ready, 5+probes, "every finished capture goes to OnTraceReady, the cancelled ones not")
 	mu.Unlock()
 }
+
+// TestCaptureWindowNoOpenRangeWarning: a time-window capture ends inside a step, as it says it
+// does: the step in progress is left out and counted in Unfinished, without the "still open"
+// warning, which would otherwise come with every seconds= capture.
+func TestCaptureWindowNoOpenRangeWarning(t *testing.T) {
+	p, err := NewProfiler(ProfilerOptions{})
+	require.NoError(t, err)
+	stop := stepLoop(t, p, 5*time.Millisecond) // a step is open nearly all the time
+	defer stop()
+	res, err := p.Capture(context.Background(), CaptureOptions{Duration: 30 * time.Millisecond})
+	require.NoError(t, err)
+	assert.Positive(t, res.Unfinished, "the window ended inside a step")
+	for _, w := range res.Warnings {
+		assert.NotContains(t, w, "still open")
+	}
+}
+
+// TestOpenRangeWarningCount: ranges open at Stop are counted in a warning, one in the
+// singular.
+func TestOpenRangeWarningCount(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		s, err := Start(Options{})
+		require.NoError(t, err)
+		ctx := WithThread(context.Background(), NewThread())
+		for range n {
+			Begin(ctx, Op{Name: "open"})
+		}
+		res, err := s.Stop()
+		require.NoError(t, err)
+		assert.Equal(t, n, res.Unfinished)
+		want := map[int]string{1: "1 range was still open at Stop and is left out",
+			2: "2 ranges were still open at Stop and are left out"}[n]
+		assert.Contains(t, res.Warnings, want)
+	}
+}

@@ -76,6 +76,10 @@ type Session struct {
 
 	// stopped is set by Stop before it walks the lanes; recorders check it after they publish.
 	stopped atomic.Bool
+	// windowEnd is set by a time-window capture (CaptureOptions.Duration) before it stops the
+	// session: ranges open then (the step in progress) are left out as documented, counted in
+	// Result.Unfinished without a warning.
+	windowEnd bool
 
 	mu    sync.Mutex
 	lanes []*lane // in the order goroutines first recorded
@@ -368,7 +372,10 @@ func (s *Session) Stop() (*Result, error) {
 	}
 	rec.assignThreadIDs()
 	res := &Result{Device: s.devName, Unfinished: rec.unfinished, Options: s.opts, rec: rec}
-	if rec.unfinished > 0 {
+	switch {
+	case rec.unfinished == 1 && !s.windowEnd:
+		s.warn = append(s.warn, "1 range was still open at Stop and is left out")
+	case rec.unfinished > 1 && !s.windowEnd:
 		s.warn = append(s.warn, fmt.Sprintf("%d ranges were still open at Stop and are left out", rec.unfinished))
 	}
 	if len(s.children) > 0 {

@@ -58,9 +58,14 @@ func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, err
 	}
 	tmp, err := os.CreateTemp(dir, "."+worker+".*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("trace handler: %w", err)
+		return "", fmt.Errorf("trace handler: cannot create the temporary file in %s (a trace is written there, then linked to its name): %w", dir, err)
 	}
 	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600; a trace file is 0644, as --trace's (internal/outfile).
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("trace handler: %w", err)
+	}
 	ms := clock.Now() / 1e6
 	name := func(ms int64) string { return worker + "." + strconv.FormatInt(ms, 10) + ext }
 	for i := 0; i < 1000; i++ {

@@ -46,6 +46,9 @@ func TestTensorBoardTraceHandler(t *testing.T) {
 		"w0.1700000000125.pt.trace.json", "w0.1700000000125.pt.trace.json.gz",
 	}, names, "no temporary file left, none replaced")
 	for i, n := range names {
+		st, err := os.Stat(filepath.Join(dir, n))
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o644), st.Mode().Perm(), "%s: a trace file is 0644, as --trace's", n)
 		data, err := tracefile.Open(filepath.Join(dir, n), tracefile.Options{})
 		require.NoError(t, err, n)
 		steps := 0

@@ -17,17 +17,20 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return exit
 	}
 	if len(pos) != 2 {
+		if len(pos) == 1 {
+			return fail(stderr, "diff: need BEFORE and AFTER, got 1 argument")
+		}
 		return fail(stderr, "diff: need BEFORE and AFTER, got %d arguments", len(pos))
 	}
 	f, ok := report.ParseFormat(*format)
 	if !ok {
-		return fail(stderr, "diff: --format %q: must be text, markdown, csv or json", *format)
+		return failFlag(stderr, "diff", "--format %s: must be text, markdown, csv or json", quoteArg(*format))
 	}
 	if *rowLimit < -1 {
-		return fail(stderr, "diff: --row-limit %d: must be -1 (all) or a count ≥ 0", *rowLimit)
+		return failFlag(stderr, "diff", "--row-limit %d: must be -1 (all) or a count ≥ 0", *rowLimit)
 	}
 	if *nameWidth < 4 {
-		return fail(stderr, "diff: --max-name-column-width %d: must be at least 4", *nameWidth)
+		return failFlag(stderr, "diff", "--max-name-column-width %d: must be at least 4", *nameWidth)
 	}
 	defer lazyGC(tableGCFloor)()
 	var sums [2]*report.Summary

@@ -129,5 +129,11 @@ func fail(stderr io.Writer, format string, a ...any) int {
 	return 2
 }
 
+// failFlag is fail for a bad flag value of `orprof cmd`: the line ends with the pointer to the
+// command's flags, as the flag package's own errors do (flagErrorLine).
+func failFlag(stderr io.Writer, cmd, format string, a ...any) int {
+	return fail(stderr, "%s: %s; run 'orprof %s -h'", cmd, fmt.Sprintf(format, a...), cmd)
+}
+
 // quoteArg quotes a command-line argument for an error line, at most quote.Max bytes of it.
 func quoteArg(s string) string { return quote.String(s) }

@@ -98,8 +98,33 @@ func printWarnings(stderr io.Writer, warns []string) {
 // warnRanks warns about rank numbers claimed by several traces.
 func warnRanks(stderr io.Writer, s *report.Summary) {
 	if dup := s.DuplicateRanks(); len(dup) > 0 {
-		fmt.Fprintf(stderr, "orprof: warning: rank %d is claimed by more than one trace (%d ranks repeat); --by-rank shows each trace on its own line\n", dup[0], len(dup))
+		repeat := "1 rank repeats"
+		if len(dup) > 1 {
+			repeat = fmt.Sprintf("%d ranks repeat", len(dup))
+		}
+		fmt.Fprintf(stderr, "orprof: warning: rank %d is claimed by more than one trace (%s); --by-rank shows each trace on its own line\n", dup[0], repeat)
 	}
+}
+
+// noOperators is the message for a profile without a single row — an empty trace, or one of
+// metadata only — naming its inputs, or "" when s has rows. An empty table would print
+// nothing at all, which says nothing about why. The reading's warnings (events skipped) are
+// the likely why: the first joins the line, so that it stays one line.
+func noOperators(s *report.Summary, names []string, warns []string) string {
+	if len(s.Rows) > 0 {
+		return ""
+	}
+	msg := fmt.Sprintf("no operators in any of the %d inputs (%s, …)", len(names), quoteArg(names[0]))
+	if len(names) == 1 {
+		msg = "no operators in " + quoteArg(names[0])
+	}
+	if len(warns) > 0 {
+		msg += "; " + warns[0]
+		if len(warns) > 1 {
+			msg += fmt.Sprintf(" (and %d more warnings)", len(warns)-1)
+		}
+	}
+	return msg
 }
 
 // runTableRanks is `orprof table` over several traces or directories: every trace read in
@@ -118,6 +143,9 @@ func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io
 	s, warns, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping()})
 	if err != nil {
 		return fail(stderr, "table: %v", err)
+	}
+	if msg := noOperators(s, paths, warns); msg != "" {
+		return fail(stderr, "table: %s", msg)
 	}
 	printWarnings(stderr, warns)
 	warnRanks(stderr, s)
@@ -144,7 +172,7 @@ func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string,
 		return nil, nil, fail(stderr, "%s: need %s", name, need), true
 	}
 	if msg := tf.check(); msg != "" {
-		return nil, nil, fail(stderr, "%s: %s", name, msg), true
+		return nil, nil, failFlag(stderr, name, "%s", msg), true
 	}
 	return pos, byRank, 0, false
 }
@@ -166,6 +194,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	s, warns, err := ranks.LoadAll(paths, ranks.Options{})
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
+	}
+	if msg := noOperators(s, paths, warns); msg != "" {
+		return fail(stderr, "merge: %s", msg)
 	}
 	printWarnings(stderr, warns)
 	warnRanks(stderr, s)

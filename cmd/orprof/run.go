@@ -43,7 +43,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "run: unexpected argument %s", quoteArg(pos[0]))
 	}
 	if msg := tf.check(); msg != "" {
-		return fail(stderr, "run: %s", msg)
+		return failFlag(stderr, "run", "%s", msg)
 	}
 	if msg := checkRunOutputs(*tracePath, *activities, *metrics, *metricsOut, tf.format); msg != "" {
 		return fail(stderr, "run: %s", msg)
@@ -73,7 +73,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if cfgPath != "" {
 		cfg, err := kineto.LoadConfig(cfgPath)
 		if err != nil {
-			return fail(stderr, "run: --config: %v", err)
+			return fail(stderr, "run: %s: %v", cfgFlag, err) // the env var when it named the file
 		}
 		for _, w := range cfg.Warnings {
 			fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(w))
@@ -94,11 +94,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if code := loadPlugins(*pluginDir, &opts, stderr); code != 0 {
 		return code
 	}
-	sp, code := scopeProfiler(*metrics, &opts, stderr)
+	sp, code := scopeProfiler(*metrics, cfgFlag, &opts, stderr)
 	if code != 0 {
 		return code
 	}
-	if sf.used() {
+	if sf.used(fs) {
 		return runSteps(fs, &sf, *workload, opts, &tf, stdout, stderr)
 	}
 
@@ -152,7 +152,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // scopeProfiler sets up the scope profiler when --metrics or the Kineto config asks for
 // hardware metrics: --metrics sets XPUPTI_PROFILER_METRICS and turns on the
 // xpu_scope_profiler and kernel activities. A bad metric list is an error (exit 2).
-func scopeProfiler(metrics string, opts *orprof.Options, stderr io.Writer) (*xpu.ScopeProfiler, int) {
+// cfgFlag names where the config came from (--config or $KINETO_CONFIG).
+func scopeProfiler(metrics, cfgFlag string, opts *orprof.Options, stderr io.Writer) (*xpu.ScopeProfiler, int) {
 	if metrics != "" {
 		if opts.Device == "" {
 			return nil, fail(stderr, "run: --metrics: the CPU has no metric source; use --device openreg")
@@ -169,7 +170,7 @@ func scopeProfiler(metrics string, opts *orprof.Options, stderr io.Writer) (*xpu
 		return nil, 0
 	}
 	if err := xpu.CheckConfig(opts.Config, opts.Device); err != nil {
-		flag := "--config"
+		flag := cfgFlag
 		if metrics != "" {
 			flag = "--metrics"
 		}

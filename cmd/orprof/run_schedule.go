@@ -41,9 +41,12 @@ func (sf *stepFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&sf.loop, "loop", false, "run workload steps until SIGINT or SIGTERM (with --http or --schedule)")
 }
 
-// used reports whether any step flag was given: run then goes through runSteps.
-func (sf *stepFlags) used() bool {
-	return sf.schedule != "" || sf.traceDir != "" || sf.gzip || sf.steps != 0 || sf.http != "" || sf.loop
+// used reports whether any step flag was given (--steps 0 too, which runSteps refuses): run
+// then goes through runSteps.
+func (sf *stepFlags) used(fs *flag.FlagSet) bool {
+	steps := false
+	fs.Visit(func(f *flag.Flag) { steps = steps || f.Name == "steps" })
+	return sf.schedule != "" || sf.traceDir != "" || sf.gzip || steps || sf.http != "" || sf.loop
 }
 
 // runSteps runs the workload a step at a time under a Profiler until the schedule is done,
@@ -62,8 +65,8 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	switch {
 	case strings.EqualFold(opts.Device, "opencl"):
 		return fail(stderr, "run: --device opencl: the step-by-step modes (--schedule, --steps, --http, --loop) run OpenReg's workloads only")
-	case sf.steps < 0:
-		return fail(stderr, "run: --steps %d: must be ≥ 1", sf.steps)
+	case set["steps"] && sf.steps < 1:
+		return failFlag(stderr, "run", "--steps %d: must be ≥ 1", sf.steps)
 	case sf.steps > 0 && sf.loop:
 		return fail(stderr, "run: --steps and --loop: choose one (--loop runs until SIGINT or SIGTERM)")
 	case sf.http != "" && sf.schedule != "":

@@ -55,11 +55,11 @@ func (tf *tableFlags) check() string {
 		return fmt.Sprintf("--max-name-column-width %d: must be at least 4", tf.maxNameWidth)
 	}
 	if _, ok := report.ParseFormat(tf.format); !ok {
-		return fmt.Sprintf("--format %q: must be text, markdown, csv or json", tf.format)
+		return fmt.Sprintf("--format %s: must be text, markdown, csv or json", quoteArg(tf.format))
 	}
 	if tf.sortBy != "" && tf.sortBy != "key" {
 		if _, ok := events.SortKey(tf.sortBy, ""); !ok {
-			return fmt.Sprintf("--sort-by %q: FunctionEventAvg has no such attribute (try cpu_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, count)", tf.sortBy)
+			return fmt.Sprintf("--sort-by %s: FunctionEventAvg has no such attribute (try cpu_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, count)", quoteArg(tf.sortBy))
 		}
 	}
 	return ""
@@ -106,8 +106,12 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if name == "-" {
 		name = "<stdin>"
 	}
-	printWarnings(stderr, av.Data.Warnings(name))
+	warns := av.Data.Warnings(name)
 	s := ranks.SummarizeAverages(av, pos[0], 0, tf.grouping())
+	if msg := noOperators(s, []string{name}, warns); msg != "" {
+		return fail(stderr, "table: %s", msg)
+	}
+	printWarnings(stderr, warns)
 	left, err := tf.writeSummary(stdout, s, *byRank)
 	if err != nil {
 		return fail(stderr, "table: %v", err)

@@ -69,7 +69,10 @@ func writeRenamed(path string, old fs.FileInfo, fn func(io.Writer) error) (err e
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return unwrapPath(err)
+		// The file is written beside its target first: say so, or "permission denied" on a
+		// directory the user can read reads as nonsense.
+		return fmt.Errorf("cannot create the temporary file beside it in %s (an output is written there, then renamed into place): %w",
+			show(dir), unwrapPath(err))
 	}
 	tmp := f.Name()
 	defer func() {

@@ -147,3 +147,37 @@ func TestWriteFIFO(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, syscall.EPIPE), "%v", err)
 }
+
+// TestWriteTempFileError: when the temporary file cannot be created beside the target (a
+// directory that is not writable, or missing), the error says that is what failed: a bare
+// "permission denied" for a file the user may write reads as nonsense.
+func TestWriteTempFileError(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, path string
+		errno      error
+	}{
+		{"missing directory", filepath.Join(dir, "nope", "out.json"), syscall.ENOENT},
+	}
+	ro := filepath.Join(dir, "ro")
+	require.NoError(t, os.Mkdir(ro, 0o555))
+	if f, err := os.CreateTemp(ro, "probe"); err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		t.Log("running as root: a read-only directory is writable, only the missing directory is checked")
+	} else {
+		cases = append(cases, struct {
+			name, path string
+			errno      error
+		}{"read-only directory", filepath.Join(ro, "out.json"), syscall.EACCES})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Write(c.path, writeString("x"))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, c.errno)
+			assert.Contains(t, err.Error(), "cannot create the temporary file beside it in "+filepath.Dir(c.path))
+			assert.NotContains(t, err.Error(), "out.json", "the caller names the file")
+		})
+	}
+}

@@ -112,10 +112,18 @@ func (d *Data) Warnings(name string) []string {
 func (d *Data) ReadWarnings(name string) []string {
 	var w []string
 	if d.Skipped > 0 {
-		w = append(w, fmt.Sprintf("%s: skipped %d malformed or unknown trace events (the first at %s)", name, d.Skipped, d.SkipReason))
+		what := fmt.Sprintf("%d malformed or unknown trace events (the first", d.Skipped)
+		if d.Skipped == 1 {
+			what = "1 malformed or unknown trace event (it is"
+		}
+		w = append(w, fmt.Sprintf("%s: skipped %s at %s)", name, what, d.SkipReason))
 	}
 	if d.TrailingBytes > 0 {
-		w = append(w, fmt.Sprintf("%s: ignored %d bytes of trailing data after the gzip stream", name, d.TrailingBytes))
+		bytes := fmt.Sprintf("%d bytes", d.TrailingBytes)
+		if d.TrailingBytes == 1 {
+			bytes = "1 byte"
+		}
+		w = append(w, fmt.Sprintf("%s: ignored %s of trailing data after the gzip stream", name, bytes))
 	}
 	return w
 }

@@ -71,5 +71,5 @@ func ExampleRead_error() {
 	fmt.Println(err, td.Warnings("trace.json"))
 	// Output:
 	// trace.json: byte 42: NaN is not JSON (JSON has no NaN or Infinity; Python's json.dump writes them unless allow_nan=False)
-	// <nil> [trace.json: skipped 1 malformed or unknown trace events (the first at byte 42: "dur" is negative (-5))]
+	// <nil> [trace.json: skipped 1 malformed or unknown trace event (it is at byte 42: "dur" is negative (-5))]
 }
