@@ -7,8 +7,8 @@ import (
 	"github.com/orprof/orprof/report/ranks"
 )
 
-func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("diff", "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table --format json summary, .gz allowed, or a directory of them: all its ranks)", stderr)
+func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("diff", "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table --format json summary, .gz allowed, a directory of them: all its ranks, or - for stdin)", stderr)
 	format := fs.String("format", "text", "output format: text, markdown, csv or json")
 	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
@@ -33,12 +33,20 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return failFlag(stderr, "diff", "--max-name-column-width %d: must be at least 4", *nameWidth)
 	}
 	defer lazyGC(tableGCFloor)()
+	if pos[0] == "-" && pos[1] == "-" {
+		return fail(stderr, "diff: - (stdin) can be only one of BEFORE and AFTER")
+	}
 	var sums [2]*report.Summary
 	var warns [2][]string
 	var errs [2]error
 	done := make(chan int, 2)
 	for i, p := range pos {
 		go func() {
+			if p == "-" {
+				sums[i], warns[i], errs[i] = ranks.LoadReader(stdin, "<stdin>", ranks.Options{})
+				done <- i
+				return
+			}
 			paths, err := ranks.Expand([]string{p})
 			if err != nil {
 				errs[i] = err

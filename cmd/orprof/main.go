@@ -55,9 +55,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "merge":
 		return runMerge(args[1:], stdout, stderr)
 	case "diff":
-		return runDiff(args[1:], stdout, stderr)
+		return runDiff(args[1:], stdin, stdout, stderr)
 	case "pprof":
-		return runPprof(args[1:], stdin, stderr)
+		return runPprof(args[1:], stdin, stdout, stderr)
 	case "timeline":
 		return runTimeline(args[1:], stdout, stderr)
 	case "conformance":

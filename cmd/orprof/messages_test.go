@@ -121,3 +121,44 @@ func TestNoOperatorsOneLine(t *testing.T) {
 	require.Len(t, lines(stderr), 1, stderr)
 	assert.Contains(t, stderr, `table: no operators in "<stdin>"; <stdin>: skipped 1 malformed or unknown trace event (it is at byte`)
 }
+
+// TestDashIsStdio: "-" is stdout for --pprof and pprof -o (no file named "-" is written), and
+// stdin for diff, as it is for table and --trace.
+func TestDashIsStdio(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := orprofIn(t, dir, "", "run", "--trace", "t.json", "--row-limit", "0")
+	require.Equal(t, 0, code, stderr)
+
+	// run --pprof -: the profile on stdout, the table on stderr.
+	code, stdout, stderr := orprofIn(t, dir, "", "run", "--trace", "", "--pprof", "-", "--row-limit", "3")
+	require.Equal(t, 0, code, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "\x1f\x8b"), "a gzip-compressed profile on stdout")
+	assert.Contains(t, stderr, "Self CPU time total", "the table on stderr")
+	// pprof -o -: the same bytes as -o FILE.
+	code, stdout, stderr = orprofIn(t, dir, "", "pprof", "t.json", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = orprofIn(t, dir, "", "pprof", "t.json", "-o", "p.pb.gz")
+	require.Equal(t, 0, code, stderr)
+	file, err := os.ReadFile(filepath.Join(dir, "p.pb.gz"))
+	require.NoError(t, err)
+	assert.Equal(t, file, []byte(stdout))
+	assert.NoFileExists(t, filepath.Join(dir, "-"))
+	// Two outputs on stdout are refused.
+	code, _, stderr = orprofIn(t, dir, "", "run", "--trace", "-", "--pprof", "-")
+	assert.Equal(t, 2, code)
+	assert.Len(t, lines(stderr), 1)
+
+	// diff -: a summary or a trace on stdin against a file.
+	code, sum, stderr := orprofIn(t, dir, "", "table", "--format", "json", "t.json")
+	require.Equal(t, 0, code, stderr)
+	trace, err := os.ReadFile(filepath.Join(dir, "t.json"))
+	require.NoError(t, err)
+	for _, in := range []string{sum, string(trace)} {
+		code, stdout, stderr = orprofIn(t, dir, in, "diff", "-", "t.json")
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stdout, "(0.000us, 0.0%)", "the same profile on both sides")
+	}
+	code, _, stderr = orprofIn(t, dir, "", "diff", "-", "-")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "- (stdin) can be only one of BEFORE and AFTER")
+}

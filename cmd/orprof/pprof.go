@@ -10,9 +10,9 @@ import (
 	"github.com/orprof/orprof/report/tracefile"
 )
 
-func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
-	fs := newFlagSet("pprof", "usage: orprof pprof TRACE -o FILE   (then: go tool pprof -top FILE, or -http :8080 FILE)", stderr)
-	out := fs.String("o", "", "profile file to write (profile.proto, gzip-compressed as pprof writes it)")
+func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("pprof", "usage: orprof pprof TRACE -o FILE   (FILE - is stdout; then: go tool pprof -top FILE, or -http :8080 FILE)", stderr)
+	out := fs.String("o", "", "profile file to write (profile.proto, gzip-compressed as pprof writes it); - writes it to stdout")
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -43,7 +43,7 @@ func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
 	}
 	printWarnings(stderr, data.Warnings(name))
 	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
-	if err := writePprofFile(*out, l); err != nil {
+	if err := writePprofFile(*out, stdout, l); err != nil {
 		return fail(stderr, "pprof: -o %s: %v", quote.Clip(*out), err)
 	}
 	return 0
@@ -51,8 +51,11 @@ func runPprof(args []string, stdin io.Reader, stderr io.Writer) int {
 
 // writePprofFile writes the pprof profile of l to path through outfile: a regular file is
 // replaced only when complete (a failed write leaves no partial profile), a symlink or a special
-// file is written through.
-func writePprofFile(path string, l *events.List) error {
+// file is written through; "-" is stdout.
+func writePprofFile(path string, stdout io.Writer, l *events.List) error {
 	p := pprof.FromList(l)
+	if path == "-" {
+		return p.Write(stdout)
+	}
 	return outfile.Write(path, p.Write)
 }

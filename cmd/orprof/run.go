@@ -32,7 +32,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	activities := fs.String("activities", "", "Kineto activity types for child profilers, comma-separated (e.g. cpu_op,kernel,gpu_memcpy,privateuse1_runtime)")
 	configPath := fs.String("config", "", "Kineto config file (KEY = VALUE lines); default $KINETO_CONFIG")
 	pluginDir := fs.String("plugin-dir", "", "directory of Kineto plugins (*.so); default $KINETO_PLUGIN_LIB_DIR_PATH")
-	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file")
+	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file; - writes it to stdout (and the table to stderr)")
 	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE; records the kernels, so device time is kernel mode's (the sum of each op's kernels), not the fallback interval")
 	metricsOut := fs.String("metrics-out", "", "write the per-kernel metrics table to this file (in --format; needed with csv) instead of after the table")
 	pos, exit, stop := parseFlags(fs, args)
@@ -122,8 +122,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "orprof: warning: "+quote.Printable(w))
 	}
 	out := stdout
-	if *tracePath == "-" {
-		out = stderr // the trace has stdout
+	if *tracePath == "-" || *pprofPath == "-" {
+		out = stderr // the trace or the profile has stdout
 	}
 	var scopes []xpu.Scope
 	if sp != nil {
@@ -133,7 +133,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "run: %v", err)
 	}
 	if *pprofPath != "" {
-		if err := writePprofFile(*pprofPath, res.Events); err != nil {
+		if err := writePprofFile(*pprofPath, stdout, res.Events); err != nil {
 			return fail(stderr, "run: --pprof %s: %v", quote.Clip(*pprofPath), err)
 		}
 	}

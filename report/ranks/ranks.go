@@ -6,6 +6,7 @@ package ranks
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -230,18 +231,44 @@ func IsSummaryFile(path string) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	if m, _ := r.(*bufio.Reader).Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+	return isSummaryStart(f), nil
+}
+
+// isSummaryStart reports whether the profile r starts with (plain or gzip) is a summary. It
+// reads at most the start of r.
+func isSummaryStart(r io.Reader) bool {
+	br := bufio.NewReader(r)
+	r = br
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
 		gz, err := gzip.NewReader(r)
 		if err != nil {
-			return false, nil // not valid gzip: the trace reader reports it
+			return false // not valid gzip: the trace reader reports it
 		}
 		defer gz.Close()
 		r = gz
 	}
 	buf := make([]byte, 64)
 	n, _ := io.ReadFull(r, buf)
-	return report.IsSummary(buf[:n]), nil
+	return report.IsSummary(buf[:n])
+}
+
+// LoadReader is Load for a profile read from r (stdin), named name in messages and in its
+// rank's File: a trace or a summary, plain or gzip, as one rank at position 0. It holds the
+// whole input in memory.
+func LoadReader(r io.Reader, name string, o Options) (*report.Summary, []string, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if isSummaryStart(bytes.NewReader(data)) {
+		s, err := report.ReadSummary(bytes.NewReader(data), name)
+		return s, nil, err
+	}
+	av, err := tracefile.ReadAverages(bytes.NewReader(data), name, tracefile.Options{}, o.Grouping)
+	if err != nil {
+		return nil, nil, err
+	}
+	return SummarizeAverages(av, name, 0, o.Grouping), av.Data.Warnings(name), nil
 }
 
 // ReadSummaryFile reads the summary at path.
