@@ -24,7 +24,19 @@ func FuzzParseQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, query string, trace bool) {
 		r := httptest.NewRequest("GET", "/debug/orprof/trace", nil)
 		r.URL.RawQuery = query
-		req, err := h.parse(r, trace)
+		kind := kindTable
+		if trace {
+			kind = kindTrace
+		}
+		// Every query is parsed for the report too, which takes a subset of the table's.
+		if rreq, rerr := h.parse(r, kindReport); rerr == nil {
+			if rreq.capture.Options == nil || rreq.capture.Steps == 0 && rreq.capture.Duration <= 0 {
+				t.Fatalf("%q: report capture %+v", query, rreq.capture)
+			}
+		} else if rerr.Error() == "" {
+			t.Fatal("an empty reason")
+		}
+		req, err := h.parse(r, kind)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an empty reason")

@@ -3,6 +3,7 @@
 //
 //	GET /debug/orprof/trace?steps=N      the next N steps as a Kineto trace (?seconds=S: S seconds)
 //	GET /debug/orprof/table?steps=N      the same capture as PyTorch's key_averages() table
+//	GET /debug/orprof/report?steps=N     the same capture as orprof's offline HTML report
 //
 // record them from the program's orprof.Profiler, whose loop marks steps with Step. Nothing is
 // served unless the program mounts the handler; importing the package registers nothing.
@@ -29,6 +30,9 @@
 //	group_by_input_shape=B  table: group rows by input shapes too
 //	format=F           table: text (default), markdown, csv or json
 //
+// report takes steps, seconds, activities, record_shapes, profile_memory, with_stack and
+// group_by_input_shape, and sends one self-contained HTML page (report/html).
+//
 // Bad parameters get 400 with the reason.
 package httpprof
 
@@ -49,6 +53,7 @@ import (
 	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/report/trace"
 )
 
@@ -77,23 +82,26 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch path.Base(r.URL.Path) {
 	case "trace":
-		h.capture(w, r, true)
+		h.capture(w, r, kindTrace)
 	case "table":
-		h.capture(w, r, false)
+		h.capture(w, r, kindTable)
+	case "report":
+		h.capture(w, r, kindReport)
 	default:
 		if strings.HasSuffix(r.URL.Path, "/") {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			io.WriteString(w, index)
 			return
 		}
-		http.Error(w, "orprof: no such endpoint "+quote(r.URL.Path)+" (have trace, table)", http.StatusNotFound)
+		http.Error(w, "orprof: no such endpoint "+quote(r.URL.Path)+" (have trace, table, report)", http.StatusNotFound)
 	}
 }
 
 const index = `orprof on-demand capture
   trace?steps=N | trace?seconds=S   the next N steps (or S seconds) as a Kineto trace (gzip=1: .json.gz)
   table?steps=N | table?seconds=S   the same as PyTorch's key_averages() table (sort_by, row_limit, format)
-  both: activities=LIST, record_shapes=1, profile_memory=1, with_stack=1
+  report?steps=N | report?seconds=S the same as one offline HTML report (group_by_input_shape)
+  all: activities=LIST, record_shapes=1, profile_memory=1, with_stack=1
 `
 
 // request is a parsed query.
@@ -107,7 +115,14 @@ type request struct {
 	hasFormat bool
 }
 
-func (h *handler) parse(r *http.Request, trace bool) (*request, error) {
+// The kinds of capture.
+const (
+	kindTrace = iota
+	kindTable
+	kindReport
+)
+
+func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 	q, err := urlQuery(r)
 	if err != nil {
 		return nil, err
@@ -116,12 +131,15 @@ func (h *handler) parse(r *http.Request, trace bool) (*request, error) {
 	req := &request{format: report.FormatText}
 	allowed := map[string]bool{"steps": true, "seconds": true, "activities": true, "record_shapes": true,
 		"profile_memory": true, "with_stack": true}
-	if trace {
+	switch kind {
+	case kindTrace:
 		allowed["gzip"] = true
-	} else {
+	case kindTable:
 		for _, k := range []string{"sort_by", "row_limit", "group_by_input_shape", "format"} {
 			allowed[k] = true
 		}
+	case kindReport:
+		allowed["group_by_input_shape"] = true
 	}
 	for k, vs := range q {
 		if !allowed[k] {
@@ -226,8 +244,8 @@ func urlQuery(r *http.Request) (map[string][]string, error) {
 	return q, nil
 }
 
-func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
-	req, err := h.parse(r, trace)
+func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
+	req, err := h.parse(r, kind)
 	if err != nil {
 		http.Error(w, "orprof: "+err.Error(), http.StatusBadRequest)
 		return
@@ -255,8 +273,17 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
 	for _, m := range warns {
 		w.Header().Add("X-Orprof-Warning", headerSafe(m))
 	}
-	if trace {
+	switch kind {
+	case kindTrace:
 		writeTrace(w, r, res, req.gzip)
+		return
+	case kindReport:
+		g := events.AverageOptions{GroupByInputShape: req.byShape}
+		m := html.ListModel(res.Events, report.RankInfo{}, res.Device, res.Options.ProfileMemory, g)
+		m.Title = "capture of " + captureLength(req.capture)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", html.ContentSecurityPolicy)
+		html.Write(w, m) //nolint:errcheck // a write error means the client left
 		return
 	}
 	rows := res.KeyAverages(events.AverageOptions{GroupByInputShape: req.byShape})
@@ -274,6 +301,17 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, trace bool) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
 	report.Write(w, req.format, rows, o) //nolint:errcheck // a write error means the client left
+}
+
+// captureLength says how long a capture was asked to be: "3 steps", "2s".
+func captureLength(c orprof.CaptureOptions) string {
+	if c.Steps > 0 {
+		if c.Steps == 1 {
+			return "1 step"
+		}
+		return strconv.Itoa(c.Steps) + " steps"
+	}
+	return c.Duration.String()
 }
 
 func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile bool) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -435,4 +436,52 @@ func TestCaptureOptions(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, string(body))
 	assert.Regexp(t, `(?m)^handle request,`, string(body))
 	assert.NotContains(t, string(body), "ProfilerStep")
+}
+
+// The report endpoint: a capture of 3 steps as one HTML page whose embedded operator summary
+// is the one the same capture gives in-process (report.NewSummary of its key averages, in
+// orprof table's JSON); parameters the report does not take are refused.
+func TestCaptureReport(t *testing.T) {
+	results := make(chan *orprof.Result, 1)
+	p, err := orprof.NewProfiler(orprof.ProfilerOptions{Options: orprof.Options{Device: "openreg"},
+		OnTraceReady: func(r *orprof.Result) error { results <- r; return nil }})
+	require.NoError(t, err)
+	lp := startLoop(t, p, "mlp")
+	defer func() { lp.stop() }()
+	srv := server(t, p)
+
+	code, _, body, err := get(context.Background(), srv.URL+"/debug/orprof/report?format=json&steps=1")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, code)
+	assert.Contains(t, string(body), `unknown parameter "format"`)
+
+	code, hdr, body, err := get(context.Background(), srv.URL+"/debug/orprof/report?steps=3")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, code, string(body))
+	res := <-results
+	assert.Equal(t, "text/html; charset=utf-8", hdr.Get("Content-Type"))
+	assert.Contains(t, hdr.Get("Content-Security-Policy"), "default-src 'none'")
+	m := regexp.MustCompile(`(?s)<script id="orprof-data" type="application/json">(.*?)</script>`).FindSubmatch(body)
+	require.NotNil(t, m, "the page embeds its data")
+	var page struct {
+		Title string          `json:"title"`
+		Table json.RawMessage `json:"table"`
+		Flame *struct {
+			Nodes int `json:"nodes"`
+		} `json:"flame"`
+	}
+	require.NoError(t, json.Unmarshal(m[1], &page))
+	assert.Equal(t, "capture of 3 steps", page.Title)
+	require.NotNil(t, page.Flame)
+	assert.Positive(t, page.Flame.Nodes)
+	s := report.NewSummary(res.KeyAverages(events.AverageOptions{}), report.RankInfo{},
+		report.SummaryOptions{Device: res.Device, ProfileMemory: res.Options.ProfileMemory})
+	var want bytes.Buffer
+	require.NoError(t, report.WriteSummaryJSON(&want, s, report.TableOptions{RowLimit: report.RowLimitAll}))
+	var compact bytes.Buffer
+	require.NoError(t, json.Compact(&compact, want.Bytes()))
+	var got bytes.Buffer
+	require.NoError(t, json.Compact(&got, page.Table))
+	assert.Equal(t, compact.String(), got.String())
+	assert.Contains(t, got.String(), `"key":"ProfilerStep*","count":3,`)
 }

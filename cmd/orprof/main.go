@@ -7,6 +7,7 @@
 //	orprof diff [--format F] BEFORE AFTER
 //	orprof pprof TRACE -o FILE
 //	orprof timeline [--view V] [--format F] [--steps LIST] ... TRACE...
+//	orprof report [-o FILE] TRACE... | --diff BEFORE AFTER
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
 //	orprof version
@@ -31,6 +32,7 @@ commands:
   diff         compare two profiles (traces or summaries) op by op
   pprof        convert a trace to a pprof profile (go tool pprof)
   timeline     where the device time went: breakdown, idle, overlap, launches, queue, steps, stragglers
+  report       write one offline HTML report of a profile (or a diff of two): tables, flame graph, charts
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
   version      print the module version and VCS revision of this binary
@@ -60,6 +62,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runPprof(args[1:], stdin, stdout, stderr)
 	case "timeline":
 		return runTimeline(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdin, stdout, stderr)
 	case "conformance":
 		return runConformance(args[1:], stdout, stderr)
 	case "plugins":

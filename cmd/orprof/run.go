@@ -12,6 +12,8 @@ import (
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg/ops"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/stubs"
 	"github.com/orprof/orprof/xpu"
 )
@@ -35,6 +37,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	pprofPath := fs.String("pprof", "", "also write the ops as a pprof profile (profile.proto) to this file; - writes it to stdout (and the table to stderr)")
 	metrics := fs.String("metrics", "", "hardware metrics per kernel (scope profiler), comma-separated, e.g. GpuTime,GpuCoreClocks,XVE_ACTIVE; records the kernels, so device time is kernel mode's (the sum of each op's kernels), not the fallback interval")
 	metricsOut := fs.String("metrics-out", "", "write the per-kernel metrics table to this file (in --format; needed with csv) instead of after the table")
+	reportPath := fs.String("report", "", "also write the profile's HTML report (orprof report) to this file")
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -55,7 +58,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		cfgPath = os.Getenv("KINETO_CONFIG")
 		cfgFlag = "$KINETO_CONFIG"
 	}
+	if msg := checkRunReport(*reportPath, sf.used()); msg != "" {
+		return fail(stderr, "run: %s", msg)
+	}
 	outs, ins := runFiles(*tracePath, *pprofPath, *metricsOut, cfgPath, &sf)
+	outs = append(outs, outfile.File{Name: "--report", Path: *reportPath})
 	ins[0].Name = cfgFlag
 	if err := outfile.CheckDistinct(outs, ins); err != nil {
 		return fail(stderr, "run: %v", err)
@@ -136,6 +143,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		if err := writePprofFile(*pprofPath, stdout, res.Events); err != nil {
 			return fail(stderr, "run: --pprof %s: %v", quote.Clip(*pprofPath), err)
 		}
+	}
+	if *reportPath != "" {
+		m := html.ListModel(res.Events, report.RankInfo{}, res.Device, opts.ProfileMemory, tf.grouping())
+		m.Title = "orprof run --workload " + *workload + " --device " + *device
+		if err := outfile.Write(*reportPath, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
+			return fail(stderr, "run: --report %s: %v", quote.Clip(*reportPath), err)
+		}
+		fmt.Fprintf(stderr, "orprof: report written to %s\n", *reportPath)
 	}
 	if *tracePath != "" {
 		res.Trace().OmitSpans = *noSpans

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/outfile"
+	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/html"
+	"github.com/orprof/orprof/report/ranks"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+const reportUsage = `usage: orprof report [flags] TRACE...          one profile: a trace, several (one per rank), a directory of traces or summaries, or - (stdin)
+       orprof report [flags] --diff BEFORE AFTER   two profiles compared, regressions first
+Writes one self-contained HTML file (-o; default beside the input, NAME.report.html).`
+
+func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("report", reportUsage, stderr)
+	out := fs.String("o", "", "HTML file to write (- for stdout; default beside the input: NAME.report.html)")
+	diff := fs.Bool("diff", false, "compare two profiles: the arguments are BEFORE and AFTER")
+	byShape := fs.Bool("group-by-input-shape", false, "group operator rows by input shapes too (traces only)")
+	byStackN := fs.Int("group-by-stack-n", 0, "group operator rows by the first `N` stack frames too (traces only)")
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
+	}
+	switch {
+	case *diff && len(pos) != 2:
+		return fail(stderr, "report: --diff needs BEFORE and AFTER, got %d arguments", len(pos))
+	case len(pos) == 0:
+		return fail(stderr, "report: need a TRACE argument (a trace, a directory of traces or summaries, or -)")
+	case *byStackN < 0:
+		return fail(stderr, "report: --group-by-stack-n %d: must be ≥ 0", *byStackN)
+	}
+	g := events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN}
+	stdinUsed := false
+	for _, p := range pos {
+		if p == "-" {
+			if stdinUsed || len(pos) > 1 && !*diff {
+				return fail(stderr, "report: - (stdin) can only be read alone")
+			}
+			stdinUsed = true
+		}
+	}
+	path := *out
+	if path == "" {
+		if stdinUsed {
+			return fail(stderr, "report: reading stdin: give -o FILE (or -o - for stdout)")
+		}
+		path = defaultReportPath(pos[len(pos)-1], *diff)
+	}
+	if path != "-" {
+		if err := checkOutput(path, pos); err != nil {
+			return fail(stderr, "report: %v", err)
+		}
+	}
+	defer lazyGC(tableGCFloor)()
+
+	var m *html.Model
+	if *diff {
+		var sums [2]*report.Summary
+		for i, p := range pos {
+			s, code := loadProfile(p, stdin, g, stderr)
+			if code != 0 {
+				return code
+			}
+			sums[i] = s.Summary
+			if i == 1 {
+				m = s
+			}
+		}
+		m.Diff = &html.Diff{BeforeName: pos[0], AfterName: pos[1], Before: sums[0], After: sums[1]}
+		m.Title, m.Inputs, m.Start = pos[0]+" → "+pos[1], pos, "diff"
+		if m.Flame == nil {
+			m.FlameWhy = "No op tree: the icicle is drawn for a single trace (AFTER was read from summaries)."
+		}
+	} else {
+		var code int
+		if len(pos) == 1 {
+			m, code = loadProfile(pos[0], stdin, g, stderr)
+		} else {
+			m, code = loadRanks(pos, g, stderr)
+		}
+		if code != 0 {
+			return code
+		}
+	}
+	write := func(w io.Writer) error { return html.Write(w, m) }
+	if path == "-" {
+		ignoreSIGPIPE()
+		bw := bufio.NewWriter(stdout)
+		if err := write(bw); err != nil {
+			return fail(stderr, "report: %v", err)
+		}
+		if err := bw.Flush(); err != nil {
+			return fail(stderr, "report: writing stdout: %v", err)
+		}
+		return 0
+	}
+	if err := outfile.Write(path, write); err != nil {
+		return fail(stderr, "report: -o %s: %v", quote.Clip(path), err)
+	}
+	fmt.Fprintf(stderr, "orprof: report written to %s\n", path)
+	return 0
+}
+
+// loadProfile reads one profile argument into a Model: a single trace gives the operator
+// summary and the op tree from one read; a summary file or a directory gives the merged
+// summaries (no tree).
+func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.Writer) (*html.Model, int) {
+	if p != "-" {
+		if isDir(p) {
+			return loadRanks([]string{p}, g, stderr)
+		}
+		isSum, err := ranks.IsSummaryFile(p)
+		if err != nil {
+			return nil, fail(stderr, "report: %v", err)
+		}
+		if isSum {
+			return loadRanks([]string{p}, g, stderr)
+		}
+	}
+	var data *tracefile.Data
+	var err error
+	name := p
+	if p == "-" {
+		name = "<stdin>"
+		data, err = tracefile.Read(stdin, name, tracefile.Options{})
+	} else {
+		data, err = tracefile.Open(p, tracefile.Options{})
+	}
+	if err != nil {
+		return nil, fail(stderr, "report: %v", err)
+	}
+	printWarnings(stderr, data.Warnings(name))
+	mem := tracefile.HasMemory(data.Events)
+	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
+	data.Events = nil
+	rank := report.RankInfo{File: p}
+	if data.HasRank {
+		rank.Rank, rank.FromTrace = data.Rank, true
+	}
+	return html.ListModel(l, rank, data.DeviceName, mem, g), 0
+}
+
+// loadRanks reads several profiles (traces, summaries, directories of them) into one merged
+// summary, as `orprof table A B …` and `orprof merge` do.
+func loadRanks(args []string, g events.AverageOptions, stderr io.Writer) (*html.Model, int) {
+	paths, err := ranks.Expand(args)
+	if err != nil {
+		return nil, fail(stderr, "report: %v", err)
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return nil, fail(stderr, "report: - (stdin) can only be read alone")
+		}
+	}
+	s, warns, err := ranks.LoadAll(paths, ranks.Options{Grouping: g})
+	if err != nil {
+		return nil, fail(stderr, "report: %v", err)
+	}
+	if (g.GroupByInputShape || g.GroupByStackN > 0) && (s.GroupByInputShape != g.GroupByInputShape || s.GroupByStackN != g.GroupByStackN) {
+		return nil, fail(stderr, "report: --group-by-input-shape and --group-by-stack-n are chosen when summaries are written (orprof table), not when a report reads them")
+	}
+	printWarnings(stderr, warns)
+	warnRanks(stderr, s)
+	return &html.Model{Title: strings.Join(args, " "), Inputs: args, Summary: s,
+		FlameWhy: fmt.Sprintf("No op tree: the icicle is drawn for a single trace; this report merges %d ranks' summaries, which keep only the rows.", len(s.Ranks))}, 0
+}
+
+// defaultReportPath is the report's name beside its input: x.json.gz → x.report.html, a
+// directory d → d.report.html beside it; a diff's beside AFTER, x.diff.report.html.
+func defaultReportPath(in string, diff bool) string {
+	in = filepath.Clean(in)
+	stem := in
+	for _, ext := range []string{".gz", ".json"} {
+		stem = strings.TrimSuffix(stem, ext)
+	}
+	if stem == "" || stem == "." || stem == string(filepath.Separator) {
+		stem = "orprof"
+	}
+	if diff {
+		return stem + ".diff.report.html"
+	}
+	return stem + ".report.html"
+}
+
+// checkOutput checks -o before anything is read: not a directory, and no input by any name
+// (outfile.CheckDistinct: ./x, symbolic and hard links), the files of input directories
+// included.
+func checkOutput(path string, inputs []string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("-o %s: is a directory", quote.String(path))
+	}
+	var ins []outfile.File
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		if isDir(in) {
+			files, err := ranks.Expand([]string{in})
+			if err == nil {
+				for _, f := range files {
+					ins = append(ins, outfile.File{Name: "the input", Path: f})
+				}
+				continue
+			}
+		}
+		ins = append(ins, outfile.File{Name: "the input", Path: in})
+	}
+	return outfile.CheckDistinct([]outfile.File{{Name: "-o", Path: path}}, ins)
+}
+
+// checkRunReport checks the mode of `orprof run --report FILE` before the workload runs: the
+// report is of one profile (the step modes print a table per cycle; httpprof serves a report
+// per capture), and stdout has the table. Clashes with the run's other files are
+// outfile.CheckDistinct's.
+func checkRunReport(path string, steps bool) string {
+	switch {
+	case path == "":
+		return ""
+	case steps:
+		return "--report: a report is of one profile; with --steps, --schedule or --loop use the httpprof endpoint (--http ADDR, GET /debug/orprof/report?steps=N)"
+	case path == "-":
+		return "--report -: stdout has the table; give a file"
+	}
+	return ""
+}

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/orprof/orprof/internal/browsertest"
+	"github.com/orprof/orprof/internal/golden"
+)
+
+// reportViews are the views of the report, by their data-view id.
+var reportViews = []string{"overview", "operators", "kernels", "memory", "ranks", "diff"}
+
+// runCLI runs orprof with args and returns its stdout; a non-zero exit fails t.
+func runCLI(t *testing.T, args ...string) []byte {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := dispatch(args, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("orprof %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.Bytes()
+}
+
+// reportInputs makes the inputs of the browser tests in dir: orprof's own traces (OpenReg,
+// kernel mode, shapes and memory) of two workloads, and a directory of two ranks' summaries.
+func reportInputs(t *testing.T, dir string) (mlp, multi, sums string) {
+	t.Helper()
+	mlp, multi = filepath.Join(dir, "mlp.json"), filepath.Join(dir, "multistream.json")
+	runCLI(t, "run", "--workload", "mlp", "--profile-memory", "--record-shapes", "--activities", "cpu_op,kernel,privateuse1_runtime",
+		"--trace", mlp, "--format", "json")
+	runCLI(t, "run", "--workload", "multistream", "--profile-memory", "--activities", "cpu_op,kernel,privateuse1_runtime",
+		"--trace", multi, "--format", "json")
+	sums = filepath.Join(dir, "sums")
+	if err := os.Mkdir(sums, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range []string{mlp, multi} {
+		doc := runCLI(t, "table", "--format", "json", tr)
+		if err := os.WriteFile(filepath.Join(sums, "rank"+strconv.Itoa(i)+".json"), doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mlp, multi, sums
+}
+
+// screenshotDir is where the views' screenshots go: docs/report/ under -update (the ones the
+// README shows), else a directory under the system's temporary one that the test names.
+func screenshotDir(t *testing.T, name string) string {
+	if golden.Update() {
+		return filepath.Join("..", "..", "docs", "report")
+	}
+	d := filepath.Join(os.TempDir(), "orprof-report-screenshots", name)
+	t.Logf("screenshots of %s in %s", name, d)
+	return d
+}
+
+// TestReportBrowser opens reports in a real headless Chromium: each loads with no console
+// error and no network request, every view renders (a chart, a table or a line saying why
+// there is no data), the operator rows in the page equal `orprof table --format json` for the
+// same input number for number, the diff rows equal `orprof diff --format json`, sorting and
+// filtering work, and a screenshot of each view is written.
+func TestReportBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := browsertest.Start(t)
+	dir := t.TempDir()
+	mlp, multi, sums := reportInputs(t, dir)
+	rocm := filepath.Join("..", "..", "testdata", "kineto", "rocm_mi250_train.json.gz")
+	cases := []struct {
+		name  string
+		args  []string // report arguments (before -o)
+		table []string // the command (table or merge, --format json added) whose rows the page's equal
+		diff  []string // the diff command whose JSON the Diff view's rows equal
+		shots bool     // the README's screenshots
+	}{
+		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: true},
+		{name: "openreg", args: []string{"--group-by-input-shape", mlp}, table: []string{"table", "--group-by-input-shape", mlp}},
+		{name: "ranks", args: []string{sums}, table: []string{"merge", sums}},
+		{name: "diff", args: []string{"--diff", mlp, multi}, table: []string{"table", multi}, diff: []string{mlp, multi}, shots: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, c.name+".html")
+			runCLI(t, append(append([]string{"report"}, c.args...), "-o", out)...)
+			p := b.Open(t, out, "body[data-rendered]")
+			shots := screenshotDir(t, c.name)
+			for _, v := range reportViews {
+				p.Click(t, "button[data-view="+v+"]")
+				p.WaitFor(t, "#v-"+v+"[data-ready].on")
+				var n int
+				p.Eval(t, `document.querySelectorAll("#v-`+v+` svg, #v-`+v+` table, #v-`+v+` [data-why]").length`, &n)
+				if n == 0 {
+					t.Errorf("view %s shows no chart, table or reason", v)
+				}
+				if c.shots || !golden.Update() {
+					name := v + ".png"
+					if c.name == "diff" {
+						if v != "diff" {
+							continue
+						}
+						name = "diff.png"
+					}
+					p.Screenshot(t, filepath.Join(shots, name))
+				}
+			}
+			if c.table != nil {
+				checkOpsRows(t, p, runCLI(t, append([]string{c.table[0], "--format", "json"}, c.table[1:]...)...))
+				checkSortFilter(t, p)
+			}
+			if c.diff != nil {
+				checkDiffRows(t, p, runCLI(t, append([]string{"diff", "--format", "json"}, c.diff...)...))
+			}
+			p.CheckClean(t)
+		})
+	}
+}
+
+// pageRows reads the rows of the page's table id: per row, its data-key and each cell's
+// data-v by data-col.
+func pageRows(t *testing.T, p *browsertest.Page, id string) []map[string]string {
+	t.Helper()
+	var rows []map[string]string
+	p.Eval(t, `Array.from(document.querySelectorAll('table[data-table=`+id+`] tbody tr')).map(tr => {
+		const o = {"@key": tr.dataset.key};
+		tr.querySelectorAll('td').forEach(td => { o[td.dataset.col] = td.dataset.v; });
+		return o; })`, &rows)
+	return rows
+}
+
+// sameNumber reports whether the page's value v (JavaScript's String of a number) is want.
+func sameNumber(v string, want float64) bool {
+	f, err := strconv.ParseFloat(v, 64)
+	return err == nil && f == want
+}
+
+func checkOpsRows(t *testing.T, p *browsertest.Page, cli []byte) {
+	t.Helper()
+	p.Click(t, "button[data-view=operators]")
+	p.WaitFor(t, "#v-operators[data-ready]")
+	var doc struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(cli, &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows := pageRows(t, p, "ops")
+	if len(rows) != len(doc.Rows) || len(rows) == 0 {
+		t.Fatalf("page has %d operator rows, orprof table %d", len(rows), len(doc.Rows))
+	}
+	checked := 0
+	for i, want := range doc.Rows {
+		got := rows[i]
+		if got["@key"] != want["key"] {
+			t.Errorf("row %d: page %q, orprof table %q", i, got["@key"], want["key"])
+			continue
+		}
+		for col, v := range got {
+			w, ok := want[col]
+			if !ok || col == "key" {
+				continue
+			}
+			switch w := w.(type) {
+			case float64:
+				if !sameNumber(v, w) {
+					t.Errorf("row %d (%v) %s: page %s, orprof table %v", i, want["key"], col, v, w)
+				}
+			case string:
+				if v != w {
+					t.Errorf("row %d (%v) %s: page %q, orprof table %q", i, want["key"], col, v, w)
+				}
+			}
+			checked++
+		}
+	}
+	if checked < len(doc.Rows)*5 {
+		t.Errorf("only %d cells compared over %d rows", checked, len(doc.Rows))
+	}
+}
+
+func checkSortFilter(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	col := func() []float64 {
+		var out []float64
+		for _, r := range pageRows(t, p, "ops") {
+			f, _ := strconv.ParseFloat(r["self_cpu_time_total"], 64)
+			out = append(out, f)
+		}
+		return out
+	}
+	p.Click(t, "table[data-table=ops] th[data-col=self_cpu_time_total]")
+	if v := col(); !sort.IsSorted(sort.Reverse(sort.Float64Slice(v))) {
+		t.Errorf("after one click on Self CPU the rows are not in descending order: %v", v)
+	}
+	p.Click(t, "table[data-table=ops] th[data-col=self_cpu_time_total]")
+	if v := col(); !sort.Float64sAreSorted(v) {
+		t.Errorf("after two clicks on Self CPU the rows are not in ascending order: %v", v)
+	}
+	all := pageRows(t, p, "ops")
+	want := 0
+	for _, r := range all {
+		if strings.Contains(strings.ToLower(r["@key"]), "aten::") {
+			want++
+		}
+	}
+	var shown string
+	p.Eval(t, `(() => { const i = document.querySelector('#v-operators input[data-filter]'); i.value = 'ATEN::';
+		i.dispatchEvent(new Event('input')); return document.querySelector('[data-count-of=ops]').dataset.shown; })()`, &shown)
+	rows := pageRows(t, p, "ops")
+	if strconv.Itoa(len(rows)) != shown || len(rows) != want {
+		t.Errorf("filter aten:: shows %d rows (count says %s), want %d", len(rows), shown, want)
+	}
+	for _, r := range rows {
+		if !strings.Contains(r["@key"], "aten::") {
+			t.Errorf("filter aten:: shows %q", r["@key"])
+		}
+	}
+	p.Eval(t, `(() => { const i = document.querySelector('#v-operators input[data-filter]'); i.value = '';
+		i.dispatchEvent(new Event('input')); return 0; })()`, nil)
+	if n := len(pageRows(t, p, "ops")); n != len(all) {
+		t.Errorf("clearing the filter shows %d rows, want %d", n, len(all))
+	}
+}
+
+func checkDiffRows(t *testing.T, p *browsertest.Page, cli []byte) {
+	t.Helper()
+	p.Click(t, "button[data-view=diff]")
+	p.WaitFor(t, "#v-diff[data-ready]")
+	var doc struct {
+		Rows []struct {
+			Key    string `json:"key"`
+			Before struct {
+				Count      float64 `json:"count"`
+				SelfCPU    float64 `json:"self_cpu_time_total"`
+				SelfDevice float64 `json:"self_device_time_total"`
+			} `json:"before"`
+			After struct {
+				Count      float64 `json:"count"`
+				SelfCPU    float64 `json:"self_cpu_time_total"`
+				SelfDevice float64 `json:"self_device_time_total"`
+			} `json:"after"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(cli, &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows := pageRows(t, p, "diff")
+	if len(rows) != len(doc.Rows) || len(rows) == 0 {
+		t.Fatalf("page has %d diff rows, orprof diff %d", len(rows), len(doc.Rows))
+	}
+	for i, w := range doc.Rows {
+		g := rows[i]
+		if g["@key"] != w.Key {
+			t.Errorf("diff row %d: page %q, orprof diff %q (regressions first)", i, g["@key"], w.Key)
+			continue
+		}
+		for col, want := range map[string]float64{"count_before": w.Before.Count, "count_after": w.After.Count,
+			"self_cpu_before": w.Before.SelfCPU, "self_cpu_after": w.After.SelfCPU,
+			"self_device_before": w.Before.SelfDevice, "self_device_after": w.After.SelfDevice} {
+			if !sameNumber(g[col], want) {
+				t.Errorf("diff row %d (%s) %s: page %s, orprof diff %v", i, w.Key, col, g[col], want)
+			}
+		}
+	}
+}

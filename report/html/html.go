@@ -1,0 +1,283 @@
+// Package html renders orprof's summaries as one self-contained HTML file: the report of
+// `orprof report`, `orprof run --report` and httpprof's /debug/orprof/report. The file has no
+// external reference at all — its CSS and JavaScript are inline, its charts are SVG drawn by
+// the page's own script (assets/report.js, about 500 lines, no library), and a
+// Content-Security-Policy forbids every fetch — so it opens from disk, offline, in any current
+// browser.
+//
+// The package renders and computes nothing: a Model holds summaries made elsewhere
+// (report.Summary and report.Diff for the Operators, Ranks and Diff views, flame.Tree for the
+// icicle), and Write embeds each in the page in the JSON the CLI prints for it (`orprof table
+// --format json`, `orprof diff --format json`), written by the same functions, so every number
+// the page shows is the CLI's. The page's script only lays out, sorts, filters and takes
+// shares of those numbers. A view whose summary is missing says why instead.
+package html
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	stdhtml "html"
+	"io"
+	"strings"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/flame"
+)
+
+//go:embed assets/report.css
+var css string
+
+//go:embed assets/report.js
+var script string
+
+// Model is what a report shows: the summaries of one profile (or of several ranks merged),
+// and of a diff. Nil members are views without data; the Why fields say why when the caller
+// knows better than the defaults.
+type Model struct {
+	// Title names the profile (e.g. the input files), shown in the header and the tab title.
+	Title string
+	// Inputs are the files the summaries were made from, listed under the title.
+	Inputs []string
+	// Summary is the operator table of the profile (all its ranks): the Overview, Operators,
+	// Memory and Ranks views.
+	Summary *report.Summary
+	// Flame is the op call tree of the profile (flame.FromList); nil when the profile was read
+	// from summaries, which keep no tree. FlameWhy says why it is missing.
+	Flame    *flame.Tree
+	FlameWhy string
+	// Diff, when set, fills the Diff view.
+	Diff *Diff
+	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
+	Start string
+}
+
+// Diff is the Diff view: two profiles' summaries and their names.
+type Diff struct {
+	BeforeName, AfterName string
+	Before, After         *report.Summary
+}
+
+// ContentSecurityPolicy is the report's policy (in a meta element of the page, and a header
+// where a server sends it): inline style and script only, nothing fetched from anywhere.
+const ContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+// FlameMaxNodes caps the nodes of the icicle the page holds (the widest are kept, the rest
+// summed into "(other)" nodes), and FlameMinShare drops nodes narrower than that share of the
+// root on both times: together they bound the size of a report of a large trace.
+const (
+	FlameMaxNodes = 20000
+	FlameMinShare = 0.0001
+)
+
+// page is the JSON document embedded in the page.
+type page struct {
+	Title    string            `json:"title"`
+	Inputs   []string          `json:"inputs"`
+	Start    string            `json:"start,omitempty"`
+	Table    json.RawMessage   `json:"table"`
+	Flame    *flame.Tree       `json:"flame"`
+	Diff     *diffPage         `json:"diff"`
+	Kernels  any               `json:"kernels"`
+	Timeline any               `json:"timeline"`
+	Memory   any               `json:"memory"`
+	Findings []finding         `json:"findings"`
+	Why      map[string]string `json:"why"`
+	Empty    map[string]bool   `json:"empty"`
+}
+
+type diffPage struct {
+	Before string          `json:"before"`
+	After  string          `json:"after"`
+	Doc    json.RawMessage `json:"doc"`
+	Totals struct {
+		Before totalsJSON `json:"before"`
+		After  totalsJSON `json:"after"`
+	} `json:"totals"`
+}
+
+type totalsJSON struct {
+	SelfCPU    float64 `json:"self_cpu_time_total"`
+	SelfDevice float64 `json:"self_device_time_total"`
+}
+
+type finding struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// Write writes the report of m to w as one HTML document.
+func Write(w io.Writer, m *Model) error {
+	data, err := pageData(m)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.Grow(len(data) + len(css) + len(script) + 2048)
+	title := m.Title
+	if title == "" {
+		title = "profile"
+	}
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	// Nothing may be fetched: no network, no file, no font. Inline style and script only.
+	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + ContentSecurityPolicy + "\">\n")
+	b.WriteString("<meta name=\"generator\" content=\"orprof report\">\n")
+	b.WriteString("<title>orprof report — " + stdhtml.EscapeString(title) + "</title>\n<style>\n")
+	b.WriteString(css)
+	b.WriteString("</style></head>\n<body>\n<header><h1>orprof report — " + stdhtml.EscapeString(title) + "</h1>\n")
+	if len(m.Inputs) > 0 {
+		b.WriteString("<div class=\"sub\">" + stdhtml.EscapeString(strings.Join(m.Inputs, "  ·  ")) + "</div>\n")
+	}
+	b.WriteString("<nav id=\"nav\"></nav></header>\n<main id=\"main\"></main>\n")
+	b.WriteString("<footer>Made by orprof from its summaries (the numbers of orprof table, diff and pprof for the same input). Self-contained: nothing is fetched.</footer>\n")
+	b.WriteString("<script id=\"orprof-data\" type=\"application/json\">")
+	b.Write(data)
+	b.WriteString("</script>\n<script>\n")
+	b.WriteString(script)
+	b.WriteString("</script>\n</body></html>\n")
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// pageData is the JSON document of m. encoding/json escapes <, > and & in every string, so
+// the document cannot end the script element that holds it.
+func pageData(m *Model) ([]byte, error) {
+	p := page{Title: m.Title, Inputs: m.Inputs, Start: m.Start, Why: map[string]string{}, Empty: map[string]bool{},
+		Findings: []finding{}}
+	if p.Inputs == nil {
+		p.Inputs = []string{}
+	}
+	s := m.Summary
+	if s != nil {
+		var b bytes.Buffer
+		if err := report.WriteSummaryJSON(&b, s, report.TableOptions{RowLimit: report.RowLimitAll}); err != nil {
+			return nil, err
+		}
+		p.Table = json.RawMessage(b.Bytes())
+		p.Findings = findings(s)
+	} else {
+		p.Table = json.RawMessage("null")
+		for _, v := range []string{"overview", "operators", "ranks"} {
+			p.Why[v] = "This report has no operator summary (it was made for a diff only): run orprof report TRACE for these views."
+			p.Empty[v] = true
+		}
+	}
+	if m.Flame != nil {
+		p.Flame = m.Flame.Prune(FlameMinShare, FlameMaxNodes)
+	} else {
+		p.Why["flame"] = m.FlameWhy
+		if p.Why["flame"] == "" {
+			p.Why["flame"] = "No op tree: the icicle is drawn from a single trace's events; summaries (orprof table --format json) keep only the rows."
+		}
+	}
+	p.Why["breakdown"] = "No step-time breakdown: it comes from the device-timeline analyses (Kernel, Memcpy, Memset, Runtime, DataLoader, CPU Exec, Other per step), which this build does not have yet."
+	if len(p.Findings) == 0 {
+		p.Why["findings"] = "Nothing stands out in the operator summary."
+	}
+	p.Why["kernels"] = "No kernel summary: the Kernels view renders the kernel view's summary (orprof kernels), which this build does not have yet."
+	p.Empty["kernels"] = true
+	switch {
+	case s == nil:
+		p.Why["memory"] = "No operator summary in this report."
+		p.Why["memory_curve"] = p.Why["memory"]
+		p.Empty["memory"] = true
+	case !s.ProfileMemory:
+		p.Why["memory"] = "This profile has no memory events: profile with --profile-memory (orprof run) or profile_memory=True (torch.profiler)."
+		p.Why["memory_curve"] = p.Why["memory"]
+		p.Empty["memory"] = true
+	default:
+		p.Why["memory_curve"] = "No memory curve: the allocator's totals over time are not in this report's summaries yet; the per-operator figures below are the table's."
+	}
+	if s != nil && len(s.Ranks) < 2 {
+		p.Why["ranks"] = "One rank: give several traces, or a directory of them or of their summaries (orprof report summaries/), to compare ranks."
+		p.Empty["ranks"] = true
+	}
+	if d := m.Diff; d != nil {
+		rows := report.Diff(d.Before, d.After)
+		var b bytes.Buffer
+		if err := report.WriteDiff(&b, report.FormatJSON, rows, report.DiffOptions{}); err != nil {
+			return nil, err
+		}
+		dp := &diffPage{Before: d.BeforeName, After: d.AfterName, Doc: json.RawMessage(b.Bytes())}
+		tb, ta := d.Before.Totals(), d.After.Totals()
+		dp.Totals.Before = totalsJSON{tb.SelfCPU, tb.SelfDevice}
+		dp.Totals.After = totalsJSON{ta.SelfCPU, ta.SelfDevice}
+		p.Diff = dp
+	} else {
+		p.Why["diff"] = "No diff: orprof report --diff BEFORE AFTER compares two profiles (traces, summaries or directories of them), regressions first."
+		p.Empty["diff"] = true
+	}
+	return json.Marshal(p)
+}
+
+// findings are the lines of the Overview that say where the time went, each with its figures.
+func findings(s *report.Summary) []finding {
+	var out []finding
+	t := s.Totals()
+	var topCPU, topDev *report.SummaryRow
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		if r.IsUserAnnotation {
+			continue // ProfilerStep* and record_function ranges span the ops they hold
+		}
+		if r.SelfCPUTimeTotal > 0 && (topCPU == nil || r.SelfCPUTimeTotal > topCPU.SelfCPUTimeTotal) {
+			topCPU = r
+		}
+		if r.SelfDeviceTimeTotal > 0 && (topDev == nil || r.SelfDeviceTimeTotal > topDev.SelfDeviceTimeTotal) {
+			topDev = r
+		}
+	}
+	if topDev != nil && t.SelfDevice > 0 {
+		out = append(out, finding{"top-device", fmt.Sprintf("%s takes %.1f %% of the self %s time (%s of %s, %d calls).",
+			topDev.Key, topDev.SelfDeviceTimeTotal*100/t.SelfDevice, strings.ToUpper(deviceName(s)),
+			report.FormatTime(topDev.SelfDeviceTimeTotal), report.FormatTime(t.SelfDevice), topDev.Count)})
+	}
+	if topCPU != nil && t.SelfCPU > 0 {
+		out = append(out, finding{"top-cpu", fmt.Sprintf("%s takes %.1f %% of the self CPU time (%s of %s, %d calls).",
+			topCPU.Key, topCPU.SelfCPUTimeTotal*100/t.SelfCPU, report.FormatTime(topCPU.SelfCPUTimeTotal),
+			report.FormatTime(t.SelfCPU), topCPU.Count)})
+	}
+	if n := len(s.Ranks); n > 1 {
+		// The rank whose own total is the largest, against the mean of the ranks.
+		by := func(r report.RankInfo) float64 { return r.SelfCPUTimeTotal }
+		what := "self CPU"
+		if t.HasDevice {
+			by, what = func(r report.RankInfo) float64 { return r.SelfDeviceTimeTotal }, "self "+strings.ToUpper(deviceName(s))
+		}
+		slow, sum := 0, 0.0
+		for i, r := range s.Ranks {
+			sum += by(r)
+			if by(r) > by(s.Ranks[slow]) {
+				slow = i
+			}
+		}
+		if mean := sum / float64(n); mean > 0 {
+			out = append(out, finding{"slowest-rank", fmt.Sprintf("rank %d has the most %s time: %s, %.1f %% above the mean of the %d ranks (%s).",
+				s.Ranks[slow].Rank, what, report.FormatTime(by(s.Ranks[slow])), (by(s.Ranks[slow])/mean-1)*100, n, report.FormatTime(mean))})
+		}
+	}
+	return out
+}
+
+func deviceName(s *report.Summary) string {
+	if s.Device == "" {
+		return "device"
+	}
+	return s.Device
+}
+
+// ListModel is the Model of one profile's events: the operator summary of l's key averages
+// grouped by g (report.NewSummary, as `orprof table` makes it) and the op call tree
+// (flame.FromList, as `orprof pprof` makes it). device and profileMemory label the summary
+// as the table is labelled; rank names the profile.
+func ListModel(l *events.List, rank report.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
+	s := report.NewSummary(l.KeyAverages(g), rank, report.SummaryOptions{Device: device, ProfileMemory: profileMemory, Grouping: g})
+	m := &Model{Summary: s, Flame: flame.FromList(l)}
+	if rank.File != "" {
+		m.Title, m.Inputs = rank.File, []string{rank.File}
+	}
+	return m
+}
