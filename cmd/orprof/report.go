@@ -130,11 +130,13 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 	var data *tracefile.Data
 	var err error
 	name := p
+	// The report groups as the table does: shapes and stacks are read only when grouped by.
+	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0}
 	if p == "-" {
 		name = "<stdin>"
-		data, err = tracefile.Read(stdin, name, tracefile.Options{})
+		data, err = tracefile.Read(stdin, name, opts)
 	} else {
-		data, err = tracefile.Open(p, tracefile.Options{})
+		data, err = tracefile.Open(p, opts)
 	}
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)

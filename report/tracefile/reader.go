@@ -175,6 +175,10 @@ type Options struct {
 	// "kernel"). By default each is a device row, as in PyTorch's key_averages(), linked to no
 	// operator and not counted as device time (its time is its kernel's).
 	SkipScopeMetrics bool
+	// NoShapes and NoStacks leave the events' InputShapes and Stack empty: the "Input Dims"
+	// and "Call stack" arguments are validated and skipped, not rendered (faster, for a caller
+	// that groups by neither, as ReadAverages does on its own).
+	NoShapes, NoStacks bool
 }
 
 // Read reads a Chrome trace — PyTorch's legacy JSON array or Kineto's JSON object,
@@ -367,7 +371,7 @@ func hasMemory(evs []events.FunctionEvent) bool {
 
 // readTrace is Read with the parallel-parsing configuration made explicit.
 func readTrace(r io.Reader, name string, opts Options, par parConfig) (*Data, error) {
-	return decodeTrace(r, name, opts, par, skipArgs{}, (*decoder).resolve)
+	return decodeTrace(r, name, opts, par, skipArgs{shapes: opts.NoShapes, stacks: opts.NoStacks}, (*decoder).resolve)
 }
 
 // decodeTrace reads a trace from r and returns what resolve makes of its records; the events
