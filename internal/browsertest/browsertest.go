@@ -200,6 +200,9 @@ func (p *Page) Screenshot(t testing.TB, path string) {
 	}
 }
 
+// Close closes the tab (it is closed when the test ends otherwise).
+func (p *Page) Close() { p.cancel() }
+
 // Errors are the console errors, uncaught exceptions and browser-log errors so far.
 func (p *Page) Errors() []string {
 	p.mu.Lock()

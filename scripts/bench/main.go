@@ -493,7 +493,8 @@ func cli(root, tmp string) {
 	bin := filepath.Join(tmp, "orprof")
 	names := []string{"`orprof table` mtia_rank0 raw", "`orprof table` mtia_rank0.json.gz",
 		"anchor: python3 `json.load` of the raw file", "anchor: `gzip -dc` of the .gz to /dev/null",
-		"`orprof timeline` mtia_rank0 raw (every view)"}
+		"`orprof timeline` mtia_rank0 raw (every view)",
+		"`orprof report` mtia_rank0 raw (target: within 1.3× of `orprof table`)"}
 	fail := func(why string) {
 		for _, n := range names {
 			add(&row{what: n, note: why})
@@ -530,6 +531,7 @@ func cli(root, tmp string) {
 		{what: names[2], argv: []string{py, "-c", "import json,sys; json.load(open(sys.argv[1]))", raw}, skip: pyWhy},
 		{what: names[3], argv: []string{"gzip", "-dc", gz}},
 		{what: names[4], argv: []string{bin, "timeline", raw}, vs: []string{names[0]}},
+		{what: names[5], argv: []string{bin, "report", "-o", filepath.Join(tmp, "mtia_rank0.report.html"), raw}, vs: []string{names[0]}},
 	}
 	if _, err := exec.LookPath("gzip"); err != nil {
 		jobs[3].skip = "gzip not found"

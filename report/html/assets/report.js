@@ -142,6 +142,7 @@
     function val(n) { return metric() === "device" ? n.device_ns : n.cpu_ns; }
     function depth(n) { var d = 0; (n.children || []).forEach(function (c) { d = Math.max(d, depth(c)); }); return d + 1; }
     function draw() {
+      width = Math.max(box.clientWidth || 0, 600);
       holder.textContent = "";
       crumb.textContent = "";
       path.forEach(function (n, i) {
@@ -402,6 +403,7 @@
       { key: "cpu_memory_usage", label: "CPU Mem", fmt: fmtMem }, { key: "self_cpu_memory_usage", label: "Self CPU Mem", fmt: fmtMem }];
     if (DEV) cols.push({ key: "device_memory_usage", label: DEV + " Mem", fmt: fmtMem }, { key: "self_device_memory_usage", label: "Self " + DEV + " Mem", fmt: fmtMem });
     cols.push({ key: "count", label: "# of Calls", fmt: fmtInt });
+    if (S.group_by_input_shape) cols.push({ key: "input_shapes", label: "Input Shapes", cls: "name", num: false });
     var box = el("div");
     sec.appendChild(box);
     dataTable(box, rows, cols, { id: "memory" });
