@@ -58,7 +58,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		cfgPath = os.Getenv("KINETO_CONFIG")
 		cfgFlag = "$KINETO_CONFIG"
 	}
-	if msg := checkRunReport(*reportPath, sf.used()); msg != "" {
+	if msg := checkRunReport(*reportPath, sf.used(fs)); msg != "" {
 		return fail(stderr, "run: %s", msg)
 	}
 	outs, ins := runFiles(*tracePath, *pprofPath, *metricsOut, cfgPath, &sf)
