@@ -19,8 +19,9 @@ import (
 // length are checked.
 //
 // Errors wrap ErrHeader, ErrCorrupt or ErrChecksum and name the compressed byte offset near
-// the problem; input that ends inside a member gives io.ErrUnexpectedEOF; a read error of the
-// source is returned as it is. Like any io.Reader, a Reader is used by one goroutine at a time.
+// the problem; input that ends inside a member gives ErrTruncated (io.ErrUnexpectedEOF) after
+// the bytes it holds, none decoded from past its end; a read error of the source is returned
+// as it is. Like any io.Reader, a Reader is used by one goroutine at a time.
 type Reader struct {
 	src    io.Reader
 	in     []byte // compressed input; in[ip:iend] is unread
@@ -52,6 +53,7 @@ type Reader struct {
 
 	lit     *litTable // decoding tables of the current Huffman block
 	dist    *distTable
+	eobLen  uint      // the length of its end-of-block code
 	dynLit  *litTable // storage for dynamic tables
 	dynDist *distTable
 	lens    [maxLit + maxDist]uint8
@@ -63,7 +65,15 @@ var (
 	ErrHeader   = errors.New("gzip: invalid header")
 	ErrCorrupt  = errors.New("gzip: corrupt deflate data")
 	ErrChecksum = errors.New("gzip: checksum or length mismatch")
+	// ErrTruncated is input that ends inside a member; errors.Is(ErrTruncated,
+	// io.ErrUnexpectedEOF) holds. Everything decoded before it is a true prefix of the data.
+	ErrTruncated error = truncated{}
 )
+
+type truncated struct{}
+
+func (truncated) Error() string        { return "the .gz ends inside a member (the file is cut short)" }
+func (truncated) Is(target error) bool { return target == io.ErrUnexpectedEOF }
 
 const (
 	window   = 32 << 10 // DEFLATE's largest match distance
@@ -321,13 +331,18 @@ func (z *Reader) refill() {
 	}
 }
 
+// realBits is how many of the bit buffer's bits are input: the zero bytes refill loaded past
+// its end sit above them and are never consumed, so that the output is always a true prefix of
+// the data (decoding those zeros would make up bytes that are not in it).
+func (z *Reader) realBits() uint { return z.nb - uint(z.overread)*8 }
+
 // bits consumes and returns the next n ≤ 32 bits.
 func (z *Reader) bits(n uint) (uint32, error) {
 	if z.nb < n {
 		z.refill()
-		if z.overread > 8 {
-			return 0, z.eofErr()
-		}
+	}
+	if n > z.realBits() {
+		return 0, z.eofErr()
 	}
 	v := uint32(z.b & (1<<n - 1))
 	z.b >>= n
@@ -339,7 +354,7 @@ func (z *Reader) eofErr() error {
 	if z.srcErr != nil {
 		return z.srcErr
 	}
-	return io.ErrUnexpectedEOF
+	return ErrTruncated
 }
 
 // offset is the compressed offset of the next unconsumed bit's byte.
@@ -475,6 +490,10 @@ func (z *Reader) memberEnd() error {
 	case rest == 0:
 		z.state = stDone
 		return z.srcErr
+	case rest == 1 && z.in[z.ip] == 0x1f:
+		// The first byte of another member, cut short: not a trailing byte.
+		z.ip++
+		return z.eofErr()
 	case rest >= 2 && z.in[z.ip] == 0x1f && z.in[z.ip+1] == 0x8b:
 		if err := z.header(); err != nil {
 			return err
@@ -524,7 +543,7 @@ func (z *Reader) blockHeader() error {
 		z.stored = int(n)
 		z.state = stStored
 	case 1:
-		z.lit, z.dist = fixedLit, fixedDis
+		z.lit, z.dist, z.eobLen = fixedLit, fixedDis, 7
 		z.state = stHuff
 	case 2:
 		if err := z.dynamicTables(); err != nil {
@@ -568,11 +587,11 @@ func (z *Reader) dynamicTables() error {
 	for i := 0; i < len(lens); {
 		if z.nb < 7+7 {
 			z.refill()
-			if z.overread > 8 {
-				return z.eofErr()
-			}
 		}
 		e := clTab[z.b&127]
+		if uint(e&0xff) > z.realBits() || e == 0 && z.realBits() < 7 {
+			return z.eofErr()
+		}
 		if e == 0 {
 			return z.corrupt("invalid code-length code")
 		}
@@ -620,7 +639,7 @@ func (z *Reader) dynamicTables() error {
 	if !buildTable(z.dynDist[:], lens[nlit:], distSym[:], distBits, &z.maxLen) {
 		return z.corrupt("invalid distance code")
 	}
-	z.lit, z.dist = z.dynLit, z.dynDist
+	z.lit, z.dist, z.eobLen = z.dynLit, z.dynDist, uint(lens[256])
 	return nil
 }
 
@@ -730,6 +749,9 @@ func (z *Reader) copyStored(limit int) error {
 // huffman decodes a Huffman block's symbols until the block ends or the output reaches limit.
 // The loop keeps the decoder's state in locals and stores it back on every way out.
 func (z *Reader) huffman(limit int) error {
+	if z.overread > 0 {
+		return z.huffmanTail(limit)
+	}
 	lit, dist := z.lit, z.dist
 	out := z.out[:limit+outSlack]
 	in, ip, iend := z.in, z.ip, z.iend
@@ -743,11 +765,12 @@ func (z *Reader) huffman(limit int) error {
 			} else {
 				z.ip, z.b, z.nb = ip, b, nb
 				z.refill()
-				in, ip, iend, b, nb = z.in, z.ip, z.iend, z.b, z.nb
-				if z.overread > 8 {
+				if z.overread > 0 {
+					// The input ends within the next 64 bits: symbol by symbol from here.
 					z.op = op
-					return z.eofErr()
+					return z.huffmanTail(limit)
 				}
+				in, ip, iend, b, nb = z.in, z.ip, z.iend, z.b, z.nb
 			}
 		}
 		e := lit[b&(1<<litBits-1)]
@@ -774,21 +797,8 @@ func (z *Reader) huffman(limit int) error {
 		b >>= x & 63
 		nb -= uint(x)
 
-		if nb < 28 {
-			if ip+8 <= iend {
-				b |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
-				ip += int(63-nb) >> 3
-				nb |= 56
-			} else {
-				z.ip, z.b, z.nb = ip, b, nb
-				z.refill()
-				in, ip, iend, b, nb = z.in, z.ip, z.iend, z.b, z.nb
-				if z.overread > 8 {
-					z.op = op
-					return z.eofErr()
-				}
-			}
-		}
+		// nb ≥ 28 here, enough for the distance code and its extra bits: it was at least 48
+		// before the length code, which took at most 15 + 5 bits.
 		e = dist[b&(1<<distBits-1)]
 		if e&fSub != 0 {
 			e = dist[(e>>16+uint32(b>>distBits)&(1<<(e>>8&15)-1))&uint32(len(dist)-1)]
@@ -832,5 +842,80 @@ func (z *Reader) huffman(limit int) error {
 		op += length
 	}
 	z.ip, z.b, z.nb, z.op = ip, b, nb, op
+	return nil
+}
+
+// huffmanTail is huffman where the input ends within the bit buffer: it decodes one symbol at
+// a time and writes a symbol's bytes only when all of its bits (a match's length and distance
+// codes and their extra bits) are input, never the zeros past the end. On input cut short the
+// output is a true prefix of the data, and exactly compress/gzip's: like it, a symbol is
+// decoded only when at least as many bits as the block's end-of-block code are left (every
+// block ends with one, so a whole stream always has them), which may leave out a last short
+// code that the input does hold.
+func (z *Reader) huffmanTail(limit int) error {
+	lit, dist := z.lit, z.dist
+	out := z.out[:limit+outSlack]
+	for z.op < limit {
+		if z.nb < 48 {
+			z.refill()
+		}
+		b, avail := z.b, z.realBits()
+		e := lit[b&(1<<litBits-1)]
+		if e&fSub != 0 {
+			e = lit[(e>>16+uint32(b>>litBits)&(1<<(e>>8&15)-1))&uint32(len(lit)-1)]
+		}
+		used := uint(e & 63)
+		if used > avail || z.eobLen > avail || e == 0 && avail < 15 {
+			return z.eofErr()
+		}
+		if e&fLit != 0 {
+			out[z.op] = byte(e >> 16)
+			z.op++
+			z.b >>= used
+			z.nb -= used
+			continue
+		}
+		if e&fLen == 0 {
+			if e&fEOB != 0 {
+				z.b >>= used
+				z.nb -= used
+				z.state = stBlock
+				return nil
+			}
+			return z.corrupt("invalid literal/length code")
+		}
+		b >>= used
+		x := uint(e >> 8 & 15)
+		length := int(e>>16) + int(b&(1<<x-1))
+		b >>= x
+		used += x
+		e = dist[b&(1<<distBits-1)]
+		if e&fSub != 0 {
+			e = dist[(e>>16+uint32(b>>distBits)&(1<<(e>>8&15)-1))&uint32(len(dist)-1)]
+		}
+		if used+uint(e&63) > avail || e == 0 && used+15 > avail {
+			return z.eofErr()
+		}
+		if e&fLen == 0 {
+			return z.corrupt("invalid distance code")
+		}
+		b >>= e & 63
+		used += uint(e & 63)
+		x = uint(e >> 8 & 15)
+		d := int(e>>16) + int(b&(1<<x-1))
+		used += x
+		if used > avail {
+			return z.eofErr()
+		}
+		if d > z.op-z.lo {
+			return z.corrupt("match distance too far back")
+		}
+		z.b >>= used
+		z.nb -= used
+		for i := range length {
+			out[z.op+i] = out[z.op-d+i]
+		}
+		z.op += length
+	}
 	return nil
 }

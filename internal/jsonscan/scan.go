@@ -874,12 +874,19 @@ func (s *Scanner) num() ([]byte, NumKind, error) {
 		i = start + rel
 	}
 	tok := s.buf[start:i]
+	if len(tok) == 1 && tok[0] == '-' && i == s.end && s.done() {
+		return nil, 0, s.ErrEOF() // cut after the sign
+	}
 	if len(tok) == 0 || (len(tok) == 1 && tok[0] == '-') {
 		// Maybe a non-finite literal.
 		return s.nonFinite(start)
 	}
 	kind, ok := NumGrammar(tok)
 	if !ok {
+		if i == s.end && s.done() {
+			// "12." at the end: the input was cut (or failed) inside the number.
+			return nil, 0, s.ErrEOF()
+		}
 		return nil, 0, s.ErrAt(s.off+int64(start), "invalid number %s", Clip(tok))
 	}
 	s.pos = i

@@ -3,6 +3,8 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,6 +76,19 @@ func TestScanNumbers(t *testing.T) {
 			_, _, err := s.Num()
 			assert.Error(t, err, bad)
 		}
+	}
+	// A number the input ends inside is the input's end (or its read error), not a bad number:
+	// "1." may be the start of "1.5".
+	for _, cut := range []string{"1.", "-", "1e", "1e+", "12"} {
+		_, _, err := New(strings.NewReader(cut), "n", nil).Num()
+		if cut == "12" {
+			assert.NoError(t, err)
+			continue
+		}
+		assert.EqualError(t, err, "n: byte 0: unexpected end of input (truncated JSON?)", cut)
+		failing := io.MultiReader(strings.NewReader(cut), iotest.ErrReader(errors.New("boom")))
+		_, _, err = New(failing, "n", nil).Num()
+		assert.EqualError(t, err, "n: byte 0: read failed: boom", cut)
 	}
 }
 
