@@ -162,3 +162,20 @@ func TestDashIsStdio(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "- (stdin) can be only one of BEFORE and AFTER")
 }
+
+// TestOpenCLKernelModeFinalCopies: orprof's own OpenCL trace in kernel mode without the
+// runtime activity, read back: the weights read back after the last op reached no operator,
+// and the warning says so instead of blaming a CUDA graph replay.
+func TestOpenCLKernelModeFinalCopies(t *testing.T) {
+	needOpenCL(t)
+	dir := t.TempDir()
+	code, _, stderr := orprofIn(t, dir, "", "run", "--device", "opencl", "--activities", "cpu_op,kernel,gpu_memcpy",
+		"--trace", "ocl.json", "--row-limit", "0")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = orprofIn(t, dir, "", "table", "--row-limit", "0", "ocl.json")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "CUDA")
+	if strings.Contains(stderr, "reached no operator") {
+		assert.Contains(t, stderr, "ran after every operator had ended")
+	}
+}

@@ -64,8 +64,10 @@ func (l *lib) symbols() []symbol {
 
 // OpenCL constants (Khronos CL/cl.h).
 const (
-	clPlatformVersion = 0x0901
-	clPlatformName    = 0x0902
+	clPlatformVersion      = 0x0901
+	clPlatformName         = 0x0902
+	clPlatformVendor       = 0x0903
+	clPlatformICDSuffixKHR = 0x0920 // cl_khr_icd: "POCL", "NV", …
 
 	clDeviceTypeDefault     = 1 << 0
 	clDeviceTypeCPU         = 1 << 1

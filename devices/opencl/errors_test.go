@@ -129,3 +129,58 @@ func TestReleaseEventOnce(t *testing.T) {
 		t.Fatalf("Elapsed of a released event: %v", err)
 	}
 }
+
+// TestPlatformSelected: ORPROF_OPENCL_PLATFORM is an index or a case-insensitive substring of
+// the platform's name, vendor or ICD suffix: "pocl" selects pocl, whose platform is named
+// "Portable Computing Language".
+func TestPlatformSelected(t *testing.T) {
+	pocl := []string{"Portable Computing Language", "The pocl project", "POCL"}
+	nv := []string{"NVIDIA CUDA", "NVIDIA Corporation", "NV"}
+	for _, tc := range []struct {
+		sel   string
+		i     int
+		names []string
+		want  bool
+	}{
+		{"", 3, pocl, true},
+		{"pocl", 0, pocl, true},
+		{"POCL", 0, pocl, true},
+		{"portable", 0, pocl, true},
+		{"pocl", 1, nv, false},
+		{"nvidia", 1, nv, true},
+		{"1", 1, nv, true},
+		{"1", 0, pocl, false},
+		{" 0 ", 0, pocl, true},
+		{"intel", 0, pocl, false},
+	} {
+		if got := platformSelected(tc.sel, tc.i, tc.names...); got != tc.want {
+			t.Errorf("platformSelected(%q, %d, %q) = %v, want %v", tc.sel, tc.i, tc.names, got, tc.want)
+		}
+	}
+}
+
+// TestOpenPlatformByVendor: the README's ORPROF_OPENCL_PLATFORM=pocl opens pocl, whose
+// platform name does not contain "pocl".
+func TestOpenPlatformByVendor(t *testing.T) {
+	needOpenCL(t)
+	rt, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isPocl := false
+	for _, d := range rt.Devices() {
+		isPocl = isPocl || d.Platform.Name == "Portable Computing Language"
+	}
+	rt.Close()
+	if !isPocl {
+		t.Skip("no pocl platform here: the vendor match is checked by TestPlatformSelected")
+	}
+	rt, err = Open(Options{Platform: "pocl"})
+	if err != nil {
+		t.Fatalf(`Open(Platform: "pocl") on pocl: %v`, err)
+	}
+	defer rt.Close()
+	if len(rt.Devices()) == 0 {
+		t.Fatal("no devices")
+	}
+}

@@ -17,7 +17,8 @@ import (
 // Environment variables that select what Default opens (Options from the environment).
 const (
 	// PlatformEnv selects the platform: its index in the ICD loader's order, or a
-	// case-insensitive substring of its name ("pocl", "NVIDIA"). Empty: every platform.
+	// case-insensitive substring of its name, vendor or ICD suffix ("pocl", "NVIDIA"). Empty:
+	// every platform.
 	PlatformEnv = "ORPROF_OPENCL_PLATFORM"
 	// DeviceTypeEnv selects device types: a comma-separated list of cpu, gpu, accelerator,
 	// custom, default or all. Empty: all.
@@ -28,8 +29,9 @@ const (
 
 // Options select the platforms and devices a Runtime uses.
 type Options struct {
-	// Platform is a platform index ("0") or a case-insensitive substring of the platform
-	// name; empty takes every platform.
+	// Platform is a platform index ("0") or a case-insensitive substring of the platform's
+	// name, vendor or ICD suffix (pocl: "Portable Computing Language", "The pocl project",
+	// "POCL"); empty takes every platform.
 	Platform string
 	// DeviceTypes is a comma-separated list of cpu, gpu, accelerator, custom, default, all;
 	// empty is all.
@@ -173,7 +175,11 @@ func Open(opts Options) (*Runtime, error) {
 			return nil, err
 		}
 		names = append(names, name)
-		if !platformSelected(opts.Platform, i, name) {
+		// Matched against the vendor and the ICD suffix too: pocl's platform is named
+		// "Portable Computing Language", its vendor "The pocl project", its suffix "POCL".
+		vendor, _ := l.infoString(l.getPlatformInfo, "clGetPlatformInfo", id, clPlatformVendor)
+		suffix, _ := l.infoString(l.getPlatformInfo, "clGetPlatformInfo", id, clPlatformICDSuffixKHR)
+		if !platformSelected(opts.Platform, i, name, vendor, suffix) {
 			continue
 		}
 		ver, _ := l.infoString(l.getPlatformInfo, "clGetPlatformInfo", id, clPlatformVersion)
@@ -210,7 +216,10 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-func platformSelected(sel string, i int, name string) bool {
+// platformSelected reports whether platform i, with the given name, vendor and ICD suffix,
+// is selected by sel: every platform when sel is empty, its index, or a case-insensitive
+// substring of any of those strings.
+func platformSelected(sel string, i int, names ...string) bool {
 	sel = strings.TrimSpace(sel)
 	if sel == "" {
 		return true
@@ -218,7 +227,12 @@ func platformSelected(sel string, i int, name string) bool {
 	if n, err := strconv.Atoi(sel); err == nil {
 		return n == i
 	}
-	return strings.Contains(strings.ToLower(name), strings.ToLower(sel))
+	for _, name := range names {
+		if name != "" && strings.Contains(strings.ToLower(name), strings.ToLower(sel)) {
+			return true
+		}
+	}
+	return false
 }
 
 // openPlatform adds the platform's devices of the selected types, with a context and a default

@@ -156,9 +156,13 @@ func (l DeviceLink) Warning() string {
 	if l.Unlinked == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s µs of %s µs of device time (%.1f%%, %d events) reached no operator: %s",
+	n := strconv.Itoa(l.Unlinked) + " events"
+	if l.Unlinked == 1 {
+		n = "1 event"
+	}
+	return fmt.Sprintf("%s µs of %s µs of device time (%.1f%%, %s) reached no operator: %s",
 		strconv.FormatFloat(l.UnlinkedUs, 'f', 3, 64), strconv.FormatFloat(l.TotalUs, 'f', 3, 64),
-		100*l.UnlinkedUs/max(l.TotalUs, 1e-300), l.Unlinked, l.Cause)
+		100*l.UnlinkedUs/max(l.TotalUs, 1e-300), n, l.Cause)
 }
 
 // Error is a problem with a trace's content or with reading it. Offset is the byte offset in

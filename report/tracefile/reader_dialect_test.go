@@ -146,7 +146,26 @@ func TestDialects(t *testing.T) {
 		assert.Equal(t, causeNoSuchOp, stray.DeviceLink.Cause)
 		w := stray.Warnings("s.json")
 		require.Len(t, w, 1)
-		assert.Equal(t, `s.json: 20.000 µs of 20.000 µs of device time (100.0%, 1 events) reached no operator: its "External id" names no operator in the trace`, w[0])
+		assert.Equal(t, `s.json: 20.000 µs of 20.000 µs of device time (100.0%, 1 event) reached no operator: its "External id" names no operator in the trace`, w[0])
+	})
+	t.Run("work after the last operator", func(t *testing.T) {
+		// orprof's OpenCL trace in kernel mode: the workload reads the weights back after its
+		// last op, so those copies have no External id. That is no CUDA graph replay.
+		trace := func(dev string) string {
+			return `{"orprof": {"device": "` + dev + `", "device_time": "kernels"}, "traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 50, "args": {"External id": 5}},
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 120, "dur": 20, "args": {"External id": 5, "correlation": 77}},
+ {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH", "pid": 0, "tid": 7, "ts": 200, "dur": 8, "args": {"correlation": 78, "bytes": 64}}
+]}`
+		}
+		td := readString(t, trace("opencl"))
+		assert.Equal(t, causeAfterOps, td.DeviceLink.Cause)
+		w := td.Warnings("o.json")
+		require.Len(t, w, 1)
+		assert.NotContains(t, w[0], "CUDA")
+		assert.Contains(t, w[0], "(28.6%, 1 event)")
+		// On CUDA such work is as likely a graph replay launched by the last op.
+		assert.Equal(t, causeNoLaunch, readString(t, trace("cuda")).DeviceLink.Cause)
 	})
 	t.Run("distributed rank", func(t *testing.T) {
 		td := readString(t, kineto(`"distributedInfo": {"backend": "nccl", "rank": 7, "world_size": 8}, `, "cpu_op", "cuda_runtime", "kernel", "External id", 5, 5, 5))

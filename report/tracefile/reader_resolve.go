@@ -619,7 +619,11 @@ const (
 	causeNoHostOps   = "the trace has no host operators (a GPU-only trace)"
 	causeSelfCorr    = "its \"External id\" equals the event's own \"correlation\", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it"
 	causeNoSuchOp    = "its \"External id\" names no operator in the trace"
+	causeAfterOps    = "it has no \"External id\" and ran after every operator had ended (work the program launched outside any operator)"
 	causeNoLaunch    = "it has no \"External id\" and no linked runtime launch (CUDA graph replay, or activity the profiler did not correlate)"
+	// causeNoLaunchDev is causeNoLaunch for a trace of another device than CUDA, which has no
+	// CUDA graphs to blame.
+	causeNoLaunchDev = "it has no \"External id\" and no linked runtime launch (activity launched outside any operator, or that the profiler did not correlate)"
 )
 
 // deviceLinkReport sums the device events' time (device-side user annotations, which span
@@ -631,10 +635,15 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 	byCause := map[string]float64{}
 	k := -1
 	hasHostOps := false
+	lastOpEnd := math.Inf(-1) // when the last host operator ended
 	for _, r := range d.raws.all() {
 		if r.kind == rawHostOp {
 			hasHostOps = true
-			break
+			if r.async() {
+				continue
+			}
+			_, end := times(r)
+			lastOpEnd = max(lastOpEnd, end)
 		}
 	}
 	for _, r := range d.raws.all() {
@@ -668,13 +677,18 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 				cause = causeNoSuchOp
 			case r.extID > 0 && r.extID == r.corr:
 				cause = causeSelfCorr
-			default:
+			case r.extID <= 0 && start >= lastOpEnd && trace != devices.CUDA:
+				// (On CUDA, such work is as likely a graph replay launched by the last op.)
+				cause = causeAfterOps
+			case trace == devices.CUDA:
 				cause = causeNoLaunch
+			default:
+				cause = causeNoLaunchDev
 			}
 		}
 		byCause[cause] += us
 	}
-	for _, c := range []string{causeNotAttached, causeNoHostOps, causeSelfCorr, causeNoSuchOp, causeNoLaunch} {
+	for _, c := range []string{causeNotAttached, causeNoHostOps, causeSelfCorr, causeNoSuchOp, causeAfterOps, causeNoLaunch, causeNoLaunchDev} {
 		if t, ok := byCause[c]; ok && (rep.Cause == "" || t > byCause[rep.Cause]) {
 			rep.Cause = c
 		}
