@@ -319,6 +319,33 @@ func loadCached(path string) loadResult {
 	return r
 }
 
+// LoadPluginFile loads one plugin library as LoadPlugins loads each file of a directory: the
+// profilers it registered that passed, and a PluginError for the library or each profiler
+// refused. A path that is not a regular file is refused with its reason. Like LoadPlugins it
+// runs plugin code, opens a library once per process, and is safe for concurrent use.
+func LoadPluginFile(path string) ([]*Plugin, []PluginError) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, []PluginError{{Path: path, Err: err}}
+	case !fi.Mode().IsRegular():
+		return nil, []PluginError{{Path: path, Err: errors.New("not a regular file")}}
+	}
+	r := loadCached(path)
+	return r.plugins, r.errs
+}
+
+// PluginHandle returns the KinetoPlugin_ProfilerHandle the plugin's profilerCreate assigned to
+// a session Configure returned (0 when the plugin left it NULL); ok is false when s is not a
+// plugin's session. For conformance checks (kineto/plugintest).
+func PluginHandle(s ActivityProfilerSession) (h uintptr, ok bool) {
+	ps, ok := s.(*pluginSession)
+	if !ok {
+		return 0, false
+	}
+	return ps.handle, true
+}
+
 // RegisterPlugins loads dir's plugins (LoadPlugins) and adds them to RegisteredProfilers, so
 // every later session configures them. Each refusal is registered too, as a profiler with no
 // activities whose Configure returns the PluginError: sessions with activities then report it

@@ -35,6 +35,7 @@ Exit status: 0 all passed, 1 a check failed, 2 the backend could not be loaded.
   --lib PATH.so       a C backend built against orprof_stubs.h
   --device NAME       a Go backend registered in this binary (orprof's registered devices)
   --timeout DURATION  time limit of each check (default 30s); a check that runs longer fails
+  --plugin LIB.so     check a Kineto profiler plugin instead ('orprof conformance --plugin LIB.so -h')
 `
 
 // runConformance is `orprof conformance`. It re-executes this binary once to probe that a --lib
@@ -43,6 +44,9 @@ Exit status: 0 all passed, 1 a check failed, 2 the backend could not be loaded.
 // A child that crashes (a signal in the backend) or outlives --timeout (killed) fails its
 // check only; the other checks still run and the closing line is always printed.
 func runConformance(args []string, stdout, stderr io.Writer) int {
+	if wantsPluginConformance(args) { // a Kineto plugin: conformance_plugin.go
+		return runPluginConformance(args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	lib := fs.String("lib", "", "")

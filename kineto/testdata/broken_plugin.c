@@ -15,6 +15,10 @@
  *   -DEMPTY_NAME       profilerQuery leaves the name empty
  *   -DREGISTER_NONE    KinetoPlugin_register returns 0 without registering anything
  *   -DREGISTER_TWO     registers two profilers: BrokenPlugin and SecondPlugin
+ *   -DNULL_HANDLE      profilerCreate returns 0 and leaves params->pProfilerHandle NULL
+ *   -DOLD_HANDLE       profilerCreate writes its handle through params->pProfilerHandle, as an
+ *                      older orprof header wrongly said: under a host that zero-fills the
+ *                      params (Kineto's, orprof's) that is a write through NULL
  * None has correlation functions: they are optional. */
 #include <stddef.h>
 #include <stdio.h>
@@ -26,14 +30,20 @@
 int not_a_kineto_plugin(void) { return 42; }
 #else
 
-#ifndef CREATE_FAILS
+#if !defined(CREATE_FAILS) && !defined(NULL_HANDLE)
 static int dummy;
 #endif
 
 static int brokenCreate(KinetoPlugin_ProfilerCreate_Params* p) {
-#ifdef CREATE_FAILS
+#if defined(CREATE_FAILS)
   (void)p;
   return -7;
+#elif defined(NULL_HANDLE)
+  (void)p;
+  return 0;
+#elif defined(OLD_HANDLE)
+  *(KinetoPlugin_ProfilerHandle* volatile*)(void*)p->pProfilerHandle = (KinetoPlugin_ProfilerHandle*)&dummy;
+  return 0;
 #else
   p->pProfilerHandle = (KinetoPlugin_ProfilerHandle*)&dummy;
   return 0;

@@ -110,6 +110,12 @@ class KinetoStylePlugin {
   static int stop(KinetoPlugin_ProfilerStop_Params* params) {
     Session* s = session(params->pProfilerHandle);
     if (s == nullptr || !s->active) return -1;
+    // Its events end 70 us after the start: stop returns once they are over, as a device
+    // drains its queue, so they lie inside the session.
+    while (nowNs() < s->startNs + 70000) {
+      timespec d{0, 10000};
+      nanosleep(&d, nullptr);
+    }
     s->active = false;
     return 0;
   }

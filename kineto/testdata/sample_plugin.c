@@ -88,7 +88,19 @@ static int sampleStart(KinetoPlugin_ProfilerStart_Params* p) {
   return 0;
 }
 
+/* The events it reports end 70 us after the start: like a device draining its queue, stop
+   returns only once they are over, so they lie inside the session. */
+#define SAMPLE_SPAN_NS 70000
+
+static void waitUntil(int64_t t) {
+  while (nowNs() < t) {
+    struct timespec d = {0, 10000};
+    nanosleep(&d, NULL);
+  }
+}
+
 static int sampleStop(KinetoPlugin_ProfilerStop_Params* p) {
+  waitUntil(p->pProfilerHandle->startNs + SAMPLE_SPAN_NS);
   p->pProfilerHandle->stopNs = nowNs();
   atomic_fetch_add(&gStops, 1);
   return 0;

@@ -1,0 +1,3 @@
+package plugintest
+
+import _ "github.com/orprof/orprof/internal/golden" // every test binary takes -update
