@@ -50,7 +50,8 @@ type activitySession struct {
 	rt   *Runtime
 	acts kineto.ActivitySet
 
-	sub *ActivitySubscription
+	sub   *ActivitySubscription
+	order kineto.SessionOrder
 
 	mu       sync.Mutex
 	work     []Activity
@@ -60,12 +61,18 @@ type activitySession struct {
 // Start subscribes to the runtime's activity tracing, so other consumers (the scope profiler's
 // metric source, a program's own EnableActivityTracing) are not disturbed.
 func (s *activitySession) Start() error {
+	if err := s.order.Start(); err != nil {
+		return err
+	}
 	s.sub = s.rt.Subscribe()
 	return nil
 }
 
 // Stop waits for the device work already queued, then takes the records.
 func (s *activitySession) Stop() error {
+	if err := s.order.Stop(); err != nil {
+		return err
+	}
 	err := s.rt.Synchronize()
 	work, launches := s.sub.Close()
 	s.mu.Lock()
@@ -85,6 +92,9 @@ func (s *activitySession) wanted(a *Activity) bool { return s.acts.Has(a.Kind) }
 // ProcessTrace adds the device rows, the work on them, the launches on the host threads and
 // an ac2g flow from each launch to its work.
 func (s *activitySession) ProcessTrace(t *trace.Trace) error {
+	if err := s.order.Process(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
@@ -144,8 +154,12 @@ func (s *activitySession) ProcessTrace(t *trace.Trace) error {
 	return nil
 }
 
-// DeviceActivities are the recorded work and launches, for the operator table.
+// DeviceActivities are the recorded work and launches, for the operator table; none before
+// ProcessTrace.
 func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
+	if !s.order.Processed() {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/kineto"
+	"github.com/orprof/orprof/kineto/profilertest"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/report/trace"
 )
@@ -103,4 +104,22 @@ func TestActivityProfilerDriver(t *testing.T) {
 			assert.Equal(t, 1, driverActs)
 		})
 	}
+}
+
+// TestActivityProfilerConformance: OpenReg's profiler passes the kit for Go activity profilers.
+func TestActivityProfilerConformance(t *testing.T) {
+	rt := useRuntime(t)
+	profilertest.Run(t, profilertest.Target{
+		New: func() kineto.ActivityProfiler { return &openreg.ActivityProfiler{} },
+		Work: func() error {
+			st, err := rt.DefaultStream(0)
+			if err != nil {
+				return err
+			}
+			if err := st.LaunchKernel(context.Background(), "k", openreg.KernelWork{Flops: 1}, func() {}); err != nil {
+				return err
+			}
+			return st.Synchronize()
+		},
+	})
 }

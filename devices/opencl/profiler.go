@@ -59,9 +59,10 @@ const (
 
 // activitySession is one profile of the runtime's launches.
 type activitySession struct {
-	rt   *Runtime
-	acts kineto.ActivitySet
-	sub  *subscription
+	rt    *Runtime
+	acts  kineto.ActivitySet
+	sub   *subscription
+	order kineto.SessionOrder
 
 	stop chan struct{}
 	done chan struct{}
@@ -78,6 +79,9 @@ type activitySession struct {
 // Start takes a clock sample per device, starts collecting launches, and keeps sampling the
 // clocks every calibrationPeriod until Stop.
 func (s *activitySession) Start() error {
+	if err := s.order.Start(); err != nil {
+		return err
+	}
 	s.samples = make([][]ClockSample, s.rt.DeviceCount())
 	if err := s.sample(); err != nil {
 		return err
@@ -122,6 +126,12 @@ func (s *activitySession) sample() error {
 // Stop waits for the queued work, takes the events' timestamps, takes a last clock sample per
 // device, fits each device's clock to the host's and places the work on the host clock.
 func (s *activitySession) Stop() error {
+	if err := s.order.Stop(); err != nil {
+		return err
+	}
+	if s.stop == nil { // Start failed taking its first clock sample
+		return errors.New("opencl: the session did not start")
+	}
 	close(s.stop)
 	<-s.done
 	serr := s.rt.Synchronize()
@@ -191,6 +201,9 @@ func (s *activitySession) Calibrations() []Calibration {
 // calibration ("opencl_clock": the fit's reference points, offset, drift, residual, spread,
 // median and widest sample, and how many activities were moved after their launch).
 func (s *activitySession) ProcessTrace(t *trace.Trace) error {
+	if err := s.order.Process(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pid := int64(os.Getpid())
@@ -269,6 +282,9 @@ func (s *activitySession) launchIDs() map[int64]bool {
 
 // DeviceActivities are the recorded work and launches, for the operator table.
 func (s *activitySession) DeviceActivities() []kineto.DeviceActivity {
+	if !s.order.Processed() {
+		return nil // valid only after ProcessTrace
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]kineto.DeviceActivity, 0, len(s.work)+len(s.launches))

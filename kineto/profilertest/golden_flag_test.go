@@ -1,0 +1,3 @@
+package profilertest
+
+import _ "github.com/orprof/orprof/internal/golden" // every test binary takes -update
