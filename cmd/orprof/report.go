@@ -15,6 +15,8 @@ import (
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/report/ranks"
 	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/tbsteps"
+	"github.com/orprof/orprof/timeline"
 )
 
 const reportUsage = `usage: orprof report [flags] TRACE...          one profile: a trace, several (one per rank), a directory of traces or summaries, or - (stdin)
@@ -127,16 +129,26 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 			return loadRanks([]string{p}, g, stderr)
 		}
 	}
-	var data *tracefile.Data
-	var err error
 	name := p
-	// The report groups as the table does: shapes and stacks are read only when grouped by.
-	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0}
 	if p == "-" {
 		name = "<stdin>"
-		data, err = tracefile.Read(stdin, name, opts)
+	}
+	// One read: the events are kept for the op tree and the table, and each is handed as it
+	// is converted to the timeline analyses and the step breakdown. The report groups as the
+	// table does: shapes and stacks are read only when grouped by.
+	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0}
+	an := timeline.NewAnalyzer(timeline.DefaultOptions())
+	steps := tbsteps.NewCollector()
+	each := func() func(*tracefile.TimedEvent) {
+		a, b := an.TimedPart(), steps.Part()
+		return func(e *tracefile.TimedEvent) { a(e); b(e) }
+	}
+	var data *tracefile.Data
+	var err error
+	if p == "-" {
+		data, err = tracefile.ReadKeepEach(stdin, name, opts, each)
 	} else {
-		data, err = tracefile.Open(p, opts)
+		data, err = tracefile.OpenKeepEach(p, opts, each)
 	}
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
@@ -146,10 +158,15 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
 	data.Events = nil
 	rank := report.RankInfo{File: p}
+	info := timeline.RankInfo{Trace: name, Device: data.DeviceName}
 	if data.HasRank {
 		rank.Rank, rank.FromTrace = data.Rank, true
+		info.Rank, info.HasRank = data.Rank, true
 	}
-	return html.ListModel(l, rank, data.DeviceName, mem, g), 0
+	m := html.ListModel(l, rank, data.DeviceName, mem, g)
+	m.Timeline = an.Finish(info)
+	m.Steps = steps.Finish(info.Rank, name)
+	return m, 0
 }
 
 // loadRanks reads several profiles (traces, summaries, directories of them) into one merged

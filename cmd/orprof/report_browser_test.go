@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -90,9 +91,10 @@ func TestReportBrowser(t *testing.T) {
 		table []string // the command (table or merge, --format json added) whose rows the page's equal
 		diff  []string // the diff command whose JSON the Diff view's rows equal
 		shots []string // the views whose screenshots are docs/report's (under -update)
+		tl    string   // the trace whose orprof timeline --format json the page's timeline equals
 	}{
-		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: []string{"overview", "operators", "kernels"}},
-		{name: "openreg", args: []string{"--group-by-input-shape", mlp}, table: []string{"table", "--group-by-input-shape", mlp}, shots: []string{"memory"}},
+		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: []string{"overview", "operators", "kernels"}, tl: rocm},
+		{name: "openreg", args: []string{"--group-by-input-shape", mlp}, table: []string{"table", "--group-by-input-shape", mlp}, shots: []string{"memory"}, tl: mlp},
 		{name: "ranks", args: []string{sums}, table: []string{"merge", sums}, shots: []string{"ranks"}},
 		{name: "diff", args: []string{"--diff", mlp, multi}, table: []string{"table", multi}, diff: []string{mlp, multi}, shots: []string{"diff"}},
 	}
@@ -117,6 +119,9 @@ func TestReportBrowser(t *testing.T) {
 			if c.table != nil {
 				checkOpsRows(t, p, runCLI(t, append([]string{c.table[0], "--format", "json"}, c.table[1:]...)...))
 				checkSortFilter(t, p)
+			}
+			if c.tl != "" {
+				checkTimeline(t, p, runCLI(t, "timeline", "--format", "json", c.tl))
 			}
 			if c.diff != nil {
 				checkDiffRows(t, p, runCLI(t, append([]string{"diff", "--format", "json"}, c.diff...)...))
@@ -300,4 +305,35 @@ func BenchmarkReportFirstRender(b *testing.B) {
 		p.Close()
 	}
 	b.ReportMetric(total/float64(b.N), "render-ms")
+}
+
+// checkTimeline compares the timeline figures the page holds with orprof timeline's JSON for
+// the same trace, member by member, and finds every timeline finding in the Overview's list.
+func checkTimeline(t *testing.T, p *browsertest.Page, cli []byte) {
+	t.Helper()
+	var want map[string]any
+	if err := json.Unmarshal(cli, &want); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	p.Eval(t, `JSON.parse(document.getElementById('orprof-data').textContent).timeline`, &got)
+	for _, k := range []string{"breakdown", "idle", "overlap", "launches", "steps", "findings"} {
+		if !reflect.DeepEqual(got[k], want[k]) {
+			t.Errorf("the page's timeline %s differs from orprof timeline's:\n page %v\n cli  %v", k, got[k], want[k])
+		}
+	}
+	p.Click(t, "button[data-view=overview]")
+	var items []string
+	p.Eval(t, `Array.from(document.querySelectorAll('#v-overview ul.findings li')).map(li => li.textContent)`, &items)
+	for _, f := range want["findings"].([]any) {
+		text := f.(map[string]any)["text"].(string)
+		if !slices.ContainsFunc(items, func(s string) bool { return strings.HasSuffix(s, text) }) {
+			t.Errorf("finding %q is not in the Overview (%q)", text, items)
+		}
+	}
+	var bars int
+	p.Eval(t, `document.querySelectorAll('#v-overview svg.tb-steps rect').length`, &bars)
+	if bars == 0 {
+		t.Error("no step-time breakdown bars in the Overview")
+	}
 }

@@ -25,6 +25,8 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/flame"
+	"github.com/orprof/orprof/tbsteps"
+	"github.com/orprof/orprof/timeline"
 )
 
 //go:embed assets/report.css
@@ -48,6 +50,12 @@ type Model struct {
 	// from summaries, which keep no tree. FlameWhy says why it is missing.
 	Flame    *flame.Tree
 	FlameWhy string
+	// Timeline is the device-timeline analyses' summary (orprof timeline) and Steps the
+	// TensorBoard step-time breakdown (tbsteps) of the same trace: the Overview's breakdown,
+	// idle causes and findings. TimelineWhy says why they are missing.
+	Timeline    *timeline.Summary
+	Steps       *tbsteps.Summary
+	TimelineWhy string
 	// Diff, when set, fills the Diff view.
 	Diff *Diff
 	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
@@ -81,11 +89,26 @@ type page struct {
 	Flame    *flame.Tree       `json:"flame"`
 	Diff     *diffPage         `json:"diff"`
 	Kernels  any               `json:"kernels"`
-	Timeline any               `json:"timeline"`
+	Timeline *timelinePage     `json:"timeline"`
+	Steps    *tbsteps.Summary  `json:"steps"`
 	Memory   any               `json:"memory"`
 	Findings []finding         `json:"findings"`
 	Why      map[string]string `json:"why"`
 	Empty    map[string]bool   `json:"empty"`
+}
+
+// timelinePage is the part of a timeline summary the page shows: every per-rank view but the
+// collectives' instances (the straggler figures derived from them are kept).
+type timelinePage struct {
+	Ranks       []timeline.RankInfo      `json:"ranks"`
+	Breakdown   []timeline.RankBreakdown `json:"breakdown"`
+	Idle        []timeline.StreamIdle    `json:"idle"`
+	Overlap     []timeline.Overlap       `json:"overlap"`
+	Launches    []timeline.Launches      `json:"launches"`
+	Steps       []timeline.RankSteps     `json:"steps"`
+	SlowestStep *timeline.SlowestStep    `json:"slowest_step,omitempty"`
+	Stragglers  []timeline.StragglerRank `json:"stragglers"`
+	Findings    []timeline.Finding       `json:"findings"`
 }
 
 type diffPage struct {
@@ -173,9 +196,23 @@ func pageData(m *Model) ([]byte, error) {
 			p.Why["flame"] = "No op tree: the icicle is drawn from a single trace's events; summaries (orprof table --format json) keep only the rows."
 		}
 	}
-	p.Why["breakdown"] = "No step-time breakdown: it comes from the device-timeline analyses (Kernel, Memcpy, Memset, Runtime, DataLoader, CPU Exec, Other per step), which this build does not have yet."
-	if len(p.Findings) == 0 {
-		p.Why["findings"] = "Nothing stands out in the operator summary."
+	if t := m.Timeline; t != nil {
+		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: t.Breakdown, Idle: t.Idle, Overlap: t.Overlap,
+			Launches: t.Launches, Steps: t.Steps, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
+	}
+	p.Steps = m.Steps
+	why := m.TimelineWhy
+	if why == "" {
+		why = "No device timeline: the step-time breakdown, idle causes and timeline findings come from one trace read by orprof report (orprof timeline's analyses); summaries and in-process captures do not carry them."
+	}
+	if m.Steps == nil {
+		p.Why["breakdown"] = why
+	}
+	if m.Timeline == nil {
+		p.Why["timeline"] = why
+	}
+	if len(p.Findings) == 0 && (m.Timeline == nil || len(m.Timeline.Findings) == 0) {
+		p.Why["findings"] = "Nothing stands out in the summaries."
 	}
 	p.Why["kernels"] = "No kernel summary: the Kernels view renders the kernel view's summary (orprof kernels), which this build does not have yet."
 	p.Empty["kernels"] = true

@@ -1,0 +1,413 @@
+// Package tbsteps is the step-time breakdown of the TensorBoard profiler plugin (removed from
+// Kineto in 2026), as a summary of a trace: per ProfilerStep, the time of the step spent in
+// Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec and Other, and the
+// average step — the Overview chart its users learned profiling from. A Collector takes the
+// reader's events one at a time (tracefile.ReadEach or ReadKeepEach: one pass shared with the
+// other consumers) and keeps intervals, not events; Finish gives one rank's Summary, and
+// summaries of ranks merge (Merge) by keeping each rank's steps.
+//
+// # Definitions (the plugin's, in our words; reference: tb_plugin.md §2, §3.1, §3.2)
+//
+// Roles. Each event's [start, end) goes to one role: device work to Kernel, Memcpy (a memory
+// event not named Memset…), Memset or Communication (collective kernels), by
+// timeline.Classify's name rules (synchronization events and device-side ranges are no role);
+// runtime and driver calls to Runtime; host ranges named like a DataLoader iteration
+// (enumerate(DataLoader)#….__next__, enumerate(DataPipe)#…) to DataLoader, the host ranges of
+// collectives (nccl:all_reduce, gloo:broadcast, … — the plugin's ten names) to Communication,
+// every other host op or range but the ProfilerSteps to CPU Exec. Each role's intervals are
+// merged (touching intervals join).
+//
+// Steps. The ProfilerStep#N host ranges in time order (one step spanning the host ops when
+// there is none). A device event belongs to step i when the launch with its correlation id
+// lies entirely within step i's host range; a step then ends at the later of its host end and
+// its device work's last end, and starts at the later of its host start and the previous
+// step's end, so steps never overlap. With device work and more than one step, the steps
+// after the last one with device work are dropped, and that one too when it has fewer than
+// 0.8 times the device events of the step before it (a step the profiler cut short).
+//
+// Breakdown. The free time starts as the union of the steps; for each role in priority order
+// Kernel > Memcpy > Memset > Communication > Runtime > DataLoader > CPU Exec, the role's
+// intervals within the free time count for it and leave the free time (Kernel's count whole);
+// Other is the free time left. Each step's figure for a role is what counted for the role
+// within the step. Total is the step's length; the average step is the sum over steps divided
+// by their number.
+//
+// Where orprof differs from the plugin, and why: the plugin's "start cut" (the first step
+// starts after device work of no step that ends before it) is not made — it moves the first
+// step's start only for device work launched before any step; and its quirk that a role
+// meeting no free time is counted unclipped, resetting the free time, is not copied (it can
+// count the same time twice). Times are ns, not rounded to µs.
+package tbsteps
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/timeline"
+)
+
+// The categories, in the plugin's priority order (the order of Step.Ns).
+const (
+	Kernel = iota
+	Memcpy
+	Memset
+	Communication
+	Runtime
+	DataLoader
+	CPUExec
+	Other
+	NumCategories
+)
+
+// Names are the categories' names, as the plugin shows them.
+var Names = [NumCategories]string{"Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"}
+
+// Step is one step's breakdown. Ns sums to TotalNs.
+type Step struct {
+	// Name is the step's number ("5" for ProfilerStep#5; "0" for the one step of a trace
+	// without ProfilerSteps).
+	Name    string               `json:"name"`
+	StartNs int64                `json:"start_ns"`
+	EndNs   int64                `json:"end_ns"`
+	TotalNs int64                `json:"total_ns"`
+	Ns      [NumCategories]int64 `json:"ns"`
+}
+
+// Rank is one rank's steps and their average.
+type Rank struct {
+	Rank  int64  `json:"rank"`
+	Trace string `json:"trace"`
+	Steps []Step `json:"steps"`
+	// AverageNs and AverageTotalNs are the sums over the steps divided by their number.
+	AverageNs      [NumCategories]float64 `json:"average_ns"`
+	AverageTotalNs float64                `json:"average_total_ns"`
+	// HasDevice says whether the trace has device work or runtime calls: the plugin shows the
+	// Kernel, Memcpy, Memset and Runtime columns only then; HasCommunication, the
+	// Communication column.
+	HasDevice        bool `json:"has_device"`
+	HasCommunication bool `json:"has_communication"`
+}
+
+// Summary is the breakdown of one rank or many.
+type Summary struct {
+	Categories []string `json:"categories"`
+	Ranks      []Rank   `json:"ranks"`
+}
+
+// Merge appends o's ranks to s's.
+func (s *Summary) Merge(o *Summary) { s.Ranks = append(s.Ranks, o.Ranks...) }
+
+type span struct{ s, e int64 }
+
+type step struct {
+	n    int64
+	name string
+	span
+}
+
+type launch struct {
+	corr int64
+	span
+}
+
+// Collector gathers one trace's intervals from the reader's converting goroutines.
+type Collector struct {
+	mu    sync.Mutex
+	parts []*part
+}
+
+type part struct {
+	roles    [NumCategories][]span
+	steps    []step
+	launches []launch
+	devices  []launch // device work by correlation id
+	host     span
+	hasHost  bool
+	hasDev   bool
+}
+
+// NewCollector returns an empty Collector.
+func NewCollector() *Collector { return &Collector{} }
+
+// Part returns the function one converting goroutine hands its events to.
+func (c *Collector) Part() func(*tracefile.TimedEvent) {
+	p := &part{}
+	c.mu.Lock()
+	c.parts = append(c.parts, p)
+	c.mu.Unlock()
+	return p.add
+}
+
+// commHost are the host ranges of collectives the plugin counts as communication.
+var commHost = func() map[string]bool {
+	m := map[string]bool{}
+	for _, b := range []string{"nccl:", "gloo:"} {
+		for _, op := range []string{"broadcast", "reduce", "all_reduce", "all_gather", "reduce_scatter"} {
+			m[b+op] = true
+		}
+	}
+	return m
+}()
+
+func (p *part) add(e *tracefile.TimedEvent) {
+	sp := span{e.StartNs, e.EndNs}
+	if sp.e < sp.s {
+		return
+	}
+	switch e.Kind {
+	case tracefile.DeviceActivity:
+		if e.DeviceAnnotation {
+			return
+		}
+		role := Kernel
+		switch timeline.Classify(e.Name) {
+		case timeline.Sync:
+			return
+		case timeline.Communication:
+			role = Communication
+		case timeline.Memory:
+			role = Memcpy
+			if len(e.Name) >= 6 && strings.EqualFold(e.Name[:6], "memset") || strings.Contains(strings.ToLower(e.Name), "memset") {
+				role = Memset
+			}
+		}
+		p.roles[role] = append(p.roles[role], sp)
+		p.hasDev = true
+		if e.Correlation != 0 {
+			p.devices = append(p.devices, launch{e.Correlation, sp})
+		}
+	case tracefile.RuntimeCall:
+		p.roles[Runtime] = append(p.roles[Runtime], sp)
+		p.hasDev = true
+		if e.Correlation != 0 {
+			p.launches = append(p.launches, launch{e.Correlation, sp})
+		}
+	case tracefile.HostOp:
+		if rest, ok := strings.CutPrefix(e.Name, "ProfilerStep#"); ok {
+			n, err := strconv.ParseInt(rest, 10, 64)
+			if err == nil {
+				p.steps = append(p.steps, step{n, rest, sp})
+				p.hostSpan(sp)
+				return
+			}
+		}
+		role := CPUExec
+		switch {
+		case isDataLoader(e.Name):
+			role = DataLoader
+		case commHost[e.Name]:
+			role = Communication
+		}
+		p.roles[role] = append(p.roles[role], sp)
+		p.hostSpan(sp)
+	}
+}
+
+func (p *part) hostSpan(sp span) {
+	if !p.hasHost {
+		p.host, p.hasHost = sp, true
+		return
+	}
+	p.host.s, p.host.e = min(p.host.s, sp.s), max(p.host.e, sp.e)
+}
+
+func isDataLoader(name string) bool {
+	return strings.HasPrefix(name, "enumerate(DataLoader)#") && strings.HasSuffix(name, ".__next__") ||
+		strings.HasPrefix(name, "enumerate(DataPipe)#")
+}
+
+// Finish computes the breakdown of the events handed over so far, as rank rank of trace.
+func (c *Collector) Finish(rank int64, trace string) *Summary {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var all part
+	for _, p := range c.parts {
+		for r := range p.roles {
+			all.roles[r] = append(all.roles[r], p.roles[r]...)
+		}
+		all.steps = append(all.steps, p.steps...)
+		all.launches = append(all.launches, p.launches...)
+		all.devices = append(all.devices, p.devices...)
+		if p.hasHost {
+			all.hostSpan(p.host)
+		}
+		all.hasDev = all.hasDev || p.hasDev
+	}
+	out := Rank{Rank: rank, Trace: trace, HasDevice: all.hasDev, HasCommunication: len(all.roles[Communication]) > 0}
+	steps := all.stepWindows()
+	if len(steps) == 0 {
+		return &Summary{Categories: Names[:], Ranks: []Rank{out}}
+	}
+	var roles [NumCategories][]span
+	for r := range all.roles {
+		roles[r] = merge(all.roles[r])
+	}
+	windows := make([]span, len(steps))
+	for i, s := range steps {
+		windows[i] = s.span
+	}
+	free := merge(windows)
+	var counted [NumCategories][]span
+	for r := Kernel; r < Other; r++ {
+		if r == Kernel {
+			counted[r] = roles[r]
+		} else {
+			counted[r] = intersect(roles[r], free)
+		}
+		free = subtract(free, counted[r])
+	}
+	counted[Other] = free
+	for _, s := range steps {
+		st := Step{Name: s.name, StartNs: s.s, EndNs: s.e, TotalNs: s.e - s.s}
+		w := []span{s.span}
+		for r := range counted {
+			st.Ns[r] = total(intersect(counted[r], w))
+		}
+		out.Steps = append(out.Steps, st)
+	}
+	for _, st := range out.Steps {
+		for r := range st.Ns {
+			out.AverageNs[r] += float64(st.Ns[r])
+		}
+		out.AverageTotalNs += float64(st.TotalNs)
+	}
+	n := float64(len(out.Steps))
+	for r := range out.AverageNs {
+		out.AverageNs[r] /= n
+	}
+	out.AverageTotalNs /= n
+	return &Summary{Categories: Names[:], Ranks: []Rank{out}}
+}
+
+// stepWindows are the steps' windows (see the package doc), trimmed at the tail.
+func (all *part) stepWindows() []step {
+	steps := all.steps
+	if len(steps) == 0 {
+		if !all.hasHost {
+			return nil
+		}
+		return []step{{0, "0", all.host}}
+	}
+	slices.SortFunc(steps, func(a, b step) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(b.e, a.e)) })
+	// Device work → its launch → the step whose host range holds the launch entirely.
+	launchOf := make(map[int64]span, len(all.launches))
+	for _, l := range all.launches {
+		if _, ok := launchOf[l.corr]; !ok {
+			launchOf[l.corr] = l.span
+		}
+	}
+	devEnd := make([]int64, len(steps))
+	count := make([]int, len(steps))
+	matched := 0
+	for _, d := range all.devices {
+		l, ok := launchOf[d.corr]
+		if !ok {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(steps, l.s, func(s step, t int64) int { return cmp.Compare(s.s, t+1) })
+		i-- // the last step starting at or before the launch
+		if i < 0 || l.e > steps[i].e || l.s < steps[i].s {
+			continue
+		}
+		if count[i] == 0 || d.e > devEnd[i] {
+			devEnd[i] = max(devEnd[i], d.e)
+		}
+		count[i]++
+		matched++
+	}
+	out := make([]step, len(steps))
+	prevEnd := steps[0].s
+	for i, s := range steps {
+		start := max(prevEnd, s.s)
+		end := max(s.e, start)
+		if count[i] > 0 {
+			end = max(s.e, devEnd[i])
+		}
+		end = max(end, start)
+		out[i] = step{s.n, s.name, span{start, end}}
+		prevEnd = end
+	}
+	if matched > 0 && len(out) > 1 {
+		k := len(out) - 1
+		for k >= 0 && count[k] == 0 {
+			k--
+		}
+		if k > 0 && float64(count[k-1])*0.8 > float64(count[k]) {
+			k--
+		}
+		out = out[:k+1]
+	}
+	return out
+}
+
+// merge sorts intervals and joins those that overlap or touch.
+func merge(in []span) []span {
+	if len(in) == 0 {
+		return nil
+	}
+	s := slices.Clone(in)
+	slices.SortFunc(s, func(a, b span) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.e, b.e)) })
+	out := s[:1]
+	for _, x := range s[1:] {
+		last := &out[len(out)-1]
+		if x.s <= last.e {
+			last.e = max(last.e, x.e)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// intersect is the intersection of two merged lists.
+func intersect(a, b []span) []span {
+	var out []span
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		s, e := max(a[i].s, b[j].s), min(a[i].e, b[j].e)
+		if s < e {
+			out = append(out, span{s, e})
+		}
+		if a[i].e < b[j].e {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
+}
+
+// subtract is a minus b, both merged.
+func subtract(a, b []span) []span {
+	var out []span
+	j := 0
+	for _, x := range a {
+		s := x.s
+		for j < len(b) && b[j].e <= s {
+			j++
+		}
+		k := j
+		for k < len(b) && b[k].s < x.e {
+			if b[k].s > s {
+				out = append(out, span{s, b[k].s})
+			}
+			s = max(s, b[k].e)
+			k++
+		}
+		if s < x.e {
+			out = append(out, span{s, x.e})
+		}
+	}
+	return out
+}
+
+func total(in []span) int64 {
+	var n int64
+	for _, x := range in {
+		n += x.e - x.s
+	}
+	return n
+}

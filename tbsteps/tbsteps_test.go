@@ -1,0 +1,112 @@
+package tbsteps_test
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/tbsteps"
+)
+
+func ev(kind tracefile.EventKind, name string, s, e, corr int64) tracefile.TimedEvent {
+	return tracefile.TimedEvent{Kind: kind, Name: name, StartNs: s, EndNs: e, Correlation: corr}
+}
+
+// Two steps by hand: the priorities, a kernel running past its step's host end (the next step
+// starts after it), DataLoader and runtime time, Other for what nothing covers.
+func TestBreakdownByHand(t *testing.T) {
+	h, r, d := tracefile.HostOp, tracefile.RuntimeCall, tracefile.DeviceActivity
+	evs := []tracefile.TimedEvent{
+		ev(h, "ProfilerStep#1", 0, 100, 0),
+		ev(h, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 20, 0),
+		ev(h, "aten::mm", 20, 60, 0),
+		ev(r, "cudaLaunchKernel", 30, 40, 7),
+		ev(d, "gemm", 50, 130, 7),           // runs past step 1's host end: step 1 ends at 130
+		ev(d, "Memset (Device)", 60, 70, 0), // under the kernel: counted as Kernel
+		ev(h, "ProfilerStep#2", 100, 200, 0),
+		ev(r, "cudaMemcpyAsync", 140, 150, 8),
+		ev(d, "Memcpy HtoD (Pageable -> Device)", 150, 170, 8),
+		ev(h, "aten::add", 170, 180, 0),
+	}
+	c := tbsteps.NewCollector()
+	add := c.Part()
+	for i := range evs {
+		add(&evs[i])
+	}
+	s := c.Finish(0, "t")
+	got := fmt.Sprint(s.Ranks[0].Steps)
+	// Step 1 [0,130): DataLoader 0-20, CPU Exec 20-30 and 40-50, Runtime 30-40, Kernel 50-130.
+	// Step 2 [130,200): Memcpy 150-170, Runtime 140-150, CPU Exec 170-180, Other 130-140, 180-200.
+	want := "[{1 0 130 130 [80 0 0 0 10 20 20 0]} {2 130 200 70 [0 20 0 0 10 0 10 30]}]"
+	if got != want {
+		t.Errorf("steps\n got %s\nwant %s", got, want)
+	}
+	r0 := s.Ranks[0]
+	if r0.AverageTotalNs != 100 || r0.AverageNs[tbsteps.Kernel] != 40 || !r0.HasDevice || r0.HasCommunication {
+		t.Errorf("average %v of %v, device %v, communication %v", r0.AverageNs, r0.AverageTotalNs, r0.HasDevice, r0.HasCommunication)
+	}
+}
+
+// On every trace in testdata: each step's categories sum to its length, none is negative,
+// steps do not overlap.
+func TestInvariantsOnTestdata(t *testing.T) {
+	n := 0
+	filepath.WalkDir(filepath.Join("..", "testdata"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json.gz") && !strings.HasSuffix(p, "trace.json") {
+			return nil
+		}
+		c := tbsteps.NewCollector()
+		if _, err := tracefile.OpenEach(p, tracefile.Options{}, c.Part); err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		s := c.Finish(0, p)
+		prev := int64(-1 << 62)
+		for _, st := range s.Ranks[0].Steps {
+			var sum int64
+			for k, v := range st.Ns {
+				if v < 0 {
+					t.Errorf("%s step %s: %s %d", p, st.Name, tbsteps.Names[k], v)
+				}
+				sum += v
+			}
+			if sum != st.TotalNs || st.TotalNs != st.EndNs-st.StartNs || st.StartNs < prev {
+				t.Errorf("%s step %s: categories %v sum to %d of %d; starts %d after %d", p, st.Name, st.Ns, sum, st.TotalNs, st.StartNs, prev)
+			}
+			prev = st.EndNs
+		}
+		n++
+		return nil
+	})
+	if n < 10 {
+		t.Errorf("only %d traces", n)
+	}
+}
+
+func ExampleCollector() {
+	evs := []tracefile.TimedEvent{
+		{Kind: tracefile.HostOp, Name: "ProfilerStep#3", StartNs: 0, EndNs: 1000},
+		{Kind: tracefile.HostOp, Name: "aten::relu", StartNs: 100, EndNs: 400},
+		{Kind: tracefile.RuntimeCall, Name: "cudaLaunchKernel", StartNs: 200, EndNs: 300, Correlation: 1},
+		{Kind: tracefile.DeviceActivity, Name: "relu_kernel", StartNs: 350, EndNs: 750, Correlation: 1},
+	}
+	c := tbsteps.NewCollector()
+	add := c.Part()
+	for i := range evs {
+		add(&evs[i])
+	}
+	st := c.Finish(0, "trace.json").Ranks[0].Steps[0]
+	for k, ns := range st.Ns {
+		if ns > 0 {
+			fmt.Printf("%-8s %4d ns\n", tbsteps.Names[k], ns)
+		}
+	}
+	// Output:
+	// Kernel    400 ns
+	// Runtime   100 ns
+	// CPU Exec  150 ns
+	// Other     350 ns
+}
