@@ -95,6 +95,11 @@ type Data struct {
 	SkipReason string
 	// TrailingBytes counts the bytes after the gzip data that were ignored (0 for plain input).
 	TrailingBytes int64
+	// BadNames counts the distinct event names that were not valid UTF-8 (JSON text is UTF-8);
+	// each is read with U+FFFD in place of its invalid bytes, as JSON decoders read it.
+	// BadNameFirst is the first as it was in the file.
+	BadNames     int
+	BadNameFirst string
 }
 
 // Warnings are the one-line notes a reader of the table should see: trace events skipped as
@@ -117,6 +122,14 @@ func (d *Data) ReadWarnings(name string) []string {
 			what = "1 malformed or unknown trace event (it is"
 		}
 		w = append(w, fmt.Sprintf("%s: skipped %s at %s)", name, what, d.SkipReason))
+	}
+	if d.BadNames > 0 {
+		what := fmt.Sprintf("%d event names are", d.BadNames)
+		if d.BadNames == 1 {
+			what = "1 event name is"
+		}
+		w = append(w, fmt.Sprintf("%s: %s not valid UTF-8, as JSON must be (the first: %s); shown with U+FFFD for the invalid bytes",
+			name, what, jsonscan.Clip(d.BadNameFirst)))
 	}
 	if d.TrailingBytes > 0 {
 		bytes := fmt.Sprintf("%d bytes", d.TrailingBytes)
@@ -208,8 +221,11 @@ type Options struct {
 // "ph" is not a Trace Event Format type; and an event the reader uses (below) with a missing or
 // mistyped name/ts/dur, a negative dur, or an out-of-range time. Events of known types the
 // reader does not use are not looked into, and arguments of an unexpected type (an "External
-// id" that is a string, say) are ignored. An empty array, or an empty "traceEvents", is a valid
-// trace with no events. Gzip input may hold several members (as gzip -d reads them); bytes after
+// id" that is a string, say) are ignored. JSON text is UTF-8: an event name that is not is read
+// with U+FFFD for its invalid bytes, as JSON decoders read it, and counted in Data.BadNames (a
+// warning) rather than refused: one name is no reason to lose a whole trace, and a trace
+// viewer in a browser, which decodes the file the same way, shows it so too. An empty array, or an empty
+// "traceEvents", is a valid trace with no events. Gzip input may hold several members (as gzip -d reads them); bytes after
 // the last one are ignored and counted in Data.TrailingBytes. Data.Warnings puts all of this,
 // and device time that reached no operator (Data.DeviceLink), in one line each.
 //

@@ -3,6 +3,7 @@ package tracefile
 import (
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/orprof/orprof/internal/jsonscan"
@@ -190,6 +191,23 @@ type scanFacts struct {
 
 	skipped   int   // malformed or unknown trace events skipped
 	skipFirst error // the first one's problem
+
+	// badNames are the distinct names that are not valid UTF-8, in file order, at most
+	// maxBadNames of them, and nBadNames how many there are (at least; parts of a parallel
+	// read count theirs apart, merge removes the repeats it can see).
+	badNames  []string
+	nBadNames int
+}
+
+// maxBadNames bounds the names that are not valid UTF-8 kept to tell repeats apart.
+const maxBadNames = 64
+
+// badName notes a name that is not valid UTF-8 (as read, before its repair).
+func (f *scanFacts) badName(s string) {
+	f.nBadNames++
+	if len(f.badNames) < maxBadNames {
+		f.badNames = append(f.badNames, s)
+	}
 }
 
 // skipEvent counts a malformed or unknown trace event, which is skipped.
@@ -221,6 +239,14 @@ func (f *scanFacts) merge(o *scanFacts) {
 	f.skipped += o.skipped
 	if f.skipFirst == nil {
 		f.skipFirst = o.skipFirst
+	}
+	f.nBadNames += o.nBadNames
+	for _, n := range o.badNames {
+		if slices.Contains(f.badNames, n) {
+			f.nBadNames-- // the same name in an earlier part
+		} else if len(f.badNames) < maxBadNames {
+			f.badNames = append(f.badNames, n)
+		}
 	}
 }
 

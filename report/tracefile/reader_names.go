@@ -48,11 +48,13 @@ func (d *decoder) internString(s string) uint32 {
 // internNew adds name s, which is not interned yet. The name events get is valid UTF-8: a run
 // of bytes that are not is replaced by U+FFFD (strings.ToValidUTF8), as a JSON decoder replaces
 // them (encoding/json, a browser's), so that a name reads the same from the trace as from the
-// JSON orprof writes it to (a summary, a merged trace).
+// JSON orprof writes it to (a summary, a merged trace). JSON text is UTF-8, so such a name is
+// not passed silently: it is counted, and Data.Warnings says so.
 func (d *decoder) internNew(s string) uint32 {
 	id := uint32(len(d.nameStrs))
 	d.names[s] = id
 	if !utf8.ValidString(s) {
+		d.badName(s) // strict JSON is UTF-8: repaired, and counted in a warning (Data.BadNames)
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	d.nameStrs = append(d.nameStrs, s)

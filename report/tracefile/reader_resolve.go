@@ -376,6 +376,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	// exist in full at the same time.
 	lk := d.linkRaws(td.Device, times)
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
+	if td.BadNames = d.nBadNames; td.BadNames > 0 {
+		td.BadNameFirst = d.badNames[0]
+	}
 	if td.Skipped = d.skipped; d.skipFirst != nil {
 		td.SkipReason = d.skipFirst.Error()
 		if e, ok := d.skipFirst.(*Error); ok {
