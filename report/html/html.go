@@ -257,8 +257,8 @@ func findings(s *report.Summary) []finding {
 	var topCPU, topDev *report.SummaryRow
 	for i := range s.Rows {
 		r := &s.Rows[i]
-		if r.IsUserAnnotation {
-			continue // ProfilerStep* and record_function ranges span the ops they hold
+		if r.IsUserAnnotation || events.IsScopeMetrics(r.Key, r.DeviceType) {
+			continue // ranges span the ops they hold; a metrics slice spans its kernel
 		}
 		if r.SelfCPUTimeTotal > 0 && (topCPU == nil || r.SelfCPUTimeTotal > topCPU.SelfCPUTimeTotal) {
 			topCPU = r

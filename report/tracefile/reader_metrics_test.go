@@ -60,3 +60,18 @@ func TestReadScopeMetricsSlices(t *testing.T) {
 	}
 	assert.Equal(t, []string{"gemm"}, dev)
 }
+
+// TestReadEachSkipsScopeMetrics: the timeline's event stream sees the kernel, not the metrics
+// slice around it (which would count its time twice).
+func TestReadEachSkipsScopeMetrics(t *testing.T) {
+	var dev []string
+	_, err := ReadEach(strings.NewReader(scopeMetricsTrace), "m.json", Options{}, func() func(*TimedEvent) {
+		return func(e *TimedEvent) {
+			if e.Kind == DeviceActivity {
+				dev = append(dev, e.Name)
+			}
+		}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"gemm"}, dev)
+}

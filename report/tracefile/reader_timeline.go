@@ -96,6 +96,9 @@ func (p *eachPart) record(r *rawEvent) {
 	case rawRuntime:
 		e.Kind = RuntimeCall
 	case rawDevice:
+		if r.cat == catDevScopeMetrics {
+			return // a metrics slice over a kernel, not device work of its own
+		}
 		e.Kind = DeviceActivity
 		e.DeviceAnnotation = r.cat == catDevUserAnnotation
 	default:
