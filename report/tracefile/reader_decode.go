@@ -96,12 +96,53 @@ type decoder struct {
 	progress func(int64)
 	ev       evFields
 	rep      repeats
+	lay      int // the layout of the last event read in one (index into layouts)
 	// factsGen counts the resets of scanFacts (a worker's, one per segment).
 	factsGen uint32
 }
 
 // metaLit starts a metadata event in Kineto's layout.
 const metaLit = "{\n    \"name\": "
+
+// layout is how a trace's event objects are spaced: the literal that starts an activity
+// ("ph" first; x when its phase is "X", through its "cat" key), or a metadata event ("name"
+// first), the separator and key before each member's value in the order the writer puts them,
+// and the bytes that end the object. event reads an event laid out so in a few comparisons,
+// and walks anything else member by member.
+type layout struct {
+	x, ph, meta                        string
+	cat, name, pid, tid, ts, dur, args string // an activity's members after "ph"
+	mPh, mTs, mPid, mTid, mArgs        string // a metadata event's members after "name"
+	end                                string
+	// An operator's "args" as Kineto writes them: from the brace through "External id", the
+	// keys after it in order, and the bytes that close the object.
+	argsOpen, argRec, argConcrete, argType, argStrides, argDims, argIdx, argsEnd string
+}
+
+// layouts are the layouts event tries, in this order after the one the last event had:
+// Kineto's own (its indentation and line breaks), and the same members re-saved by Python's
+// json.dump with its default separators (", ", ": ") and minified (",", ":"), as analysis
+// tools commonly rewrite traces.
+var layouts = [...]layout{{
+	x: "{\n    \"ph\": \"X\", \"cat\": ", ph: "{\n    \"ph\": ", meta: metaLit,
+	cat: `, "cat": `, name: `, "name": `, pid: `, "pid": `, tid: `, "tid": `, ts: ",\n    \"ts\": ",
+	dur: `, "dur": `, args: ",\n    \"args\": ",
+	mPh: `, "ph": `, mTs: `, "ts": `, mPid: `, "pid": `, mTid: `, "tid": `, mArgs: ",\n    \"args\": ",
+	end:      "\n  }",
+	argsOpen: "{\n      \"External id\": ", argRec: `,"Record function id": `, argConcrete: `, "Concrete Inputs": `,
+	argType: `, "Input type": `, argStrides: `, "Input Strides": `, argDims: `, "Input Dims": `, argIdx: `, "Ev Idx": `,
+	argsEnd: "\n    }",
+}, flatLayout(", ", ": "), flatLayout(",", ":")}
+
+// flatLayout is the layout of events written on one line with these separators.
+func flatLayout(comma, colon string) layout {
+	k := func(key string) string { return comma + `"` + key + `"` + colon }
+	return layout{x: `{"ph"` + colon + `"X"` + k("cat"), ph: `{"ph"` + colon, meta: `{"name"` + colon,
+		cat: k("cat"), name: k("name"), pid: k("pid"), tid: k("tid"), ts: k("ts"), dur: k("dur"), args: k("args"),
+		mPh: k("ph"), mTs: k("ts"), mPid: k("pid"), mTid: k("tid"), mArgs: k("args"), end: "}",
+		argsOpen: `{"External id"` + colon, argRec: k("Record function id"), argConcrete: k("Concrete Inputs"),
+		argType: k("Input type"), argStrides: k("Input Strides"), argDims: k("Input Dims"), argIdx: k("Ev Idx"), argsEnd: "}"}
+}
 
 // repeats are the last distinct metadata events read whole in Kineto's layout, byte for byte
 // after metaLit. Kineto repeats the same few over and over (the MTIA trace in testdata has
@@ -151,18 +192,19 @@ func (d *decoder) again() bool {
 	return false
 }
 
-// remember keeps the metadata event just read (from ev.at, its metaLit included) among the
-// repeats. It stops when they do not pay: more than 256 distinct events and fewer repeats.
-func (d *decoder) remember(ev *evFields) {
+// remember keeps the metadata event just read (from ev.at, the n bytes of its layout's meta
+// literal included) among the repeats. It stops when they do not pay: more than 256 distinct
+// events and fewer repeats.
+func (d *decoder) remember(ev *evFields, n int) {
 	r := &d.rep
 	if r.adds > 256 && r.hits < r.adds {
 		return
 	}
 	b, ok := d.s.Since(ev.at)
-	if !ok || len(b) <= len(metaLit) {
+	if !ok || len(b) <= n {
 		return
 	}
-	e := repeat{raw: string(b[len(metaLit):])}
+	e := repeat{raw: string(b[n:])}
 	if ev.hasName && ev.hasLabels && d.nameFlags[ev.name]&nameProcessLabels != 0 {
 		e.labels = string(ev.labels)
 	}
@@ -476,11 +518,16 @@ func (d *decoder) event() error {
 	ev := &d.ev
 	at := s.Offset()
 	it := s.Object()
-	// Kineto's layout: the walk takes over where the bytes differ. A complete event's phase is
-	// read with the literal: its category decides its use.
+	// Kineto's layout, then the others: the walk takes over where the bytes differ. A complete
+	// event's phase is read with the literal: its category decides its use. Kineto's literals
+	// are constants, which the compiler compares in line.
 	x := s.Lit("{\n    \"ph\": \"X\", \"cat\": ")
 	phLaid := x || s.Lit("{\n    \"ph\": ")
 	metaLaid := !phLaid && s.Lit(metaLit)
+	L := &layouts[0]
+	if !phLaid && !metaLaid {
+		L, x, phLaid, metaLaid = d.otherLayout()
+	}
 	if metaLaid && d.again() {
 		return nil // before the fields are reset: two thirds of the MTIA trace's events
 	}
@@ -492,29 +539,49 @@ func (d *decoder) event() error {
 		if x {
 			ev.ph = 'X'
 		}
-		all = (x || d.laid(ev, memberPh, &err) && s.Lit(`, "cat": `)) &&
-			d.laid(ev, memberCat, &err) &&
-			s.Lit(`, "name": `) && d.laid(ev, memberName, &err) &&
-			s.Lit(`, "pid": `) && d.laid(ev, memberPid, &err) &&
-			s.Lit(`, "tid": `) && d.laid(ev, memberTid, &err) &&
-			s.Lit(",\n    \"ts\": ") && d.laid(ev, memberTs, &err) &&
-			s.Lit(`, "dur": `) && d.laid(ev, memberDur, &err) &&
-			s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
+		if L == &layouts[0] {
+			all = (x || d.laid(ev, memberPh, &err) && s.Lit(`, "cat": `)) &&
+				d.laid(ev, memberCat, &err) &&
+				s.Lit(`, "name": `) && d.laid(ev, memberName, &err) &&
+				s.Lit(`, "pid": `) && d.laid(ev, memberPid, &err) &&
+				s.Lit(`, "tid": `) && d.laid(ev, memberTid, &err) &&
+				s.Lit(",\n    \"ts\": ") && d.laid(ev, memberTs, &err) &&
+				s.Lit(`, "dur": `) && d.laid(ev, memberDur, &err) &&
+				s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
+		} else {
+			all = (x || d.laid(ev, memberPh, &err) && s.Lit(L.cat)) &&
+				d.laid(ev, memberCat, &err) &&
+				s.Lit(L.name) && d.laid(ev, memberName, &err) &&
+				s.Lit(L.pid) && d.laid(ev, memberPid, &err) &&
+				s.Lit(L.tid) && d.laid(ev, memberTid, &err) &&
+				s.Lit(L.ts) && d.laid(ev, memberTs, &err) &&
+				s.Lit(L.dur) && d.laid(ev, memberDur, &err) &&
+				s.Lit(L.args) && d.laid(ev, memberArgs, &err)
+		}
 	} else if metaLaid {
 		laid, meta = true, true
-		all = d.laid(ev, memberName, &err) &&
-			s.Lit(`, "ph": `) && d.laid(ev, memberPh, &err) &&
-			s.Lit(`, "ts": `) && d.laid(ev, memberTs, &err) &&
-			s.Lit(`, "pid": `) && d.laid(ev, memberPid, &err) &&
-			s.Lit(`, "tid": `) && d.laid(ev, memberTid, &err) &&
-			s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
+		if L == &layouts[0] {
+			all = d.laid(ev, memberName, &err) &&
+				s.Lit(`, "ph": `) && d.laid(ev, memberPh, &err) &&
+				s.Lit(`, "ts": `) && d.laid(ev, memberTs, &err) &&
+				s.Lit(`, "pid": `) && d.laid(ev, memberPid, &err) &&
+				s.Lit(`, "tid": `) && d.laid(ev, memberTid, &err) &&
+				s.Lit(",\n    \"args\": ") && d.laid(ev, memberArgs, &err)
+		} else {
+			all = d.laid(ev, memberName, &err) &&
+				s.Lit(L.mPh) && d.laid(ev, memberPh, &err) &&
+				s.Lit(L.mTs) && d.laid(ev, memberTs, &err) &&
+				s.Lit(L.mPid) && d.laid(ev, memberPid, &err) &&
+				s.Lit(L.mTid) && d.laid(ev, memberTid, &err) &&
+				s.Lit(L.mArgs) && d.laid(ev, memberArgs, &err)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	if laid {
 		it = s.ObjectFrom()
-		all = all && it.EndLit("\n  }")
+		all = all && it.EndLit(L.end)
 	}
 	for it.Next() {
 		if ev.unused {
@@ -533,7 +600,7 @@ func (d *decoder) event() error {
 	}
 	if meta && all && ev.ph == 'M' {
 		// Laid out as Kineto lays it out and whole: keep would only take its process label.
-		d.remember(ev)
+		d.remember(ev, len(L.meta))
 	}
 	if ev.unused {
 		if !knownPhase(ev.ph) {
@@ -542,6 +609,25 @@ func (d *decoder) event() error {
 		return nil
 	}
 	return d.keep(ev)
+}
+
+// otherLayout reads the start of an event laid out as one of the layouts after Kineto's (the
+// last one seen first), and returns it and what event's literals would have said; the first
+// layout (Kineto's) when none matches (the event is then walked member by member).
+func (d *decoder) otherLayout() (L *layout, x, phLaid, metaLaid bool) {
+	s := d.s
+	for k := range len(layouts) - 1 {
+		i := 1 + (max(d.lay, 1)-1+k)%(len(layouts)-1)
+		L = &layouts[i]
+		x = s.Lit(L.x)
+		phLaid = x || s.Lit(L.ph)
+		metaLaid = !phLaid && s.Lit(L.meta)
+		if phLaid || metaLaid {
+			d.lay = i
+			return L, x, phLaid, metaLaid
+		}
+	}
+	return &layouts[0], false, false, false
 }
 
 // member names the members of a trace event the reader reads. Those that decide whether an
@@ -774,8 +860,9 @@ func (d *decoder) idValue() (id int64, node int32, remote bool, err error) {
 // literal as event's members are.
 func (d *decoder) args(ev *evFields) error {
 	s := d.s
-	it := s.ObjectOrSkip()
-	if s.Lit("{\n      \"External id\": ") {
+	c, _ := s.Peek()
+	it := s.ObjectOrSkip() // a value that is not an object is skipped: no literal may follow it
+	if c == '{' && s.Lit("{\n      \"External id\": ") {
 		var err error
 		all := d.argOK(ev, argExternalID, &err) &&
 			s.Lit(`,"Record function id": `) && d.argOK(ev, argOther, &err) &&
@@ -790,6 +877,23 @@ func (d *decoder) args(ev *evFields) error {
 		it = s.ObjectFrom()
 		if all {
 			it.EndLit("\n    }")
+		}
+	} else if L := &layouts[d.lay]; c == '{' && d.lay > 0 && s.Lit(L.argsOpen) {
+		// The same arguments in another layout (layouts).
+		var err error
+		all := d.argOK(ev, argExternalID, &err) &&
+			s.Lit(L.argRec) && d.argOK(ev, argOther, &err) &&
+			s.Lit(L.argConcrete) && d.argOK(ev, argOther, &err) &&
+			s.Lit(L.argType) && d.argOK(ev, argOther, &err) &&
+			(!s.Lit(L.argStrides) || d.argOK(ev, argOther, &err)) &&
+			s.Lit(L.argDims) && d.argOK(ev, argInputDims, &err) &&
+			s.Lit(L.argIdx) && d.argOK(ev, argOther, &err)
+		if err != nil {
+			return err
+		}
+		it = s.ObjectFrom()
+		if all {
+			it.EndLit(L.argsEnd)
 		}
 	}
 	for it.Next() {
