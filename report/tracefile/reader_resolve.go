@@ -638,16 +638,26 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 	byCause := map[string]float64{}
 	k := -1
 	hasHostOps := false
-	lastOpEnd := math.Inf(-1) // when the last host operator ended
 	for _, r := range d.raws.all() {
 		if r.kind == rawHostOp {
 			hasHostOps = true
-			if r.async() {
-				continue
-			}
-			_, end := times(r)
-			lastOpEnd = max(lastOpEnd, end)
+			break
 		}
+	}
+	// lastOpEnd is when the last host operator ended, worked out only for a trace with
+	// device time that reached no operator (one more pass over the records).
+	lastOpEnd, haveLastOpEnd := math.Inf(-1), false
+	opsEnd := func() float64 {
+		if !haveLastOpEnd {
+			haveLastOpEnd = true
+			for _, r := range d.raws.all() {
+				if r.kind == rawHostOp && !r.async() {
+					_, end := times(r)
+					lastOpEnd = max(lastOpEnd, end)
+				}
+			}
+		}
+		return lastOpEnd
 	}
 	for _, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
@@ -680,7 +690,7 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 				cause = causeNoSuchOp
 			case r.extID > 0 && r.extID == r.corr:
 				cause = causeSelfCorr
-			case r.extID <= 0 && start >= lastOpEnd && trace != devices.CUDA:
+			case r.extID <= 0 && trace != devices.CUDA && start >= opsEnd():
 				// (On CUDA, such work is as likely a graph replay launched by the last op.)
 				cause = causeAfterOps
 			case trace == devices.CUDA:
