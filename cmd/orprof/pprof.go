@@ -23,7 +23,7 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return fail(stderr, "pprof: -o FILE is required")
 	}
-	if err := outfile.CheckDistinct([]outfile.File{{Name: "-o", Path: *out}}, []outfile.File{{Name: "the input", Path: pos[0]}}); err != nil {
+	if err := outfile.Check([]outfile.File{{Name: "-o", Path: *out}}, []outfile.File{{Name: "the input", Path: pos[0]}}); err != nil {
 		return fail(stderr, "pprof: %v", err)
 	}
 	defer lazyGC(tableGCFloor)()

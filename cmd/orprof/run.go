@@ -64,7 +64,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	outs, ins := runFiles(*tracePath, *pprofPath, *metricsOut, cfgPath, &sf)
 	outs = append(outs, outfile.File{Name: "--report", Path: *reportPath})
 	ins[0].Name = cfgFlag
-	if err := outfile.CheckDistinct(outs, ins); err != nil {
+	if err := outfile.Check(outs, ins); err != nil {
 		return fail(stderr, "run: %v", err)
 	}
 	runWorkload, have, ok := deviceWorkload(*workload, *device)

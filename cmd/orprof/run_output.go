@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,12 +31,12 @@ func checkRunOutputs(tracePath, activities, metrics, metricsOut, format string) 
 	return ""
 }
 
-// runFiles lists the files a run reads and writes, named by their flags, for
-// outfile.CheckDistinct: outputs the run mode does not write are left out (with --schedule or
-// --http no --trace file is written, whatever its default).
+// runFiles lists the files a run reads and writes, named by their flags, for outfile.Check:
+// outputs the run mode does not write are left out (with --schedule or --http no --trace file
+// is written, whatever its default; --pprof is refused there).
 func runFiles(tracePath, pprofPath, metricsOut, configPath string, sf *stepFlags) (outs, ins []outfile.File) {
 	if sf.schedule != "" || sf.http != "" {
-		tracePath = ""
+		tracePath, pprofPath = "", ""
 	}
 	outs = []outfile.File{
 		{Name: "--trace", Path: tracePath},
@@ -126,10 +125,4 @@ func writeTraceOutput(path string, stdout io.Writer, res *orprof.Result, legacy 
 	}
 	res.Trace().TraceName = filepath.Base(path)
 	return outfile.Write(path, func(w io.Writer) error { return write(w, strings.HasSuffix(path, ".gz")) })
-}
-
-// writeTraceFile writes the trace of a run to path as --trace does (writeTraceOutput), "-"
-// being the process's stdout; for callers without the command's stdout writer.
-func writeTraceFile(path string, res *orprof.Result, legacy bool) error {
-	return writeTraceOutput(path, os.Stdout, res, legacy)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/httpprof"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/openreg/ops"
 )
@@ -83,7 +84,13 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 		return fail(stderr, "run: --trace: with --schedule each cycle has its own trace; use --trace-dir DIR")
 	case sf.http != "" && set["trace"]:
 		return fail(stderr, "run: --trace: with --http the traces go to the HTTP clients")
+	case sf.schedule != "" && set["pprof"]:
+		return fail(stderr, "run: --pprof: with --schedule each cycle is a profile of its own; run --steps N --pprof FILE for one")
+	case sf.http != "" && set["pprof"]:
+		return fail(stderr, "run: --pprof: with --http the profiles go to the HTTP clients; run --steps N --pprof FILE for one")
 	}
+	pprofPath := fs.Lookup("pprof").Value.String()
+	noSpans := fs.Lookup("no-spans").Value.String() == "true"
 	steps := sf.steps
 	if sf.schedule != "" {
 		s, err := orprof.ParseSchedule(sf.schedule)
@@ -102,6 +109,10 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	}
 
 	tracePath := fs.Lookup("trace").Value.String()
+	tables := stdout
+	if (tracePath == "-" || pprofPath == "-") && sf.schedule == "" && sf.http == "" {
+		tables = stderr // the trace or the profile has stdout, as in a plain run
+	}
 	cycles := 0
 	var mu sync.Mutex // captures are handed over on their clients' goroutines
 	onReady := func(res *orprof.Result) error {
@@ -114,12 +125,13 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 			fmt.Fprintf(stderr, "orprof: captured %s\n", stepRange(res))
 		}
 		if cycles > 0 {
-			fmt.Fprintln(stdout)
+			fmt.Fprintln(tables)
 		}
 		cycles++
-		if err := tf.write(stdout, res.Events, res.Device, res.Options.ProfileMemory); err != nil {
+		if err := tf.write(tables, res.Events, res.Device, res.Options.ProfileMemory); err != nil {
 			return err
 		}
+		res.Trace().OmitSpans = noSpans
 		switch {
 		case sf.traceDir != "":
 			path, err := orprof.WriteTraceFile(sf.traceDir, res, orprof.TraceHandlerOptions{Gzip: sf.gzip})
@@ -128,10 +140,17 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 			}
 			fmt.Fprintf(stderr, "orprof: trace of %s written to %s\n", stepRange(res), path)
 		case sf.schedule == "" && sf.http == "" && tracePath != "":
-			if err := writeTraceFile(tracePath, res, false); err != nil {
+			if err := writeTraceOutput(tracePath, stdout, res, false); err != nil {
 				return fmt.Errorf("--trace %s: %w", tracePath, err)
 			}
-			fmt.Fprintf(stderr, "orprof: trace written to %s\n", tracePath)
+			if tracePath != "-" {
+				fmt.Fprintf(stderr, "orprof: trace written to %s\n", tracePath)
+			}
+		}
+		if pprofPath != "" {
+			if err := writePprofFile(pprofPath, stdout, res.Events); err != nil {
+				return fmt.Errorf("--pprof %s: %w", quote.Clip(pprofPath), err)
+			}
 		}
 		return nil
 	}

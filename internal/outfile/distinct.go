@@ -79,6 +79,25 @@ func CheckDistinct(outputs, inputs []File) error {
 // escaped.
 func show(path string) string { return quote.Printable(quote.Clip(path)) }
 
+// Check is CheckDistinct, then Writable for each output that is a file: a command calls it
+// once, before it reads an input or runs a workload, so that a run is not lost to an output it
+// cannot write in the end. Errors name the output as CheckDistinct's do ("--pprof d/x: cannot
+// create the temporary file beside it in d/ …: open: no such file or directory").
+func Check(outputs, inputs []File) error {
+	if err := CheckDistinct(outputs, inputs); err != nil {
+		return err
+	}
+	for _, o := range outputs {
+		if o.Path == "" || o.Path == "-" {
+			continue
+		}
+		if err := Writable(o.Path); err != nil {
+			return fmt.Errorf("%s %s: %w", o.Name, show(o.Path), err)
+		}
+	}
+	return nil
+}
+
 // Same reports whether a and b name the same file in CheckDistinct's sense.
 func Same(a, b string) bool {
 	ia, ok := identify(a)

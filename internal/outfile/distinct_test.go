@@ -90,3 +90,33 @@ func repeat(b byte, n int) []byte {
 	}
 	return s
 }
+
+// TestCheck: Check refuses what CheckDistinct does, then an output that cannot be written
+// (a directory, a missing directory), and leaves nothing behind.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.WriteFile("in.json", nil, 0o644))
+	require.NoError(t, os.Mkdir("d", 0o755))
+	for _, tc := range []struct {
+		out, wantErr string
+	}{
+		{"in.json", "--trace in.json: the same file as the input in.json"},
+		{"d", "--trace d: is a directory"},
+		{"missing/x.json", "--trace missing/x.json: cannot create the temporary file beside it in missing/"},
+		{"d/x.json", ""},
+		{os.DevNull, ""},
+		{"-", ""},
+	} {
+		err := Check([]File{{Name: "--trace", Path: tc.out}}, []File{{Name: "the input", Path: "in.json"}})
+		if tc.wantErr == "" {
+			assert.NoError(t, err, tc.out)
+		} else {
+			assert.ErrorContains(t, err, tc.wantErr, tc.out)
+		}
+	}
+	des, err := os.ReadDir("d")
+	require.NoError(t, err)
+	assert.Empty(t, des, "the probe's temporary file is removed")
+	assert.NoFileExists(t, "d/x.json")
+}

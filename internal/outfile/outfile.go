@@ -67,12 +67,9 @@ func writeRenamed(path string, old fs.FileInfo, fn func(io.Writer) error) (err e
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	f, err := createTemp(dir, base)
 	if err != nil {
-		// The file is written beside its target first: say so, or "permission denied" on a
-		// directory the user can read reads as nonsense.
-		return fmt.Errorf("cannot create the temporary file beside it in %s (an output is written there, then renamed into place): %w",
-			show(dir), unwrapPath(err))
+		return err
 	}
 	tmp := f.Name()
 	defer func() {
@@ -101,6 +98,44 @@ func writeRenamed(path string, old fs.FileInfo, fn func(io.Writer) error) (err e
 		return unwrapPath(err)
 	}
 	return nil
+}
+
+// createTemp creates the temporary file of base in dir that Write renames into place.
+func createTemp(dir, base string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		// The file is written beside its target first: say so, or "permission denied" on a
+		// directory the user can read reads as nonsense.
+		return nil, fmt.Errorf("cannot create the temporary file beside it in %s (an output is written there, then renamed into place): %w",
+			show(dir), unwrapPath(err))
+	}
+	return f, nil
+}
+
+// Writable reports, as Write would, why path cannot be written now: a directory, a directory
+// that does not exist, one where no file can be created (its temporary file is created and
+// removed to find out). Special files (/dev/null, a FIFO) are not opened: nil.
+func Writable(path string) error {
+	target, info, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case info != nil && info.IsDir():
+		return errors.New("is a directory")
+	case info != nil && !info.Mode().IsRegular():
+		return nil
+	}
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := createTemp(dir, base)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // writeInPlace writes a special file (FIFO, device, socket) through.
