@@ -17,13 +17,14 @@ import (
 // edgeVariants are the ways testdata/broken_plugin.c is compiled for the loading edge cases:
 // library name → define.
 var edgeVariants = map[string]string{
-	"register_null.so": "REGISTER_NULL",
-	"query_fails.so":   "QUERY_FAILS",
-	"long_name.so":     "LONG_NAME",
-	"name_overflow.so": "NAME_OVERFLOW",
-	"empty_name.so":    "EMPTY_NAME",
-	"register_none.so": "REGISTER_NONE",
-	"register_two.so":  "REGISTER_TWO",
+	"register_null.so":  "REGISTER_NULL",
+	"query_fails.so":    "QUERY_FAILS",
+	"long_name.so":      "LONG_NAME",
+	"name_overflow.so":  "NAME_OVERFLOW",
+	"empty_name.so":     "EMPTY_NAME",
+	"register_none.so":  "REGISTER_NONE",
+	"register_two.so":   "REGISTER_TWO",
+	"types_overflow.so": "TYPES_OVERFLOW",
 }
 
 func edgePluginDir(tb testing.TB) string {
@@ -92,6 +93,8 @@ func TestPluginLoadingEdgeCases(t *testing.T) {
 		{"long_name.so", got{names: []string{"ABrokenPluginWithANameOf40Chara"}, indexes: []int{0}}},
 		// A name written past the buffer is caught by the guard bytes and refused.
 		{"name_overflow.so", got{refused: []string{"interface #0 refused: profilerQuery wrote a name past its 32-byte buffer (profilerNameMaxLen is 31, plus the NUL)"}}},
+		// Types written past the 25-slot array are caught by the guard bytes too.
+		{"types_overflow.so", got{refused: []string{"interface #0 refused: profilerQuery wrote past the 25-slot type array (supportedActivityTypesMaxLen)"}}},
 		// An empty name: named after the library, with a warning.
 		{"empty_name.so", got{names: []string{"empty_name"}, indexes: []int{0},
 			warnings: []string{"profilerQuery gave an empty name: named after its library"}}},
@@ -107,7 +110,7 @@ func TestPluginLoadingEdgeCases(t *testing.T) {
 		})
 	}
 	assert.Len(t, ps, 5)
-	assert.Len(t, errs, 4)
+	assert.Len(t, errs, 5)
 
 	// The two profilers of one library run as two sessions with their own types.
 	var two []*Plugin

@@ -15,6 +15,7 @@
  *   -DEMPTY_NAME       profilerQuery leaves the name empty
  *   -DREGISTER_NONE    KinetoPlugin_register returns 0 without registering anything
  *   -DREGISTER_TWO     registers two profilers: BrokenPlugin and SecondPlugin
+ *   -DTYPES_OVERFLOW   profilerQuery writes 30 supported types, ignoring supportedActivityTypesMaxLen
  *   -DNULL_HANDLE      profilerCreate returns 0 and leaves params->pProfilerHandle NULL
  *   -DOLD_HANDLE       profilerCreate writes its handle through params->pProfilerHandle, as an
  *                      older orprof header wrongly said: under a host that zero-fills the
@@ -66,6 +67,9 @@ static int brokenQuery(KinetoPlugin_ProfilerQuery_Params* p) {
 #endif
   p->pSupportedActivityTypes[0] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_CPU_OP;
   p->pSupportedActivityTypes[1] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_CONCURRENT_KERNEL;
+#ifdef TYPES_OVERFLOW
+  for (int i = 2; i < 30; i++) p->pSupportedActivityTypes[i] = KINETO_PLUGIN_PROFILE_EVENT_TYPE_GPU_MEMCPY;
+#endif
 #ifdef QUERY_FAILS
   return -3;
 #else
