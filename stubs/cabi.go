@@ -41,6 +41,7 @@ type cTable struct {
 	onEachDevice       uintptr
 	synchronize        uintptr
 	lastError          uintptr
+	queueWork          uintptr // optional: read only when unpaddedStructSize covers it
 }
 
 // cTableHead is the part of ORProf_Stubs every version has; Open reads it before trusting the
@@ -52,8 +53,11 @@ type cTableHead struct {
 }
 
 // cTableSize is offsetof(lastError) + sizeof(lastError), what orprof_stubs.h computes as
-// ORPROF_STUBS_UNPADDED_SIZE.
+// ORPROF_STUBS_UNPADDED_SIZE_V1: the smallest table Open accepts.
 const cTableSize = unsafe.Offsetof(cTable{}.lastError) + unsafe.Sizeof(cTable{}.lastError)
+
+// cTableSizeWork is ORPROF_STUBS_UNPADDED_SIZE: the table with the optional queueWork hook.
+const cTableSizeWork = unsafe.Offsetof(cTable{}.queueWork) + unsafe.Sizeof(cTable{}.queueWork)
 
 // LoadError is the error of Open: the library could not be loaded or does not follow the C ABI.
 // Path names the library; Err says what is wrong.
@@ -81,6 +85,7 @@ type cFuncs struct {
 	onEachDevice func(fn, userData uintptr) int32
 	synchronize  func() int32
 	lastError    func() *byte
+	queueWork    func(ns int64) int32 // nil when the backend has no queueWork hook
 }
 
 // CStubs is a device backend written in C against orprof_stubs.h and loaded from a shared
@@ -120,6 +125,8 @@ var (
 	_ EventReleaser = (*CStubs)(nil)
 	_ DeviceCounter = (*CStubs)(nil)
 	_ Closer        = (*CStubs)(nil)
+	_ ThreadRanger  = (*CStubs)(nil)
+	_ DeviceWorker  = (*CStubs)(nil)
 )
 
 // Open loads the C backend in the shared library at path (dlopen with RTLD_NOW|RTLD_LOCAL; a path
@@ -169,6 +176,9 @@ func Open(path string) (*CStubs, error) {
 	purego.RegisterFunc(&s.fn.onEachDevice, t.onEachDevice)
 	purego.RegisterFunc(&s.fn.synchronize, t.synchronize)
 	purego.RegisterFunc(&s.fn.lastError, t.lastError)
+	if t.queueWork != 0 {
+		purego.RegisterFunc(&s.fn.queueWork, t.queueWork)
+	}
 	if annot == 3 {
 		purego.RegisterFunc(&s.fn.mark, t.mark)
 		purego.RegisterFunc(&s.fn.rangePush, t.rangePush)
@@ -195,7 +205,13 @@ func checkTable(head *cTableHead) (t cTable, name string, annot int, err error) 
 		return lerr("ORProf_Stubs is %d bytes, orprof needs at least %d (ABI version %d): rebuild against the current orprof_stubs.h",
 			head.unpaddedStructSize, cTableSize, ABIVersion)
 	}
-	t = *(*cTable)(unsafe.Pointer(head)) // the size check above makes reading the whole mirror safe
+	// Copy the fields the backend's size covers (at least up to lastError, checked above);
+	// optional fields past its size stay zero (NULL), and nothing past it is read.
+	n := min(head.unpaddedStructSize, unsafe.Sizeof(t))
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&t)), n), unsafe.Slice((*byte)(unsafe.Pointer(head)), n))
+	if n < cTableSizeWork {
+		t.queueWork = 0
+	}
 	if t.deviceName == nil {
 		return lerr("ORProf_Stubs.deviceName is NULL")
 	}

@@ -9,10 +9,14 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // ErrClosed is the error of every call on a CStubs after Close.
 var ErrClosed = errors.New("backend closed")
+
+// ErrNoMessage is wrapped by the error of a C hook that failed without a lastError message.
+var ErrNoMessage = errors.New("no lastError message")
 
 // cEvent is an event made by a CStubs: the backend's ORProf_Event* and the CStubs that made it.
 type cEvent struct {
@@ -255,9 +259,68 @@ func cCallError(device, hook string, rc int32, msg string) error {
 	msg = strings.TrimPrefix(msg, device+": ")
 	msg = strings.TrimPrefix(msg, hook+": ")
 	if msg == "" {
-		return fmt.Errorf("failed with code %d (no lastError message)", rc)
+		return fmt.Errorf("failed with code %d (%w)", rc, ErrNoMessage)
 	}
 	return errors.New(msg)
 }
 
 func (s *CStubs) wrap(hook string, err error) error { return Wrap(s.name, hook, err) }
+
+// QueueWork calls the backend's optional queueWork hook on the calling goroutine's OS thread, so
+// the work goes to the current stream of the backend's current device on that thread (inside
+// OnEachDevice's fn: device i). It fails with an error matching errors.ErrUnsupported when the
+// backend has no queueWork hook (NULL, or a table compiled before the hook was appended).
+func (s *CStubs) QueueWork(_ context.Context, d time.Duration) error {
+	if s.closed.Load() {
+		return s.wrap("queueWork", ErrClosed)
+	}
+	if s.fn.queueWork == nil {
+		return s.wrap("queueWork", fmt.Errorf("%w: the backend has no queueWork hook", errors.ErrUnsupported))
+	}
+	if d < 0 {
+		return s.wrap("queueWork", fmt.Errorf("negative duration %v", d))
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if rc := s.fn.queueWork(int64(d)); rc != 0 {
+		return s.callErr("queueWork", rc)
+	}
+	return nil
+}
+
+// HasQueueWork reports whether the backend has the optional queueWork hook.
+func (s *CStubs) HasQueueWork() bool { return s.fn.queueWork != nil }
+
+// ThreadRangePush calls the backend's rangePush hook on the calling goroutine's OS thread, which
+// the caller keeps locked until the matching ThreadRangePop (stubs.ThreadRanger): each thread has
+// the backend's own stack. Errors as for RangePush.
+func (s *CStubs) ThreadRangePush(name string) error {
+	return s.annotateHere(opPush, "rangePush", name)
+}
+
+// ThreadRangePop calls the backend's rangePop hook on the calling goroutine's OS thread.
+func (s *CStubs) ThreadRangePop() error { return s.annotateHere(opPop, "rangePop", "") }
+
+func (s *CStubs) annotateHere(op rangeOp, hook, name string) error {
+	if s.closed.Load() {
+		return s.wrap(hook, ErrClosed)
+	}
+	if s.ranges == nil {
+		return s.wrap(hook, fmt.Errorf("%w: the backend's mark, rangePush and rangePop are NULL", errors.ErrUnsupported))
+	}
+	if strings.IndexByte(name, 0) >= 0 {
+		return s.wrap(hook, errors.New("name contains a NUL byte"))
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var rc int32
+	if op == opPush {
+		rc = s.fn.rangePush(name)
+	} else {
+		rc = s.fn.rangePop()
+	}
+	if rc != 0 {
+		return s.callErr(hook, rc)
+	}
+	return nil
+}

@@ -55,3 +55,6 @@ func (s *CStubs) ReleaseEvent(Event) {}
 
 // Close does nothing.
 func (s *CStubs) Close() error { return nil }
+
+// ErrNoMessage is wrapped by the error of a C hook that failed without a lastError message.
+var ErrNoMessage = errors.New("no lastError message")

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Event is a device event created by Record. It is owned by the backend that made it: only that
@@ -72,6 +73,26 @@ type Marker interface {
 type Ranger interface {
 	RangePush(name string) error
 	RangePop() error
+}
+
+// ThreadRanger is implemented by backends whose range stack belongs to an OS thread and that can
+// push and pop on the calling goroutine's OS thread, which the caller keeps locked
+// (runtime.LockOSThread) from a push to its pop. C backends loaded with Open implement it (their
+// RangePush and RangePop instead serve every goroutine from one thread of their own). The
+// conformance kit uses it to check that each thread has its own stack.
+type ThreadRanger interface {
+	ThreadRangePush(name string) error
+	ThreadRangePop() error
+}
+
+// DeviceWorker is implemented by backends that can queue work for a given time: QueueWork
+// enqueues, on ctx's current stream of its current device, work that keeps the stream busy for at
+// least d of wall time once the stream reaches it, and returns without waiting for it. Events
+// recorded after it complete after it; Synchronize waits for it. It is optional (the C ABI's
+// queueWork hook); the conformance kit uses it to check that Elapsed spans queued work and that
+// Synchronize waits for every device.
+type DeviceWorker interface {
+	QueueWork(ctx context.Context, d time.Duration) error
 }
 
 // EventReleaser is implemented by backends whose events hold resources; the profiler calls

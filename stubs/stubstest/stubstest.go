@@ -1,6 +1,7 @@
 // Package stubstest is the conformance kit for device backends: named cases that check a
-// stubs.Stubs implementation, in Go or in C through stubs.Open, against the contract of package
-// stubs and orprof_stubs.h. Run runs them as subtests of a backend author's `go test`, Check
+// stubs.Stubs implementation, in Go or in C through stubs.Open, against PyTorch's ProfilerStubs
+// contract and the rules orprof adds to it (package stubs, orprof_stubs.h). Each case's Desc
+// states the rule it enforces. Run runs them as subtests of a backend author's `go test`, Check
 // returns the failures as one error for programs such as `orprof conformance`:
 //
 //	func TestConformance(t *testing.T) {
@@ -11,6 +12,7 @@ package stubstest
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +55,16 @@ type Config struct {
 	// Timeout bounds each case (default 30 s; 0 means none). A case that times out is reported
 	// as failed; its goroutine, stuck in the backend, is abandoned.
 	Timeout time.Duration
-	// Events is the number of events event-lifetime creates and releases (default 100,000).
+	// Events is the number of events events-outstanding holds at once (default 100,000);
+	// event-lifetime creates and releases twice as many.
 	Events int
+	// Device is the backend's device name, which error-text looks for in a failure's message.
+	// A backend with a DeviceName() string method (C backends) names itself; otherwise, when
+	// Device is empty, error-text checks the message without the name.
+	Device string
+
+	// another makes a second instance of the backend (elapsed-foreign); nil when unknown.
+	another func() (stubs.Stubs, error)
 }
 
 func defaultConfig() Config { return Config{Timeout: 30 * time.Second, Events: 100_000} }
@@ -65,8 +75,12 @@ type Option func(*Config)
 // Timeout sets the per-case time limit; 0 disables it.
 func Timeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } }
 
-// Events sets how many events the event-lifetime case creates and releases.
+// Events sets how many events events-outstanding holds at once (event-lifetime makes twice as
+// many, in batches).
 func Events(n int) Option { return func(c *Config) { c.Events = n } }
+
+// Device names the backend for error-text (see Config.Device).
+func Device(name string) Option { return func(c *Config) { c.Device = name } }
 
 // SkipError is returned by a case whose capability the backend lacks; the case is reported as
 // skipped with Reason.
@@ -85,11 +99,15 @@ type NullElapser interface {
 	ElapsedRaw(start, end stubs.Event) (float64, error)
 }
 
-// Case is one named conformance check. Func runs it against s and returns nil when s conforms,
-// a *SkipError when s lacks an optional capability, and otherwise an error saying what is wrong.
-// Func may call s from several goroutines and may leave s unusable; use a fresh backend per case.
+// Case is one named conformance check. Desc states the rule it enforces and where the rule comes
+// from (PyTorch's ProfilerStubs contract, OpenReg's reference stubs, or orprof's own contract);
+// `orprof conformance -v` prints it. Func runs the check against s and returns nil when s
+// conforms, a *SkipError when s lacks an optional capability, and otherwise an error saying what
+// is wrong. Func runs on a goroutine locked to a fresh OS thread (which ends with it), may call s
+// from other threads it starts, and may leave s unusable; use a fresh backend per case.
 type Case struct {
 	Name string
+	Desc string
 	Func func(s stubs.Stubs, cfg Config) error
 }
 
@@ -105,6 +123,7 @@ func (c Case) Run(newBackend func() (stubs.Stubs, error), opts ...Option) Result
 	if err != nil {
 		return Result{Name: c.Name, Status: Fail, Reason: "new backend: " + err.Error()}
 	}
+	cfg.another = newBackend
 	return result(c.Name, c.run(s, cfg))
 }
 
@@ -120,15 +139,25 @@ func result(name string, err error) Result {
 	}
 }
 
-// run runs the case on s with cfg.Timeout, recovering panics, and closes s afterwards.
+// notEnabled is the reason every case but enabled skips a backend whose Enabled is false.
+const notEnabled = "not enabled: Enabled() is false, so the backend cannot be checked"
+
+// run runs the case on s with cfg.Timeout, on a goroutine locked to an OS thread that ends with
+// it (so thread-local state the backend keeps cannot leak into another case), recovering panics,
+// and closes s afterwards. Every case but enabled skips a backend that is not enabled.
 func (c Case) run(s stubs.Stubs, cfg Config) error {
 	done := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the case
 		defer func() {
 			if r := recover(); r != nil {
 				done <- fmt.Errorf("panic: %v", r)
 			}
 		}()
+		if c.Name != "enabled" && !s.Enabled() {
+			done <- &SkipError{Reason: notEnabled}
+			return
+		}
 		done <- c.Func(s, cfg)
 	}()
 	var timeout <-chan time.Time
@@ -158,27 +187,17 @@ func configure(opts []Option) Config {
 	return cfg
 }
 
-// Cases returns the conformance cases in the order Check and Run use. Names are stable:
-// enabled, device-count, record-outputs, record-cpu-clock, elapsed-self, elapsed-order,
-// elapsed-host-gap, elapsed-null, on-each-device, synchronize, ranges, mark, concurrent-record,
-// event-lifetime. The slice is new on every call.
-func Cases() []Case {
-	return []Case{
-		{"enabled", checkEnabled},
-		{"device-count", checkDeviceCount},
-		{"record-outputs", checkRecordOutputs},
-		{"record-cpu-clock", checkRecordCPUClock},
-		{"elapsed-self", checkElapsedSelf},
-		{"elapsed-order", checkElapsedOrder},
-		{"elapsed-host-gap", checkElapsedHostGap},
-		{"elapsed-null", checkElapsedNull},
-		{"on-each-device", checkOnEachDevice},
-		{"synchronize", checkSynchronize},
-		{"ranges", checkRanges},
-		{"mark", checkMark},
-		{"concurrent-record", checkConcurrentRecord},
-		{"event-lifetime", checkEventLifetime},
+// Cases returns the conformance cases in the order Check and Run use; Names lists their names.
+// The slice is new on every call.
+func Cases() []Case { return cases() }
+
+// Names returns the names of the cases, in order. Names are stable.
+func Names() []string {
+	var out []string
+	for _, c := range cases() {
+		out = append(out, c.Name)
 	}
+	return out
 }
 
 // Check runs every case, each against a fresh backend from newBackend, one after another, and
@@ -196,6 +215,7 @@ func Check(newBackend func() (stubs.Stubs, error), opts ...Option) error {
 			errs = append(errs, fmt.Errorf("%s: new backend: %w", c.Name, err))
 			continue
 		}
+		cfg.another = newBackend
 		err = c.run(s, cfg)
 		var se *SkipError
 		if err != nil && !errors.As(err, &se) {
@@ -207,8 +227,9 @@ func Check(newBackend func() (stubs.Stubs, error), opts ...Option) error {
 
 // Run runs every case as a subtest named after it, each with a fresh backend from newBackend
 // (which may call t.Fatal or register t.Cleanup). Backends that are stubs.Closer are closed after
-// their case. Missing optional capabilities (DeviceCounter, Ranger, Marker) call t.Skip with the
-// reason. A C backend is checked the same way, with a backend made by
+// their case. Missing optional capabilities (DeviceCounter, Ranger, Marker, DeviceWorker, a
+// second device) call t.Skip with the reason; a failure is one t.Error line starting with the
+// rule the case enforces. A C backend is checked the same way, with a backend made by
 // stubs.Open("./libmybackend.so"). Run it with -race: several cases call the backend from many
 // goroutines at once (concurrent-record raises GOMAXPROCS to at least 8 while it runs, so their C
 // calls overlap).
@@ -221,6 +242,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) stubs.Stubs, opts ...Option
 			if s == nil {
 				t.Fatal("newBackend returned nil stubs")
 			}
+			cfg := cfg
+			cfg.another = func() (stubs.Stubs, error) { return newBackend(t), nil }
 			err := c.run(s, cfg)
 			var se *SkipError
 			switch {
@@ -228,7 +251,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) stubs.Stubs, opts ...Option
 			case errors.As(err, &se):
 				t.Skip(se.Reason)
 			default:
-				t.Error(err)
+				t.Errorf("%v\n(rule: %s)", err, c.Desc)
 			}
 		})
 	}

@@ -4,8 +4,9 @@
  *
  * Simulation: NDEV devices, each with one stream served by a worker thread with a FIFO queue.
  * record() enqueues an event; the worker stamps it (CLOCK_MONOTONIC) when it reaches it, so
- * elapsed() measures the time between the stream reaching two events. The current device and the
- * range depth are thread-local, as on a real device runtime.
+ * elapsed() measures the time between the stream reaching two events. queueWork() enqueues an item
+ * the worker sleeps through. The current device and the range depth are thread-local, as on a
+ * real device runtime.
  *
  * Build: gcc -shared -fPIC -O2 -I.. -o libgood.so good.c -lpthread
  *
@@ -17,20 +18,35 @@
  *   BREAK_ELAPSED_SELF     elapsed(e, e) is not 0
  *   BREAK_ELAPSED_ORDER    elapsed() returns |end - start|
  *   BREAK_HOST_GAP         elapsed() returns milliseconds instead of microseconds
- *   BREAK_ELAPSED_NULL     elapsed() returns a quiet 0 for NULL events
+ *   BREAK_ELAPSED_NULL     elapsed() takes a NULL start as time 0 and returns a large number
+ *   BREAK_ELAPSED_SCALE    elapsed() is 1.5 times too long
+ *   GLOBAL_RANGES          one process-wide range stack instead of one per thread
+ *   GLOBAL_DEVICE          one process-wide current device instead of one per thread
+ *   THREAD_EVENTS          elapsed() fails unless called on the thread that recorded both events
+ *   BREAK_ERROR_TEXT       failures leave no lastError message
+ *   BREAK_SYNC_CURRENT     synchronize() waits for the current device only
+ *   BREAK_SYNC_DEVICE      synchronize() leaves the last device current
+ *   EVENT_POOL=n           at most n events live at once (4096: a capped backend)
  *   BREAK_ON_EACH_CURRENT  onEachDevice() does not make device i current
  *   BREAK_ON_EACH_RESTORE  onEachDevice() leaves the last device current
  *   BREAK_SYNCHRONIZE      synchronize() runs one device too far and fails
- *   BREAK_RANGES           rangePop() with nothing pushed succeeds
+ *   BREAK_RANGES           rangePush() fails beyond 64 nested ranges
  *   BREAK_MARK             mark() refuses names longer than 255 bytes
  *   BREAK_CONCURRENT       record() is not thread-safe and says so when called concurrently
  *   BREAK_EVENT_LIFETIME   destroyEvent() leaks; record() fails once EVENT_POOL events were made
+ *                          (give EVENT_POOL; without it there is no cap)
  *   CRASH_ELAPSED_NULL     elapsed() dereferences NULL events (SIGSEGV)
  *   HANG_SYNCHRONIZE       synchronize() never returns
  *   NO_RANGES              mark, rangePush and rangePop are NULL
+ *   NO_QUEUE_WORK          the optional queueWork hook is NULL
+ *   OPENREG_SEMANTICS      PyTorch's OpenReg stubs: elapsed() of a NULL event is a quiet 0; mark,
+ *                          rangePush and rangePop are no-ops that succeed; synchronize() waits for
+ *                          the current device only; no queueWork hook
  * Loader fixtures:
  *   NO_GETSTUBS            the entry point is misnamed
  *   SMALL_STRUCT           unpaddedStructSize stops before synchronize
+ *   V1_SIZE                unpaddedStructSize is the first ABI 1 header's (ends at lastError), so
+ *                          the queueWork hook set after it must not be read
  *   ABI_VERSION=n          abiVersion is n
  *   NULL_SYNCHRONIZE       the required synchronize hook is NULL
  *   NULL_TABLE             ORProf_GetStubs returns NULL
@@ -51,11 +67,11 @@
 #include "orprof_stubs.h"
 
 #define NDEV 2
-#ifndef EVENT_POOL
-#define EVENT_POOL 65536
-#endif
 #ifndef ABI_VERSION
 #define ABI_VERSION ORPROF_STUBS_ABI_VERSION
+#endif
+#ifdef OPENREG_SEMANTICS
+#define NO_QUEUE_WORK
 #endif
 
 struct stream;
@@ -66,6 +82,8 @@ struct ORProf_Event {
   int done;        /* guarded by stream->mu */
   int64_t doneNs;  /* CLOCK_MONOTONIC when the worker reached the event */
   atomic_int refs; /* one for the caller's handle, one while queued */
+  int64_t workNs;  /* > 0: a queueWork item, not an event */
+  uint64_t thread; /* the recording thread's serial (THREAD_EVENTS) */
   struct ORProf_Event* next;
 };
 
@@ -82,12 +100,31 @@ static struct stream streams[NDEV];
 static pthread_once_t initOnce = PTHREAD_ONCE_INIT;
 static atomic_int liveEvents;
 
+#ifdef GLOBAL_DEVICE
+static atomic_int currentDevice;
+#else
 static __thread int currentDevice;
+#endif
+#ifdef GLOBAL_RANGES
+static atomic_int rangeDepth;
+#else
 static __thread int rangeDepth;
+#endif
+static atomic_ulong threadSerials;
+static __thread uint64_t threadSerial; /* 0 until first used on a thread */
+
+static uint64_t thisThread(void) {
+  if (threadSerial == 0) threadSerial = atomic_fetch_add(&threadSerials, 1) + 1;
+  return threadSerial;
+}
 static __thread char errBuf[256];
 static __thread int hasErr;
 
 static int fail(const char* format, ...) {
+#ifdef BREAK_ERROR_TEXT
+  (void)format;
+  return 1;
+#endif
   va_list ap;
   va_start(ap, format);
   vsnprintf(errBuf, sizeof errBuf, format, ap);
@@ -105,7 +142,7 @@ static int64_t clockNs(clockid_t id) {
 static void release(ORProf_Event* ev) {
   if (atomic_fetch_sub(&ev->refs, 1) == 1) {
 #ifndef BREAK_EVENT_LIFETIME
-    atomic_fetch_sub(&liveEvents, 1);
+    if (ev->workNs == 0) atomic_fetch_sub(&liveEvents, 1);
 #endif
     free(ev);
   }
@@ -121,6 +158,11 @@ static void* worker(void* arg) {
     if (s->head == NULL) s->tail = NULL;
     pthread_mutex_unlock(&s->mu);
 
+    if (ev->workNs > 0) {
+      struct timespec ts = {ev->workNs / 1000000000, ev->workNs % 1000000000};
+      while (nanosleep(&ts, &ts) != 0) {
+      }
+    }
     int64_t now = clockNs(CLOCK_MONOTONIC);
 
     pthread_mutex_lock(&s->mu);
@@ -187,11 +229,15 @@ static int record(int* device, ORProf_Event** event, int64_t* cpuNs) {
   ORProf_Event* ev = NULL;
   if (device != NULL) *device = d;
   if (event != NULL) {
+#ifdef EVENT_POOL
     if (atomic_fetch_add(&liveEvents, 1) >= EVENT_POOL) {
       atomic_fetch_sub(&liveEvents, 1);
       rc = fail("event pool exhausted (%d events live)", EVENT_POOL);
       goto out;
     }
+#else
+    atomic_fetch_add(&liveEvents, 1);
+#endif
     ev = calloc(1, sizeof *ev);
     if (ev == NULL) {
       rc = fail("out of memory");
@@ -199,6 +245,7 @@ static int record(int* device, ORProf_Event** event, int64_t* cpuNs) {
     }
     ev->device = d;
     ev->stream = &streams[d];
+    ev->thread = thisThread();
     atomic_init(&ev->refs, 2);
   }
   if (cpuNs != NULL) {
@@ -237,8 +284,12 @@ static int elapsed(const ORProf_Event* start, const ORProf_Event* end, float* us
   if (start->device != end->device) return fail("events on different devices");
 #endif
   if (start == NULL || end == NULL) {
-#ifdef BREAK_ELAPSED_NULL
-    if (us) *us = 0;
+#if defined(BREAK_ELAPSED_NULL)
+    if (end != NULL) waitEvent(end);
+    if (us) *us = end != NULL ? (float)(end->doneNs / 1000) : 0;
+    return 0;
+#elif defined(OPENREG_SEMANTICS)
+    if (us) *us = 0; /* OpenReg's stubs: a quiet 0 */
     return 0;
 #else
     return fail("NULL event");
@@ -247,6 +298,10 @@ static int elapsed(const ORProf_Event* start, const ORProf_Event* end, float* us
   if (us == NULL) return fail("NULL result");
   if (start->device != end->device)
     return fail("events on different devices (%d and %d)", start->device, end->device);
+#ifdef THREAD_EVENTS
+  if (start->thread != thisThread() || end->thread != thisThread())
+    return fail("event recorded on another thread");
+#endif
   waitEvent(start);
   waitEvent(end);
   double d = (double)(end->doneNs - start->doneNs) / 1e3;
@@ -259,6 +314,9 @@ static int elapsed(const ORProf_Event* start, const ORProf_Event* end, float* us
 #ifdef BREAK_HOST_GAP
   d /= 1e3;
 #endif
+#ifdef BREAK_ELAPSED_SCALE
+  d *= 1.5;
+#endif
   *us = (float)d;
   return 0;
 }
@@ -270,6 +328,10 @@ static void destroyEvent(ORProf_Event* ev) {
 #define MAYBE_UNUSED __attribute__((unused))
 
 static MAYBE_UNUSED int mark(const char* name) {
+#ifdef OPENREG_SEMANTICS
+  (void)name;
+  return 0;
+#endif
   if (name == NULL) return fail("NULL name");
 #ifdef BREAK_MARK
   if (strlen(name) > 255) return fail("name longer than 255 bytes");
@@ -278,17 +340,25 @@ static MAYBE_UNUSED int mark(const char* name) {
 }
 
 static MAYBE_UNUSED int rangePush(const char* name) {
+#ifdef OPENREG_SEMANTICS
+  (void)name;
+  return 0;
+#endif
   if (name == NULL) return fail("NULL name");
+#ifdef BREAK_RANGES
+  if (rangeDepth >= 64) return fail("range stack full (64)");
+#endif
   rangeDepth++;
   return 0;
 }
 
 static MAYBE_UNUSED int rangePop(void) {
-#ifndef BREAK_RANGES
+#ifdef OPENREG_SEMANTICS
+  return 0;
+#endif
   /* Written the old way, repeating the hook name: the loader drops the repeat (tested). */
   if (rangeDepth == 0) return fail("rangePop: nothing pushed on this thread");
-#endif
-  if (rangeDepth > 0) rangeDepth--;
+  rangeDepth--;
   return 0;
 }
 
@@ -319,6 +389,12 @@ static MAYBE_UNUSED int synchronize(void) {
 #else
   for (int i = 0; i < NDEV; i++) {
 #endif
+#if defined(OPENREG_SEMANTICS) || defined(BREAK_SYNC_CURRENT)
+    if (i != currentDevice) continue; /* orDeviceSynchronize: the current device's streams */
+#endif
+#ifdef BREAK_SYNC_DEVICE
+    currentDevice = i; /* "set each device, then synchronize it", without restoring */
+#endif
     struct stream* s = &streams[i];
     pthread_mutex_lock(&s->mu);
     while (s->pending > 0) pthread_cond_wait(&s->done, &s->mu);
@@ -329,9 +405,30 @@ static MAYBE_UNUSED int synchronize(void) {
 
 static const char* lastError(void) { return hasErr ? errBuf : NULL; }
 
+static MAYBE_UNUSED int queueWork(int64_t ns) {
+  pthread_once(&initOnce, init);
+  if (ns < 0) return fail("negative duration");
+  ORProf_Event* w = calloc(1, sizeof *w);
+  if (w == NULL) return fail("out of memory");
+  w->workNs = ns > 0 ? ns : 1;
+  w->device = currentDevice;
+  w->stream = &streams[w->device];
+  atomic_init(&w->refs, 1); /* the queue's only */
+  struct stream* s = w->stream;
+  pthread_mutex_lock(&s->mu);
+  if (s->tail) s->tail->next = w; else s->head = w;
+  s->tail = w;
+  s->pending++;
+  pthread_cond_signal(&s->work);
+  pthread_mutex_unlock(&s->mu);
+  return 0;
+}
+
 static const ORProf_Stubs table = {
-#ifdef SMALL_STRUCT
+#if defined(SMALL_STRUCT)
     .unpaddedStructSize = offsetof(ORProf_Stubs, synchronize),
+#elif defined(V1_SIZE)
+    .unpaddedStructSize = ORPROF_STUBS_UNPADDED_SIZE_V1,
 #else
     .unpaddedStructSize = ORPROF_STUBS_UNPADDED_SIZE,
 #endif
@@ -352,6 +449,9 @@ static const ORProf_Stubs table = {
     .synchronize = synchronize,
 #endif
     .lastError = lastError,
+#ifndef NO_QUEUE_WORK
+    .queueWork = queueWork,
+#endif
 };
 
 #ifdef NO_GETSTUBS
