@@ -30,7 +30,7 @@ func (wrappingBackend) OnEachDevice(ctx context.Context, fn func(context.Context
 
 // Every backend failure that reaches the user carries the device and hook once: through the C
 // loader (whose backend's lastError may repeat the hook name), a Go backend that wraps its own
-// errors, OpenReg's stubs, and the session's Start, Stop and RangePop.
+// errors, and the session's Start, Stop and RangePop.
 func TestBackendErrorsPrefixedOnce(t *testing.T) {
 	check := func(t *testing.T, got error, want string) {
 		t.Helper()
@@ -73,11 +73,11 @@ func TestBackendErrorsPrefixedOnce(t *testing.T) {
 	})
 
 	t.Run("OpenReg", func(t *testing.T) {
+		// OpenReg's ranges are no-ops, as PyTorch's: a pop with nothing pushed succeeds.
 		sess, err := orprof.Start(orprof.Options{Device: "openreg"})
 		require.NoError(t, err)
-		perr := orprof.RangePop()
+		require.NoError(t, orprof.RangePop())
 		_, err = sess.Stop()
 		require.NoError(t, err)
-		check(t, perr, "openreg: rangePop: nothing pushed")
 	})
 }

@@ -10,15 +10,13 @@ import (
 	"github.com/orprof/orprof"
 )
 
-// Bad input through the root API with the OpenReg backend: popping a range never pushed is the
-// backend's error, kept with its message; ending a Range twice or a zero Range is harmless.
+// Bad input through the root API with the OpenReg backend: popping a range never pushed succeeds
+// (OpenReg's ranges are no-ops, as PyTorch's); ending a Range twice or a zero Range is harmless.
 func TestSessionRangeErrors(t *testing.T) {
 	require.ErrorIs(t, orprof.RangePop(), orprof.ErrNoRanges, "no session")
 	sess, err := orprof.Start(orprof.Options{Device: "openreg"})
 	require.NoError(t, err)
-	err = orprof.RangePop()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "openreg: rangePop:")
+	require.NoError(t, orprof.RangePop())
 	require.NoError(t, orprof.RangePush("outer"))
 	require.NoError(t, orprof.RangePop())
 

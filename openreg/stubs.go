@@ -2,9 +2,8 @@ package openreg
 
 import (
 	"context"
-	"errors"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/stubs"
@@ -12,19 +11,19 @@ import (
 
 // Stubs are OpenReg's profiler stubs (OpenRegMethods): device events on the caller's current
 // stream, elapsed time between them, device synchronization. They implement stubs.Stubs and the
-// optional stubs.Marker, stubs.Ranger, stubs.EventReleaser and stubs.DeviceCounter. All methods
-// are safe for concurrent use; only Elapsed and Synchronize wait for device work.
+// optional stubs.Marker, stubs.Ranger, stubs.EventReleaser, stubs.DeviceCounter and
+// stubs.DeviceWorker. All methods are safe for concurrent use; only Elapsed and Synchronize wait
+// for device work.
 //
 // Where Go's contract differs from OpenReg's C++:
-//   - Elapsed of a nil event is an error, not OpenReg's quiet 0.
+//   - Elapsed of a nil event is an error, not OpenReg's quiet 0 (the contract allows both).
 //   - Synchronize waits for every device, as orprof's contract asks; OpenReg's
 //     orDeviceSynchronize waits only for the current device.
-//   - Mark, RangePush and RangePop are no-ops as in OpenReg, but a pop with nothing pushed is an
-//     error. The push depth is one counter for the whole process: Go has no OS-thread identity
-//     to keep it per thread.
+//
+// Mark, RangePush and RangePop are no-ops that succeed, as in OpenReg: OpenReg has no annotation
+// tool (the conformance kit skips its range checks for that reason).
 type Stubs struct {
-	rt    *Runtime // nil: follow Default()
-	depth atomic.Int64
+	rt *Runtime // nil: follow Default()
 }
 
 var (
@@ -33,6 +32,7 @@ var (
 	_ stubs.Ranger        = (*Stubs)(nil)
 	_ stubs.EventReleaser = (*Stubs)(nil)
 	_ stubs.DeviceCounter = (*Stubs)(nil)
+	_ stubs.DeviceWorker  = (*Stubs)(nil)
 )
 
 // NewStubs returns stubs for rt.
@@ -180,24 +180,25 @@ func (s *Stubs) DeviceCount() (int, error) { return s.Runtime().DeviceCount(), n
 // Mark does nothing, as OpenReg's mark.
 func (s *Stubs) Mark(name string) error { return nil }
 
-// RangePush does nothing but count the push.
-func (s *Stubs) RangePush(name string) error {
-	s.depth.Add(1)
-	return nil
-}
+// RangePush does nothing, as OpenReg's rangePush.
+func (s *Stubs) RangePush(name string) error { return nil }
 
-// errNothingPushed is RangePop's error; the caller's stubs.CallError names the device and hook.
-var errNothingPushed = errors.New("nothing pushed")
+// RangePop does nothing, as OpenReg's rangePop: there is no stack to pop.
+func (s *Stubs) RangePop() error { return nil }
 
-// RangePop does nothing but uncount a push; with nothing pushed it is an error.
-func (s *Stubs) RangePop() error {
-	for {
-		d := s.depth.Load()
-		if d <= 0 {
-			return errNothingPushed
-		}
-		if s.depth.CompareAndSwap(d, d-1) {
-			return nil
-		}
+// QueueWorkKernel is the name of the kernel QueueWork launches.
+const QueueWorkKernel = "orprof::queue_work"
+
+// QueueWork launches on ctx's current stream a kernel (QueueWorkKernel) that keeps the stream's
+// worker busy for d, and returns without waiting for it (stubs.DeviceWorker).
+func (s *Stubs) QueueWork(ctx context.Context, d time.Duration) error {
+	if d < 0 {
+		return unknown("QueueWork", "negative duration %v", d)
 	}
+	rt := s.Runtime()
+	st, err := rt.streamFor(ctx, CurrentDevice(ctx))
+	if err != nil {
+		return err
+	}
+	return st.LaunchKernel(ctx, QueueWorkKernel, KernelWork{}, func() { time.Sleep(d) })
 }

@@ -19,6 +19,7 @@ type lib struct {
 	createBuffer, releaseMem, enqueueWrite, enqueueRead, enqueueFill                             uintptr
 	createProgram, buildProgram, getBuildInfo, releaseProgram                                    uintptr
 	createKernel, releaseKernel, setKernelArg, enqueueNDRange                                    uintptr
+	createUserEvent, setUserEventStatus                                                          uintptr // optional (OpenCL 1.1)
 }
 
 type symbol struct {
@@ -38,6 +39,8 @@ func (l *lib) symbols() []symbol {
 		{"clCreateCommandQueueWithProperties", &l.createQueueWithProperties, true},
 		{"clCreateCommandQueue", &l.createQueue, true},
 		{"clReleaseCommandQueue", &l.releaseQueue, false},
+		{"clCreateUserEvent", &l.createUserEvent, true},
+		{"clSetUserEventStatus", &l.setUserEventStatus, true},
 		{"clFlush", &l.flush, false},
 		{"clFinish", &l.finish, false},
 		{"clEnqueueMarkerWithWaitList", &l.enqueueMarker, false},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/orprof/orprof/stubs"
@@ -36,7 +37,7 @@ func Default() (*Runtime, error) {
 // Stubs are the OpenCL profiler stubs registered as "opencl": Record enqueues a marker on the
 // context's current stream, Elapsed is the difference of two markers' CL_PROFILING_COMMAND_END,
 // Synchronize is clFinish on every queue of every device. They implement stubs.Stubs,
-// stubs.EventReleaser and stubs.DeviceCounter; OpenCL has no annotation API of its own, so
+// stubs.EventReleaser, stubs.DeviceCounter and stubs.DeviceWorker; OpenCL has no annotation API of its own, so
 // they implement neither stubs.Marker nor stubs.Ranger (orprof's own trace still shows marks).
 // All methods are safe for concurrent use; only Elapsed and Synchronize wait for device work.
 type Stubs struct {
@@ -48,6 +49,7 @@ var (
 	_ stubs.Stubs         = (*Stubs)(nil)
 	_ stubs.EventReleaser = (*Stubs)(nil)
 	_ stubs.DeviceCounter = (*Stubs)(nil)
+	_ stubs.DeviceWorker  = (*Stubs)(nil)
 )
 
 // NewStubs returns stubs over rt.
@@ -153,6 +155,12 @@ func (s *Stubs) Elapsed(start, end stubs.Event) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	switch {
+	case a.rt != b.rt:
+		return 0, errors.New("events of two OpenCL runtimes")
+	case a.device != b.device:
+		return 0, fmt.Errorf("events on different devices (%d and %d)", a.device, b.device)
+	}
 	l := a.rt.cl
 	if err := l.wait(a.ev); err != nil {
 		return 0, err
@@ -171,6 +179,52 @@ func (s *Stubs) Elapsed(start, end stubs.Event) (float64, error) {
 		return 0, err
 	}
 	return float64(tb-ta) / 1000, nil
+}
+
+// clComplete is CL_COMPLETE, the status that completes a user event.
+const clComplete = 0
+
+// QueueWork holds ctx's current stream for d and returns without waiting (stubs.DeviceWorker):
+// it enqueues a marker that waits for a user event (clCreateUserEvent) and completes that event
+// from the host d later (clSetUserEventStatus), so every later command on the in-order stream
+// runs after it. OpenCL C has no clock a kernel could spin against, so the host keeps the time.
+func (s *Stubs) QueueWork(ctx context.Context, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("negative duration %v", d)
+	}
+	rt, err := s.Runtime()
+	if err != nil {
+		return err
+	}
+	st, err := rt.CurrentStream(ctx)
+	if err != nil {
+		return err
+	}
+	l := rt.cl
+	if l.createUserEvent == 0 || l.setUserEventStatus == 0 {
+		return fmt.Errorf("%w: the OpenCL loader has no user events (OpenCL 1.1)", errors.ErrUnsupported)
+	}
+	var code int32
+	ue := l.call(l.createUserEvent, st.device.Platform.context, uintptr(unsafe.Pointer(&code)))
+	if err := checkCode("clCreateUserEvent", code); err != nil {
+		return err
+	}
+	complete := func() {
+		l.call(l.setUserEventStatus, ue, clComplete)
+		l.call(l.releaseEvent, ue)
+	}
+	var ev uintptr
+	if err := check("clEnqueueMarkerWithWaitList", l.call(l.enqueueMarker, st.queue, 1, uintptr(unsafe.Pointer(&ue)), uintptr(unsafe.Pointer(&ev)))); err != nil {
+		complete()
+		return err
+	}
+	l.call(l.releaseEvent, ev)
+	if err := check("clFlush", l.call(l.flush, st.queue)); err != nil {
+		complete()
+		return err
+	}
+	time.AfterFunc(d, complete)
+	return nil
 }
 
 // ReleaseEvent releases the marker's cl_event (clReleaseEvent). A second release of the same

@@ -9,5 +9,5 @@ import (
 
 func TestConformance(t *testing.T) {
 	needOpenCL(t)
-	stubstest.Run(t, func(t *testing.T) stubs.Stubs { return stubs.Lookup("opencl") }, stubstest.Events(20000))
+	stubstest.Run(t, func(t *testing.T) stubs.Stubs { return stubs.Lookup("opencl") }, stubstest.Device("opencl"))
 }
