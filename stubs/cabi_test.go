@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -78,6 +79,8 @@ func TestABILayoutMatchesHeader(t *testing.T) {
 int main(void) {
   F(unpaddedStructSize) F(abiVersion) F(deviceName) F(enabled) F(deviceCount) F(record) F(elapsed)
   F(destroyEvent) F(mark) F(rangePush) F(rangePop) F(onEachDevice) F(synchronize) F(lastError)
+  F(queueWork)
+  printf("%zu\n", (size_t)ORPROF_STUBS_UNPADDED_SIZE_V1);
   printf("%zu\n", (size_t)ORPROF_STUBS_UNPADDED_SIZE);
   return 0;
 }
@@ -93,7 +96,8 @@ int main(void) {
 		unsafe.Offsetof(c.enabled), unsafe.Offsetof(c.deviceCount), unsafe.Offsetof(c.record),
 		unsafe.Offsetof(c.elapsed), unsafe.Offsetof(c.destroyEvent), unsafe.Offsetof(c.mark),
 		unsafe.Offsetof(c.rangePush), unsafe.Offsetof(c.rangePop), unsafe.Offsetof(c.onEachDevice),
-		unsafe.Offsetof(c.synchronize), unsafe.Offsetof(c.lastError), cTableSize,
+		unsafe.Offsetof(c.synchronize), unsafe.Offsetof(c.lastError), unsafe.Offsetof(c.queueWork),
+		cTableSize, cTableSizeWork,
 	}
 	var got []uintptr
 	for _, f := range strings.Fields(string(b)) {
@@ -101,7 +105,7 @@ int main(void) {
 		require.NoError(t, err)
 		got = append(got, uintptr(n))
 	}
-	assert.Equal(t, want, got, "Go mirror vs C offsets (last: unpadded size)")
+	assert.Equal(t, want, got, "Go mirror vs C offsets (last: the unpadded sizes of the first ABI 1 table and of this one)")
 }
 
 func TestHeaderCompilesAsCPlusPlus(t *testing.T) {
@@ -364,4 +368,48 @@ func TestWrap(t *testing.T) {
 	outer := fmt.Errorf("calibrate: %w", inner)
 	assert.Same(t, outer, Wrap("testreg", "onEachDevice", outer), "nor an error holding one")
 	assert.NoError(t, Wrap("testreg", "record", nil))
+}
+
+// ThreadRangePush and ThreadRangePop use the caller's thread: each thread has the backend's own
+// stack, unlike RangePush and RangePop, which share the annotation thread's.
+func TestCStubsThreadRanges(t *testing.T) {
+	s := goodLib(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, s.ThreadRangePush("here"))
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // a thread of its own, ended with the goroutine
+		done <- s.ThreadRangePop()
+	}()
+	assert.EqualError(t, <-done, "testreg: rangePop: nothing pushed on this thread")
+	require.NoError(t, s.ThreadRangePop())
+	assert.EqualError(t, s.ThreadRangePop(), "testreg: rangePop: nothing pushed on this thread")
+}
+
+// queueWork is optional: read only when unpaddedStructSize covers it, so a table compiled against
+// the first ABI 1 header (V1_SIZE, with the hook set past its size) has none.
+func TestCStubsQueueWork(t *testing.T) {
+	s := goodLib(t)
+	require.True(t, s.HasQueueWork())
+	ctx := context.Background()
+	a, err := s.Record(ctx, WantEvent)
+	require.NoError(t, err)
+	require.NoError(t, s.QueueWork(ctx, 20*time.Millisecond))
+	b, err := s.Record(ctx, WantEvent)
+	require.NoError(t, err)
+	us, err := s.Elapsed(a.Event, b.Event)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, us, 19_900.0)
+	s.ReleaseEvent(a.Event)
+	s.ReleaseEvent(b.Event)
+	assert.EqualError(t, s.QueueWork(ctx, -1), "testreg: queueWork: negative duration -1ns")
+
+	for _, m := range []string{"V1_SIZE", "NO_QUEUE_WORK"} {
+		old, err := Open(buildFixture(t, t.TempDir(), strings.ToLower(m), m))
+		require.NoError(t, err)
+		assert.False(t, old.HasQueueWork(), m)
+		assert.ErrorIs(t, old.QueueWork(ctx, time.Millisecond), errors.ErrUnsupported, m)
+		_ = old.Close()
+	}
 }

@@ -26,14 +26,17 @@ import (
 // from stdout and stderr, so whatever the backend prints cannot be mistaken for a result.
 const resultFDEnv = "ORPROF_CONFORMANCE_RESULT_FD"
 
-const conformanceUsage = `usage: orprof conformance (--lib PATH.so | --device NAME) [--timeout DURATION]
+const conformanceUsage = `usage: orprof conformance (--lib PATH.so | --device NAME) [-v] [--timeout DURATION]
 
 Runs every conformance check against a device backend, each in its own child process, and prints
 one line per check (PASS name, FAIL name: reason, SKIP name: reason) and a closing count.
+A backend that is not enabled fails "enabled" and skips the rest.
 Exit status: 0 all passed, 1 a check failed, 2 the backend could not be loaded.
+docs/backend-guide.md says what each check means and how to read a failure.
 
   --lib PATH.so       a C backend built against orprof_stubs.h
   --device NAME       a Go backend registered in this binary (orprof's registered devices)
+  -v                  print under each check the rule it enforces (PyTorch's or orprof's)
   --timeout DURATION  time limit of each check (default 30s); a check that runs longer fails
   --plugin LIB.so     check a Kineto profiler plugin instead ('orprof conformance --plugin LIB.so -h')
 `
@@ -52,6 +55,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	lib := fs.String("lib", "", "")
 	device := fs.String("device", "", "")
 	timeout := fs.Duration("timeout", 30*time.Second, "")
+	verbose := fs.Bool("v", false, "")
 	one := fs.String("one", "", "")      // hidden: run one case in this process (child)
 	probe := fs.Bool("probe", false, "") // hidden: only load the --lib backend (child)
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +79,10 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	}
 
 	newBackend := func() (stubs.Stubs, error) { return stubs.Lookup(*device), nil }
+	var opts []stubstest.Option
+	if *device != "" {
+		opts = append(opts, stubstest.Device(*device))
+	}
 	backendArgs := []string{"--device", *device}
 	if *lib != "" {
 		path := *lib
@@ -94,7 +102,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if *probe || *one != "" {
-		return runConformanceChild(*one, newBackend, stdout, stderr)
+		return runConformanceChild(*one, newBackend, opts, stdout, stderr)
 	}
 
 	exe, err := os.Executable()
@@ -141,6 +149,9 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			failed++
 		}
 		fmt.Fprintln(stdout, r)
+		if *verbose {
+			fmt.Fprintln(stdout, "    "+c.Desc)
+		}
 	}
 	summary := fmt.Sprintf("%d passed, %d failed", passed, failed)
 	if skipped > 0 {
@@ -155,7 +166,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 
 // runConformanceChild runs in the child: the case named one, or (one == "") just loading the
 // backend, and reports the Result on the result pipe (or as a line on stdout when run by hand).
-func runConformanceChild(one string, newBackend func() (stubs.Stubs, error), stdout, stderr io.Writer) int {
+func runConformanceChild(one string, newBackend func() (stubs.Stubs, error), opts []stubstest.Option, stdout, stderr io.Writer) int {
 	var r stubstest.Result
 	if one == "" {
 		r = stubstest.Result{Name: "load", Status: stubstest.Pass}
@@ -170,7 +181,7 @@ func runConformanceChild(one string, newBackend func() (stubs.Stubs, error), std
 		for _, c := range stubstest.Cases() {
 			if c.Name == one {
 				// No timeout here: the parent kills a child that runs too long.
-				r, found = c.Run(newBackend, stubstest.Timeout(0)), true
+				r, found = c.Run(newBackend, append(opts, stubstest.Timeout(0))...), true
 				break
 			}
 		}

@@ -340,19 +340,18 @@ func checkElapsedOrder(s stubs.Stubs, _ Config) error {
 	return nil
 }
 
-// hostGaps are the host sleeps of elapsed-host-gap's tries. A correct backend passes the first
-// unless the host delayed its stream's worker by more than the tolerance; each later try has a
-// wider tolerance (2 % of a longer gap). A backend whose Elapsed is off by a factor fails them all.
-var hostGaps = []time.Duration{20 * time.Millisecond, 30 * time.Millisecond, 50 * time.Millisecond}
+// hostGaps are the host sleeps of elapsed-host-gap's tries. A backend whose device clock is exact
+// passes the first. One whose stream is a host thread stamping events when it gets to run
+// (OpenReg's worker, pocl) is off by that thread's wake-up delays, which a loaded host can stretch
+// to milliseconds: it passes the first try whose tolerance (2 % of a longer gap each time) the
+// delays stay within. A backend whose Elapsed is off by a factor fails every try, in 300 ms.
+var hostGaps = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond}
 
 // hostTolerance is max(200 µs, 2 % of d).
 func hostTolerance(d time.Duration) time.Duration { return max(200*time.Microsecond, d/50) }
 
 func checkElapsedHostGap(s stubs.Stubs, _ Config) error {
-	ctx := context.Background()
-	if err := s.Synchronize(ctx); err != nil { // an idle stream
-		return fmt.Errorf("Synchronize: %w", err)
-	}
+	ctx := context.Background() // an idle stream: every earlier case waited for its events
 	var got []string
 	var ratio float64
 	for _, gap := range hostGaps {

@@ -3,9 +3,12 @@
  * backends the conformance kit must catch.
  *
  * Simulation: NDEV devices, each with one stream served by a worker thread with a FIFO queue.
- * record() enqueues an event; the worker stamps it (CLOCK_MONOTONIC) when it reaches it, so
- * elapsed() measures the time between the stream reaching two events. queueWork() enqueues an item
- * the worker sleeps through. The current device and the range depth are thread-local, as on a
+ * The device has its own clock, as real hardware stamps events: an item starts when it was
+ * enqueued or when the item before it ended, whichever is later (CLOCK_MONOTONIC), so the stamps
+ * do not depend on when the host schedules the worker thread. An event ends as it starts; work
+ * queued by queueWork() ends workNs later, and the worker sleeps until then, so events after it
+ * complete (and synchronize returns) only once that time has passed. elapsed() is the difference
+ * of two events' stamps. The current device and the range depth are thread-local, as on a
  * real device runtime.
  *
  * Build: gcc -shared -fPIC -O2 -I.. -o libgood.so good.c -lpthread
@@ -80,7 +83,8 @@ struct ORProf_Event {
   struct stream* stream;
   int device;
   int done;        /* guarded by stream->mu */
-  int64_t doneNs;  /* CLOCK_MONOTONIC when the worker reached the event */
+  int64_t queuedNs; /* CLOCK_MONOTONIC when enqueued */
+  int64_t doneNs;  /* the device clock's stamp: CLOCK_MONOTONIC when the stream reached the event */
   atomic_int refs; /* one for the caller's handle, one while queued */
   int64_t workNs;  /* > 0: a queueWork item, not an event */
   uint64_t thread; /* the recording thread's serial (THREAD_EVENTS) */
@@ -94,6 +98,7 @@ struct stream {
   ORProf_Event* head;
   ORProf_Event* tail;
   int pending; /* queued or being processed */
+  int64_t busyUntil; /* when the last item taken ended; worker only */
 };
 
 static struct stream streams[NDEV];
@@ -158,12 +163,14 @@ static void* worker(void* arg) {
     if (s->head == NULL) s->tail = NULL;
     pthread_mutex_unlock(&s->mu);
 
+    int64_t now = ev->queuedNs > s->busyUntil ? ev->queuedNs : s->busyUntil;
     if (ev->workNs > 0) {
-      struct timespec ts = {ev->workNs / 1000000000, ev->workNs % 1000000000};
-      while (nanosleep(&ts, &ts) != 0) {
+      now += ev->workNs;
+      struct timespec ts = {now / 1000000000, now % 1000000000};
+      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
       }
     }
-    int64_t now = clockNs(CLOCK_MONOTONIC);
+    s->busyUntil = now;
 
     pthread_mutex_lock(&s->mu);
     ev->doneNs = now;
@@ -258,6 +265,7 @@ static int record(int* device, ORProf_Event** event, int64_t* cpuNs) {
   if (ev != NULL) {
     struct stream* s = ev->stream;
     pthread_mutex_lock(&s->mu);
+    ev->queuedNs = clockNs(CLOCK_MONOTONIC);
     if (s->tail) s->tail->next = ev; else s->head = ev;
     s->tail = ev;
     s->pending++;
@@ -416,6 +424,7 @@ static MAYBE_UNUSED int queueWork(int64_t ns) {
   atomic_init(&w->refs, 1); /* the queue's only */
   struct stream* s = w->stream;
   pthread_mutex_lock(&s->mu);
+  w->queuedNs = clockNs(CLOCK_MONOTONIC);
   if (s->tail) s->tail->next = w; else s->head = w;
   s->tail = w;
   s->pending++;

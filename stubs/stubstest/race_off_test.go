@@ -1,0 +1,5 @@
+//go:build !race
+
+package stubstest_test
+
+const raceEnabled = false
