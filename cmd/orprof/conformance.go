@@ -26,7 +26,7 @@ import (
 // from stdout and stderr, so whatever the backend prints cannot be mistaken for a result.
 const resultFDEnv = "ORPROF_CONFORMANCE_RESULT_FD"
 
-const conformanceUsage = `usage: orprof conformance (--lib PATH.so | --device NAME) [-v] [--timeout DURATION]
+const conformanceUsage = `usage: orprof conformance (--lib PATH.so | --device NAME) [--verbose | -v] [--timeout DURATION]
 
 Runs every conformance check against a device backend, each in its own child process, and prints
 one line per check (PASS name, FAIL name: reason, SKIP name: reason) and a closing count.
@@ -36,7 +36,7 @@ docs/backend-guide.md says what each check means and how to read a failure.
 
   --lib PATH.so       a C backend built against orprof_stubs.h
   --device NAME       a Go backend registered in this binary (orprof's registered devices)
-  -v                  print under each check the rule it enforces (PyTorch's or orprof's)
+  --verbose, -v       print under each check the rule it enforces (PyTorch's or orprof's)
   --timeout DURATION  time limit of each check (default 30s); a check that runs longer fails
   --plugin LIB.so     check a Kineto profiler plugin instead ('orprof conformance --plugin LIB.so -h')
 `
@@ -55,7 +55,8 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	lib := fs.String("lib", "", "")
 	device := fs.String("device", "", "")
 	timeout := fs.Duration("timeout", 30*time.Second, "")
-	verbose := fs.Bool("v", false, "")
+	verbose := fs.Bool("verbose", false, "")
+	fs.BoolVar(verbose, "v", false, "")
 	one := fs.String("one", "", "")      // hidden: run one case in this process (child)
 	probe := fs.Bool("probe", false, "") // hidden: only load the --lib backend (child)
 	if err := fs.Parse(args); err != nil {
