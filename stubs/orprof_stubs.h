@@ -46,11 +46,15 @@ typedef struct ORProf_Stubs {
       /* every out-pointer may be NULL; *device = current device; *event = a new event enqueued on the
          current stream; *cpuNs = CLOCK_REALTIME nanoseconds taken just before enqueueing */
   int (*elapsed)(const ORProf_Event* start, const ORProf_Event* end, float* us);
-      /* waits for both events; microseconds from start to end; NULL events are an error */
+      /* waits for both events; microseconds from start to end. Called on any thread, not only the
+         recording one. A NULL event: 0 or an error, never a crash; events of two devices: an
+         error */
   void (*destroyEvent)(ORProf_Event* event);
   int (*mark)(const char* name);
   int (*rangePush)(const char* name);
-  int (*rangePop)(void);      /* same OS thread as the push; a pop with nothing pushed is an error */
+  int (*rangePop)(void);      /* same OS thread as the push; one stack per thread; a pop with nothing
+                                 pushed is an error (or all three are no-ops that succeed when the
+                                 device has no annotation tool, as PyTorch's OpenReg) */
   int (*onEachDevice)(ORProf_DeviceFn fn, void* userData);
       /* fn(i) for i in 0..count-1 with device i current; the previous device is current again after */
   int (*synchronize)(void);   /* all queued work on every device has completed when it returns */

@@ -50,8 +50,10 @@ type Stubs interface {
 	// current device and host clock, as want asks. It should not block on device work.
 	Record(ctx context.Context, want Want) (Recorded, error)
 	// Elapsed waits until both events have completed and returns the time from start to end in
-	// microseconds (negative when end ran first). Events from a different backend, or nil events,
-	// are an error.
+	// microseconds (negative when end ran first). Events from a different backend (or another
+	// instance), events on two devices and released events are an error; a nil event gives 0
+	// or an error (PyTorch's OpenReg returns 0, CUDA fails). It may be called on any goroutine,
+	// not only the one that recorded the events.
 	Elapsed(start, end Event) (float64, error)
 	// OnEachDevice calls fn for every device index 0..count−1 in order, each time with a
 	// context in which that device is current; the caller's current device is unchanged after.
@@ -68,8 +70,10 @@ type Marker interface {
 }
 
 // Ranger is implemented by backends that can show nested ranges in their own tracing tools
-// (NVTX's push/pop). RangePop must be called on the same OS thread as its RangePush; a pop
-// with nothing pushed is an error.
+// (NVTX's push/pop). Each OS thread has its own stack: RangePop must be called on the same OS
+// thread as its RangePush, and a pop with nothing pushed on that thread is an error. A backend
+// without an annotation tool may instead make both no-ops that always succeed, as PyTorch's
+// OpenReg does.
 type Ranger interface {
 	RangePush(name string) error
 	RangePop() error
