@@ -494,7 +494,8 @@ func cli(root, tmp string) {
 	names := []string{"`orprof table` mtia_rank0 raw", "`orprof table` mtia_rank0.json.gz",
 		"anchor: python3 `json.load` of the raw file", "anchor: `gzip -dc` of the .gz to /dev/null",
 		"`orprof timeline` mtia_rank0 raw (every view)",
-		"`orprof report` mtia_rank0 raw (target: within 1.3× of `orprof table`)"}
+		"`orprof report` mtia_rank0 raw (target: within 1.3× of `orprof table`)",
+		"`orprof table` mtia_rank0 re-saved as json.dump writes it (\", \" and \": \")", "`orprof table` mtia_rank0 minified"}
 	fail := func(why string) {
 		for _, n := range names {
 			add(&row{what: n, note: why})
@@ -508,6 +509,15 @@ func cli(root, tmp string) {
 	if err := os.WriteFile(raw, data, 0o644); err != nil {
 		fail(err.Error())
 		return
+	}
+	// The same events in the layouts analysis tools re-save traces in (issue 25: within 1.3× of
+	// Kineto's layout per byte).
+	dump, mini := filepath.Join(tmp, "mtia_dump.json"), filepath.Join(tmp, "mtia_min.json")
+	for _, l := range []struct{ path, comma, colon string }{{dump, ", ", ": "}, {mini, ",", ":"}} {
+		if err := os.WriteFile(l.path, respace(data, l.comma, l.colon), 0o644); err != nil {
+			fail(err.Error())
+			return
+		}
 	}
 	build := exec.Command("go", "build", "-o", bin, "./cmd/orprof")
 	build.Dir = root
@@ -532,6 +542,8 @@ func cli(root, tmp string) {
 		{what: names[3], argv: []string{"gzip", "-dc", gz}},
 		{what: names[4], argv: []string{bin, "timeline", raw}, vs: []string{names[0]}},
 		{what: names[5], argv: []string{bin, "report", "-o", filepath.Join(tmp, "mtia_rank0.report.html"), raw}, vs: []string{names[0]}},
+		{what: names[6], argv: []string{bin, "table", dump}},
+		{what: names[7], argv: []string{bin, "table", mini}},
 	}
 	if _, err := exec.LookPath("gzip"); err != nil {
 		jobs[3].skip = "gzip not found"
@@ -557,13 +569,22 @@ func cli(root, tmp string) {
 			j.rss = max(j.rss, rss)
 		}
 	}
+	size := map[string]float64{names[6]: fileMB(dump), names[7]: fileMB(mini)}
 	for _, j := range jobs {
 		r := &row{what: j.what, s: j.s, vs: j.vs, note: j.skip}
 		if j.skip == "" && len(j.s.vals) > 0 {
-			r.note = fmt.Sprintf("%.0f MB/s of uncompressed JSON by the median", mb/j.s.median())
+			jmb := mb
+			if m, ok := size[j.what]; ok {
+				jmb = m
+			}
+			r.note = fmt.Sprintf("%.0f MB/s of uncompressed JSON by the median", jmb/j.s.median())
+			if _, ok := size[j.what]; ok && len(jobs[0].s.vals) > 0 {
+				r.note += fmt.Sprintf(" (%.2f× the time per byte of the Kineto layout)",
+					(j.s.median()/jmb)/(jobs[0].s.median()/mb))
+			}
 			if j.rss > 0 {
 				r.note += fmt.Sprintf(", peak RSS %.0f MB (%.0f%% of the %.1f MB file)",
-					float64(j.rss)/1e6, 100*float64(j.rss)/float64(len(data)), mb)
+					float64(j.rss)/1e6, 100*float64(j.rss)/(jmb*1e6), jmb)
 			}
 		}
 		add(r)
@@ -801,4 +822,48 @@ func firstLine(b []byte) string {
 func lastLine(b []byte) string {
 	l := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return l[len(l)-1]
+}
+
+// respace rewrites JSON with the separators comma and colon and no other whitespace outside
+// strings, keeping the members' order: what Python's json.dump(separators=(comma, colon))
+// writes when it re-saves a trace.
+func respace(b []byte, comma, colon string) []byte {
+	out := make([]byte, 0, len(b))
+	inStr, esc := false, false
+	for _, c := range b {
+		if inStr {
+			out = append(out, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\n', '\t', '\r':
+		case '"':
+			inStr = true
+			out = append(out, c)
+		case ',':
+			out = append(out, comma...)
+		case ':':
+			out = append(out, colon...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fileMB is the size of the file at path in MB (0 when it cannot be read).
+func fileMB(path string) float64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return float64(st.Size()) / 1e6
 }
