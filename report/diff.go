@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -37,6 +38,20 @@ func (r *DiffRow) DeltaDevice() float64 { return r.After.SelfDevice - r.Before.S
 // Regression is how much more self time the op took, host and device together: ΔCPU + Δdevice
 // (negative when it got faster).
 func (r *DiffRow) Regression() float64 { return r.DeltaCPU() + r.DeltaDevice() }
+
+// CheckDiff returns why before and after cannot be compared op by op, or nil: summaries grouped
+// differently (by input shape, by stack frames) have different keys for the same op, so every
+// op would be "before only" or "after only". MergeSummaries refuses the same pair. The error
+// is a *MergeError with Index 1 (after) and Other 0 (before), to be named by the caller.
+// Summaries of different devices can be compared: the diff labels each side with its own.
+func CheckDiff(before, after *Summary) error {
+	if before.GroupByInputShape != after.GroupByInputShape || before.GroupByStackN != after.GroupByStackN {
+		return &MergeError{Index: 1, Other: 0,
+			pre:  fmt.Sprintf("was grouped differently (group by input shape %v, stack frames %d) from ", after.GroupByInputShape, after.GroupByStackN),
+			post: fmt.Sprintf(" (%v, %d): make both with the same grouping flags", before.GroupByInputShape, before.GroupByStackN)}
+	}
+	return nil
+}
 
 // Diff matches the rows of two summaries by their key_averages key (name, node id, device type,
 // legacy and user-annotation flags, and the grouped fields) and returns one row per op, sorted
@@ -103,8 +118,13 @@ func diffKey(key, shapes string, stack []string) string {
 type DiffOptions struct {
 	// RowLimit is the number of rows written; RowLimitAll or 0 writes all.
 	RowLimit int
-	// Device labels the device columns ("" = "device").
+	// Device labels the device columns ("" = "device"): of both sides, or of the before side
+	// when AfterDevice is set.
 	Device string
+	// AfterDevice labels the after side's device columns when it is another device than
+	// Device's (a diff of a CUDA trace and an OpenReg one); "" = the same as Device. The delta
+	// columns then say "device".
+	AfterDevice string
 	// MaxNameColumnWidth caps the Name column of text output (default 55).
 	MaxNameColumnWidth int
 	// Totals, when set, are the footer totals of before and after (Summary.Totals), printed
@@ -149,9 +169,19 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 	if o.MaxNameColumnWidth == 0 {
 		o.MaxNameColumnWidth = 55
 	}
-	dev := "device"
-	if o.Device != "" {
-		dev = strings.ToUpper(o.Device)
+	label := func(d string) string {
+		if d == "" {
+			return "device"
+		}
+		return strings.ToUpper(d)
+	}
+	dev, devAfter := label(o.Device), label(o.Device)
+	if o.AfterDevice != "" && !strings.EqualFold(o.AfterDevice, o.Device) {
+		devAfter = label(o.AfterDevice)
+	}
+	devBefore := dev
+	if devAfter != devBefore {
+		dev = "device" // the deltas are of two devices
 	}
 	switch f {
 	case FormatJSON:
@@ -182,8 +212,8 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 	}
 	t := textTable{md: f == FormatMarkdown, cols: []column{{"Name", 4, false}, {"Calls before", 12, false},
 		{"Calls after", 11, false}, {"Self CPU before", 15, false}, {"Self CPU after", 14, false},
-		{"Δ Self CPU", 10, false}, {"Δ%", 6, false}, {"Self " + dev + " before", 12, false},
-		{"Self " + dev + " after", 12, false}, {"Δ Self " + dev, 10, false}, {"Δ% " + dev, 6, false}, {"Note", 4, true}}}
+		{"Δ Self CPU", 10, false}, {"Δ%", 6, false}, {"Self " + devBefore + " before", 12, false},
+		{"Self " + devAfter + " after", 12, false}, {"Δ Self " + dev, 10, false}, {"Δ% " + dev, 6, false}, {"Note", 4, true}}}
 	for i := range rows {
 		r := &rows[i]
 		name := r.Key
@@ -209,7 +239,11 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 		b.WriteString("Self CPU time total: " + FormatTime(tb.SelfCPU) + " -> " + FormatTime(ta.SelfCPU) +
 			" (" + signedTime(ta.SelfCPU-tb.SelfCPU) + ", " + pct(tb.SelfCPU, ta.SelfCPU) + ")\n")
 		if tb.HasDevice || ta.HasDevice {
-			b.WriteString("Self " + dev + " time total: " + FormatTime(tb.SelfDevice) + " -> " + FormatTime(ta.SelfDevice) +
+			what := "Self " + dev + " time total: "
+			if devBefore != devAfter {
+				what = "Self device time total (" + devBefore + " -> " + devAfter + "): "
+			}
+			b.WriteString(what + FormatTime(tb.SelfDevice) + " -> " + FormatTime(ta.SelfDevice) +
 				" (" + signedTime(ta.SelfDevice-tb.SelfDevice) + ", " + pct(tb.SelfDevice, ta.SelfDevice) + ")\n")
 		}
 	}

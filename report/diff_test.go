@@ -58,3 +58,43 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, rows[:3], doc.Rows)
 	assert.Equal(t, 2, doc.RowsLeftOut)
 }
+
+// TestDiffAcrossDevices: each side's device columns carry its own device's name, the deltas
+// and the total say "device"; the same device on both sides keeps one name.
+func TestDiffAcrossDevices(t *testing.T) {
+	before := rankSummary(1, false, RankInfo{})
+	after := rankSummary(2, true, RankInfo{})
+	rows := Diff(before, after)
+	tot := [2]Totals{before.Totals(), after.Totals()}
+	var buf bytes.Buffer
+	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "openreg", Totals: &tot}))
+	golden(t, "diff_devices.txt", buf.Bytes())
+	s := buf.String()
+	for _, want := range []string{"Self CUDA before", "Self OPENREG after", "Δ Self device", "Self device time total (CUDA -> OPENREG): "} {
+		assert.Contains(t, s, want)
+	}
+	assert.NotContains(t, s, "Self CUDA after")
+	buf.Reset()
+	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "CUDA", Totals: &tot}))
+	assert.Contains(t, buf.String(), "Self CUDA after")
+	assert.Contains(t, buf.String(), "Self CUDA time total: ")
+}
+
+// TestCheckDiff: summaries grouped differently are refused, as MergeSummaries refuses them;
+// summaries of two devices are not.
+func TestCheckDiff(t *testing.T) {
+	a := rankSummary(1, false, RankInfo{})
+	b := rankSummary(2, true, RankInfo{})
+	require.NoError(t, CheckDiff(a, b))
+	b.GroupByInputShape = true
+	err := CheckDiff(a, b)
+	require.Error(t, err)
+	assert.Equal(t, "summary 2 was grouped differently (group by input shape true, stack frames 0) from summary 1 (false, 0): make both with the same grouping flags", err.Error())
+	_, merr := MergeSummaries(a, b)
+	assert.Error(t, merr, "merge refuses the same pair")
+	b.GroupByInputShape, b.GroupByStackN = false, 3
+	assert.Error(t, CheckDiff(a, b))
+	b.GroupByStackN, b.Device = 0, "openreg"
+	a.Device = "cuda"
+	assert.NoError(t, CheckDiff(a, b))
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"io"
 
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/ranks"
 )
@@ -64,18 +66,38 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	printWarnings(stderr, append(warns[0], warns[1]...))
-	dev := sums[0].Device
+	if err := report.CheckDiff(sums[0], sums[1]); err != nil {
+		var me *report.MergeError
+		if errors.As(err, &me) {
+			return fail(stderr, "diff: %s", me.Named(func(i int) string { return diffName(pos[i]) }))
+		}
+		return fail(stderr, "diff: %v", err)
+	}
+	// Each side is labelled with its own device; one without a device name (a CPU-only
+	// profile, an old summary) takes the other's.
+	dev, devAfter := sums[0].Device, sums[1].Device
 	if dev == "" {
-		dev = sums[1].Device
+		dev = devAfter
+	}
+	if devAfter == "" {
+		devAfter = dev
 	}
 	rows := report.Diff(sums[0], sums[1])
 	if *rowLimit == 0 {
 		rows = nil // as the table's --row-limit 0: no rows, the totals still
 	}
 	tot := [2]report.Totals{sums[0].Totals(), sums[1].Totals()}
-	if err := report.WriteDiff(stdout, f, rows, report.DiffOptions{RowLimit: *rowLimit, Device: dev,
+	if err := report.WriteDiff(stdout, f, rows, report.DiffOptions{RowLimit: *rowLimit, Device: dev, AfterDevice: devAfter,
 		MaxNameColumnWidth: *nameWidth, Totals: &tot}); err != nil {
 		return fail(stderr, "diff: %v", err)
 	}
 	return 0
+}
+
+// diffName names an argument of diff in an error line.
+func diffName(p string) string {
+	if p == "-" {
+		return "<stdin>"
+	}
+	return quote.String(p) // as merge names its summaries
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,6 +78,13 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if i == 1 {
 				m = s
 			}
+		}
+		if err := report.CheckDiff(sums[0], sums[1]); err != nil {
+			var me *report.MergeError
+			if errors.As(err, &me) {
+				return fail(stderr, "report: --diff: %s", me.Named(func(i int) string { return diffName(pos[i]) }))
+			}
+			return fail(stderr, "report: --diff: %v", err)
 		}
 		m.Diff = &html.Diff{BeforeName: pos[0], AfterName: pos[1], Before: sums[0], After: sums[1]}
 		m.Title, m.Inputs, m.Start = pos[0]+" → "+pos[1], pos, "diff"
