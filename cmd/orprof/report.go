@@ -12,6 +12,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/report/ranks"
@@ -146,10 +147,10 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 	// table does: shapes and stacks are read only when grouped by.
 	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0}
 	an := timeline.NewAnalyzer(timeline.DefaultOptions())
-	steps := tbsteps.NewCollector()
+	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
 	each := func() func(*tracefile.TimedEvent) {
-		a, b := an.TimedPart(), steps.Part()
-		return func(e *tracefile.TimedEvent) { a(e); b(e) }
+		a, b, c := an.TimedPart(), steps.Part(), memory.Part()
+		return func(e *tracefile.TimedEvent) { a(e); b(e); c(e) }
 	}
 	var data *tracefile.Data
 	var err error
@@ -163,17 +164,27 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 	}
 	printWarnings(stderr, data.Warnings(name))
 	mem := tracefile.HasMemory(data.Events)
-	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
-	data.Events = nil
 	rank := report.RankInfo{File: p}
 	info := timeline.RankInfo{Trace: name, Device: data.DeviceName}
 	if data.HasRank {
 		rank.Rank, rank.FromTrace = data.Rank, true
 		info.Rank, info.HasRank = data.Rank, true
 	}
+	// The consumers' summaries are finished while the list builds the table and the tree:
+	// two cores, two halves of the work.
+	var tl *timeline.Summary
+	var st *tbsteps.Summary
+	var mc *memcurve.Summary
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tl, st, mc = an.Finish(info), steps.Finish(info.Rank, name), memory.Finish()
+	}()
+	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
+	data.Events = nil
 	m := html.ListModel(l, rank, data.DeviceName, mem, g)
-	m.Timeline = an.Finish(info)
-	m.Steps = steps.Finish(info.Rank, name)
+	<-done
+	m.Timeline, m.Steps, m.Memory = tl, st, mc
 	return m, 0
 }
 

@@ -123,6 +123,17 @@ func TestReportBrowser(t *testing.T) {
 			if c.tl != "" {
 				checkTimeline(t, p, runCLI(t, "timeline", "--format", "json", c.tl))
 			}
+			if c.name == "openreg" { // --profile-memory: a memory curve, its peak on a card
+				p.Click(t, "button[data-view=memory]")
+				var n int
+				p.Eval(t, `document.querySelectorAll('#v-memory svg.curve path').length`, &n)
+				var peak, card string
+				p.Eval(t, `String(JSON.parse(document.getElementById('orprof-data').textContent).memory.devices[0].peak_allocated)`, &peak)
+				p.Eval(t, `document.querySelector('#v-memory [data-card^=peak]').textContent`, &card)
+				if n == 0 || peak == "0" || card == "" {
+					t.Errorf("memory view: %d curves, peak %s, card %q", n, peak, card)
+				}
+			}
 			if c.diff != nil {
 				checkDiffRows(t, p, runCLI(t, append([]string{"diff", "--format", "json"}, c.diff...)...))
 			}

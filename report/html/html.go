@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/flame"
 	"github.com/orprof/orprof/tbsteps"
@@ -56,6 +57,9 @@ type Model struct {
 	Timeline    *timeline.Summary
 	Steps       *tbsteps.Summary
 	TimelineWhy string
+	// Memory is the memory curve of the trace's [memory] records (memcurve): the Memory view's
+	// chart and peaks.
+	Memory *memcurve.Summary
 	// Diff, when set, fills the Diff view.
 	Diff *Diff
 	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
@@ -91,7 +95,7 @@ type page struct {
 	Kernels  any               `json:"kernels"`
 	Timeline *timelinePage     `json:"timeline"`
 	Steps    *tbsteps.Summary  `json:"steps"`
-	Memory   any               `json:"memory"`
+	Memory   *memcurve.Summary `json:"memory"`
 	Findings []finding         `json:"findings"`
 	Why      map[string]string `json:"why"`
 	Empty    map[string]bool   `json:"empty"`
@@ -226,7 +230,11 @@ func pageData(m *Model) ([]byte, error) {
 		p.Why["memory_curve"] = p.Why["memory"]
 		p.Empty["memory"] = true
 	default:
-		p.Why["memory_curve"] = "No memory curve: the allocator's totals over time are not in this report's summaries yet; the per-operator figures below are the table's."
+		p.Why["memory_curve"] = "No memory curve: it is drawn from a trace's [memory] records as orprof report TRACE reads them; summaries and in-process captures carry only the per-operator figures below (the table's)."
+	}
+	if m.Memory != nil && len(m.Memory.Devices) > 0 {
+		p.Memory = m.Memory
+		p.Empty["memory"] = false
 	}
 	if s != nil && len(s.Ranks) < 2 {
 		p.Why["ranks"] = "One rank: give several traces, or a directory of them or of their summaries (orprof report summaries/), to compare ranks."
@@ -311,8 +319,13 @@ func deviceName(s *report.Summary) string {
 // (flame.FromList, as `orprof pprof` makes it). device and profileMemory label the summary
 // as the table is labelled; rank names the profile.
 func ListModel(l *events.List, rank report.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
+	// The tree and the rows read the list (immutable) at the same time.
+	var tree *flame.Tree
+	done := make(chan struct{})
+	go func() { defer close(done); tree = flame.FromList(l) }()
 	s := report.NewSummary(l.KeyAverages(g), rank, report.SummaryOptions{Device: device, ProfileMemory: profileMemory, Grouping: g})
-	m := &Model{Summary: s, Flame: flame.FromList(l)}
+	<-done
+	m := &Model{Summary: s, Flame: tree}
 	if rank.File != "" {
 		m.Title, m.Inputs = rank.File, []string{rank.File}
 	}

@@ -27,6 +27,11 @@ const (
 	ArgMemBytes = "Bytes"
 	// ArgMemDeviceType is a "[memory]" instant's device as a c10::DeviceType number.
 	ArgMemDeviceType = "Device Type"
+	// ArgMemDeviceID is a "[memory]" instant's device index; ArgMemTotalAllocated and
+	// ArgMemTotalReserved are the allocator's totals after the allocation or free (bytes).
+	ArgMemDeviceID       = "Device Id"
+	ArgMemTotalAllocated = "Total Allocated"
+	ArgMemTotalReserved  = "Total Reserved"
 	// ArgDevice is a device event's device index (Kineto's "device").
 	ArgDevice = "device"
 	// ArgStream is a device event's stream (Kineto's "stream").

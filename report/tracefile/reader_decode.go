@@ -40,6 +40,9 @@ type evFields struct {
 	seq, fwd  int64
 	bytes     int64
 	memDev    int64
+	memDevID  int64 // "[memory]": "Device Id" (−1: none)
+	memAlloc  int64 // "[memory]": "Total Allocated" (−1: none)
+	memRes    int64 // "[memory]": "Total Reserved" (−1: none)
 	shapes    int32
 	stack     int32
 	devUs     int64
@@ -531,7 +534,8 @@ func (d *decoder) event() error {
 	if metaLaid && d.again() {
 		return nil // before the fields are reset: two thirds of the MTIA trace's events
 	}
-	*ev = evFields{at: at, seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, labels: ev.labels[:0]}
+	*ev = evFields{at: at, seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, memDevID: -1, memAlloc: -1, memRes: -1,
+		labels: ev.labels[:0]}
 	var err error
 	var laid, meta, all bool
 	if phLaid {
@@ -929,6 +933,12 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 		ev.bytes, err = d.argInt(ev.bytes)
 	case trace.ArgMemDeviceType:
 		ev.memDev, err = d.argInt(ev.memDev)
+	case trace.ArgMemDeviceID:
+		ev.memDevID, err = d.argInt(ev.memDevID)
+	case trace.ArgMemTotalAllocated:
+		ev.memAlloc, err = d.argInt(ev.memAlloc)
+	case trace.ArgMemTotalReserved:
+		ev.memRes, err = d.argInt(ev.memRes)
 	case trace.ArgScope:
 		ev.scope, err = d.argInt(ev.scope)
 	case trace.ArgAsync:

@@ -146,6 +146,11 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 	}
 	if kind == rawMemory || kind == rawOOM {
 		r.extID, r.corr = ev.bytes, ev.memDev
+		// The fields no memory record uses hold the allocator's totals and the device index.
+		r.seq, r.fwd = ev.memAlloc, ev.memRes
+		if ev.memDevID >= math.MinInt32 && ev.memDevID <= math.MaxInt32 {
+			r.devIdx = int32(ev.memDevID)
+		}
 	}
 	return r
 }

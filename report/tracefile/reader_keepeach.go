@@ -68,6 +68,8 @@ func (p *keepEachPart) event(i int) *events.FunctionEvent {
 
 func (p *keepEachPart) done(int) {}
 
+func (p *keepEachPart) memory(r *rawEvent) { p.each.memory(r) }
+
 // record hands the record r, just converted into event cur, to the part's function.
 func (p *keepEachPart) record(r *rawEvent) {
 	p.each.fe.TraceName = p.s.evs[p.cur].TraceName

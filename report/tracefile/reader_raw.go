@@ -185,3 +185,8 @@ func (l *rawList) all() iter.Seq2[int, *rawEvent] {
 // memBytes and memDevice read a "[memory]" record's fields.
 func (r *rawEvent) memBytes() int64  { return r.extID }
 func (r *rawEvent) memDevice() int64 { return r.corr }
+
+// memTotals are a "[memory]" record's "Total Allocated" and "Total Reserved" (−1: absent) and
+// memDeviceID its "Device Id" (−1: absent).
+func (r *rawEvent) memTotals() (alloc, reserved int64) { return r.seq, r.fwd }
+func (r *rawEvent) memDeviceID() int64                 { return int64(r.devIdx) }

@@ -386,7 +386,15 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 	}
 	sink := newSink(nKeep + nMem)
-	d.setMemoryEvents(sink.part(), nKeep, mem, lk.maxID, base)
+	first := sink.part()
+	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
+	if mp, ok := first.(interface{ memory(*rawEvent) }); ok && kineto {
+		for _, r := range d.raws.all() {
+			if r.kind == rawMemory {
+				mp.memory(r)
+			}
+		}
+	}
 
 	// convert fills the events of chunks [k0, k1) through out, releasing each chunk's records
 	// after it.

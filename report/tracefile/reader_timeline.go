@@ -18,7 +18,19 @@ const (
 	RuntimeCall
 	// DeviceActivity is an event on the accelerator (kernel, memcpy, memset, sync, …).
 	DeviceActivity
+	// MemoryRecord is a "[memory]" instant (Kineto form): an allocation or a free, at StartNs
+	// (= EndNs), with the Memory fields. Consumers that do not know it ignore it.
+	MemoryRecord
 )
+
+// Memory is what a MemoryRecord says: the bytes allocated (negative: freed), the device (a
+// c10::DeviceType number and an index, −1 when absent) and the allocator's totals after it
+// (−1 when absent).
+type Memory struct {
+	Bytes                         int64
+	DeviceType, DeviceID          int64
+	TotalAllocated, TotalReserved int64
+}
 
 // TimedEvent is one trace event as ReadEach hands it over: its kind, name and times on the
 // trace's own (absolute) clock in ns, so that the ranks of one job line up.
@@ -32,6 +44,8 @@ type TimedEvent struct {
 	Correlation int64
 	// DeviceAnnotation marks a device-side user range (gpu_user_annotation).
 	DeviceAnnotation bool
+	// Memory describes a MemoryRecord.
+	Memory Memory
 }
 
 // ReadEach reads a trace as Read does and hands each event to a function of newPart, as the
@@ -79,6 +93,15 @@ func (p *eachPart) event(int) *events.FunctionEvent {
 }
 
 func (p *eachPart) done(int) {}
+
+// memory hands the "[memory]" record r to the part's function.
+func (p *eachPart) memory(r *rawEvent) {
+	alloc, res := r.memTotals()
+	p.ev = TimedEvent{Kind: MemoryRecord, Name: "[memory]", StartNs: r.ts, EndNs: r.ts, Pid: r.pid, Tid: r.tid,
+		Memory: Memory{Bytes: r.memBytes(), DeviceType: r.memDevice(), DeviceID: r.memDeviceID(),
+			TotalAllocated: alloc, TotalReserved: res}}
+	p.f(&p.ev)
+}
 
 // record hands the record r, just converted into p.fe, to the part's function.
 func (p *eachPart) record(r *rawEvent) {

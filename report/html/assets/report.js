@@ -97,7 +97,7 @@
 
   // curve: step lines of series [{name, color, points: [[x, y], ...]}] over a shared x axis.
   function curve(series, o) {
-    var width = o.width || 860, height = o.height || 260, l = 70, r = 10, t = 10, b = 26;
+    var width = o.width || 900, height = o.height || 260, l = 70, r = 40, t = 10, b = 26;
     var s = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "class": "curve" });
     var x0 = Infinity, x1 = -Infinity, y1 = 0;
     series.forEach(function (se) {
@@ -446,10 +446,13 @@
 
   function viewMemory(sec) {
     var M = D.memory;
+    sec.appendChild(h2("Memory over time"));
     if (M && M.devices && M.devices.length) {
-      sec.appendChild(h2("Memory over time"));
       var cards = el("div", { cls: "cards" });
-      M.devices.forEach(function (d) { cards.appendChild(card("Peak allocated " + d.name, fmtMem(d.peak_allocated), "peak-" + d.name)); });
+      M.devices.forEach(function (d) {
+        cards.appendChild(card("Peak " + (d.relative ? "allocated during the profile " : "allocated ") + d.name, fmtMem(d.peak_allocated), "peak-" + d.name));
+        if (d.has_reserved) cards.appendChild(card("Peak reserved " + d.name, fmtMem(d.peak_reserved), "peak-reserved-" + d.name));
+      });
       sec.appendChild(cards);
       var series = [];
       M.devices.forEach(function (d, i) {
@@ -458,8 +461,10 @@
       });
       sec.appendChild(legend(series.map(function (se) { return { label: se.name, color: se.color }; })));
       sec.appendChild(curve(series, { fmtX: function (v) { return fmtTime(v); }, fmtY: fmtMem }));
+      if (M.devices.some(function (d) { return d.relative; })) {
+        sec.appendChild(el("div", { cls: "sub", text: "The trace has no allocator totals: the curve is the running sum of its [memory] records' bytes from 0 at the first record (what the profile allocated), not the allocator's total." }));
+      }
     } else {
-      sec.appendChild(h2("Memory over time"));
       sec.appendChild(why(D.why.memory_curve));
     }
     sec.appendChild(h2("Memory by operator (the table's memory columns)"));

@@ -1,0 +1,99 @@
+package memcurve_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/orprof/orprof/memcurve"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+// kineto is a Kineto trace with the given "[memory]" instants (args objects).
+func kineto(mem ...string) string {
+	var b strings.Builder
+	b.WriteString(`{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":0,"dur":100,"args":{}}`)
+	for i, m := range mem {
+		fmt.Fprintf(&b, `,{"ph":"i","s":"t","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":%d,"args":{%s}}`, 10*(i+1), m)
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+func curves(t *testing.T, trace string) *memcurve.Summary {
+	t.Helper()
+	c := memcurve.NewCollector()
+	if _, err := tracefile.ReadEach(strings.NewReader(trace), "t.json", tracefile.Options{}, c.Part); err != nil {
+		t.Fatal(err)
+	}
+	return c.Finish()
+}
+
+// The allocator's totals are plotted as the trace reports them, per device type and index;
+// without totals the curve is the running sum of the bytes, marked relative.
+func TestCurves(t *testing.T) {
+	s := curves(t, kineto(
+		`"Device Type":1,"Device Id":0,"Addr":1,"Bytes":512,"Total Allocated":1536,"Total Reserved":4096`,
+		`"Device Type":0,"Device Id":-1,"Addr":2,"Bytes":64`,
+		`"Device Type":1,"Device Id":0,"Addr":3,"Bytes":1024,"Total Allocated":2560,"Total Reserved":4096`,
+		`"Device Type":1,"Device Id":1,"Addr":4,"Bytes":100,"Total Allocated":100,"Total Reserved":2048`,
+		`"Device Type":1,"Device Id":0,"Addr":1,"Bytes":-512,"Total Allocated":2048,"Total Reserved":4096`,
+		`"Device Type":0,"Device Id":-1,"Addr":2,"Bytes":-64`,
+	))
+	if s == nil {
+		t.Fatal("no curve")
+	}
+	got := fmt.Sprint(s.Devices)
+	want := "[{CPU 0 -1 2 1 true false 64 0 20000 [[10 64 0] [50 0 0]]} " +
+		"{CUDA 0 1 0 3 2 false true 2560 4096 30000 [[0 1536 4096] [20 2560 4096] [40 2048 4096]]} " +
+		"{CUDA 1 1 1 1 1 false true 100 2048 40000 [[30 100 2048]]}]"
+	if got != want {
+		t.Errorf("curves\n got %s\nwant %s", got, want)
+	}
+	if s.StartNs != 10000 {
+		t.Errorf("StartNs %d", s.StartNs)
+	}
+	if curves(t, kineto()) != nil {
+		t.Error("a trace without memory records has a curve")
+	}
+}
+
+// A long curve is cut to MaxPoints, its peak kept.
+func TestCutKeepsPeak(t *testing.T) {
+	var recs []string
+	for i := 0; i < 20000; i++ {
+		b := 1000
+		if i%2 == 1 {
+			b = -1000
+		}
+		if i == 12345 {
+			b = 7777777
+		}
+		recs = append(recs, fmt.Sprintf(`"Device Type":1,"Device Id":0,"Addr":%d,"Bytes":%d`, i, b))
+	}
+	d := curves(t, kineto(recs...)).Devices[0]
+	if len(d.Points) > memcurve.MaxPoints || len(d.Points) < memcurve.MaxPoints/2 {
+		t.Errorf("%d points", len(d.Points))
+	}
+	top := 0.0
+	for _, p := range d.Points {
+		top = max(top, p[1])
+	}
+	if int64(top) != d.PeakAllocated || d.PeakAllocated != 7777777+2000 {
+		t.Errorf("peak %d, the cut curve's top %v", d.PeakAllocated, top)
+	}
+}
+
+func ExampleCollector() {
+	trace := kineto(`"Device Type":1,"Device Id":0,"Bytes":4096,"Total Allocated":4096,"Total Reserved":2097152`,
+		`"Device Type":1,"Device Id":0,"Bytes":-4096,"Total Allocated":0,"Total Reserved":2097152`)
+	c := memcurve.NewCollector()
+	if _, err := tracefile.ReadEach(strings.NewReader(trace), "t.json", tracefile.Options{}, c.Part); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range c.Finish().Devices {
+		fmt.Printf("%s: peak %d allocated, %d reserved, %d records\n", d.Name, d.PeakAllocated, d.PeakReserved, d.Records)
+	}
+	// Output: CUDA 0: peak 4096 allocated, 2097152 reserved, 2 records
+}
