@@ -16,6 +16,9 @@ type Analyzer struct {
 	opts  Options
 	mu    sync.Mutex
 	parts []*Part
+	// shift is added to every time at Finish: the events' origin on the trace's own clock,
+	// for events handed over relative to it.
+	shift int64
 }
 
 // NewAnalyzer returns an Analyzer with the options o (see Options.Check).
@@ -110,16 +113,21 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 	for _, p := range a.parts {
 		for _, l := range p.launches {
 			if _, dup := launch[l.corr]; !dup {
+				l.start, l.end = l.start+a.shift, l.end+a.shift
 				launch[l.corr] = l
 			}
 		}
-		stepsRaw = append(stepsRaw, p.steps...)
+		for _, st := range p.steps {
+			st.start, st.end = st.start+a.shift, st.end+a.shift
+			stepsRaw = append(stepsRaw, st)
+		}
 	}
 	steps := mergeSteps(stepsRaw)
 	recs := make([]rec, 0, n)
 	for _, p := range a.parts {
 		for _, d := range p.dev {
 			r := rec{devRec: d, step: -1}
+			r.start, r.end = r.start+a.shift, r.end+a.shift
 			if d.corr != 0 {
 				if l, ok := launch[d.corr]; ok {
 					r.lstart, r.lend, r.launched = l.start, l.end, true
