@@ -92,8 +92,11 @@ measure "merge 16 summaries" "$O" merge --row-limit 5 "$tmp"/rank*.summary.json
 measure "table mtia_rank0 (read once)" "$O" table --row-limit 5 "$tmp/mtia.json"
 measure "table mtia_rank0 + copy (2 ranks)" "$O" table --row-limit 5 "$tmp/mtia.json" "$tmp/mtia_copy.json"
 measure "diff mtia_rank0 copy" "$O" diff --row-limit 5 "$tmp/mtia.json" "$tmp/mtia_copy.json"
+measure "timeline 1 file (800 MB)" "$O" timeline --view breakdown "$tmp/all.json"
+measure "timeline 16 files (16 x 50 MB)" "$O" timeline --view breakdown "$tmp"/rank*.json
 awk '{ t[$1] = $2 } END {
 	printf "ratio 16 files / 1 file: %.2f (target <= 1.2)\n", t["table_16_files_(16_x_50_MB)"] / t["table_1_file_(800_MB)"]
 	printf "diff of two mtia_rank0 / one read: %.2f; two-rank table / one read: %.2f\n", t["diff_mtia_rank0_copy"] / t["table_mtia_rank0_(read_once)"], t["table_mtia_rank0_+_copy_(2_ranks)"] / t["table_mtia_rank0_(read_once)"]
+	printf "timeline 16 files / 1 file: %.2f (target: 16 ranks as fast per byte as one)\n", t["timeline_16_files_(16_x_50_MB)"] / t["timeline_1_file_(800_MB)"]
 }' "$tmp/results"
 exit 0
