@@ -232,7 +232,11 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 	var b bytes.Buffer
 	t.write(&b)
 	if left > 0 {
-		b.WriteString(strconv.Itoa(left) + " more ops left out by the row limit\n")
+		if left == 1 {
+			b.WriteString("1 more op left out by the row limit\n")
+		} else {
+			b.WriteString(strconv.Itoa(left) + " more ops left out by the row limit\n")
+		}
 	}
 	if o.Totals != nil {
 		tb, ta := o.Totals[0], o.Totals[1]

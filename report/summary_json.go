@@ -235,7 +235,11 @@ func (doc *summaryJSON) summary() (*Summary, error) {
 		return nil, fmt.Errorf("summary version %d: this orprof reads version %d", m.Version, SummaryVersion)
 	}
 	if doc.RowsLeftOut != 0 {
-		return nil, fmt.Errorf("%d rows were left out by a row limit, so it cannot be merged: write it again without --row-limit", doc.RowsLeftOut)
+		rows := fmt.Sprintf("%d rows were", doc.RowsLeftOut)
+		if doc.RowsLeftOut == 1 {
+			rows = "1 row was"
+		}
+		return nil, fmt.Errorf("%s left out by a row limit, so it cannot be merged: write it again without --row-limit", rows)
 	}
 	if len(m.Ranks) == 0 {
 		return nil, errors.New(`summary has no ranks`)

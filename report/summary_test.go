@@ -149,6 +149,7 @@ func TestReadSummaryErrors(t *testing.T) {
 		{"a trace", `{"traceEvents": []}`, `s.json: not an orprof summary: no "summary" object`},
 		{"trailing", good + "{}", "s.json: byte " + strconv.Itoa(len(good)+1) + ": data after the summary object"},
 		{"row limit", strings.Replace(good, `"rows_left_out": 0`, `"rows_left_out": 3`, 1), "3 rows were left out by a row limit"},
+		{"row limit of one", strings.Replace(good, `"rows_left_out": 0`, `"rows_left_out": 1`, 1), "1 row was left out by a row limit"},
 		{"version", strings.Replace(good, `"version": 1`, `"version": 2`, 1), "summary version 2: this orprof reads version 1"},
 		{"order", strings.Replace(good, `"order": 1,`, `"order": 0,`, 1), `row 2 ("aten::mm"): order 0: not a distinct position among 5 rows`},
 		{"device", strings.Replace(good, `"device_type": 1,`, `"device_type": 99,`, 1), `row 4 ("gemm"): device_type 99: not a device type orprof knows`},

@@ -139,5 +139,13 @@ func failFlag(stderr io.Writer, cmd, format string, a ...any) int {
 	return fail(stderr, "%s: %s; run 'orprof %s -h'", cmd, fmt.Sprintf(format, a...), cmd)
 }
 
+// countNoun is n and the noun, in the singular for one: countNoun(1, "rank", "ranks") is "1 rank".
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // quoteArg quotes a command-line argument for an error line, at most quote.Max bytes of it.
 func quoteArg(s string) string { return quote.String(s) }

@@ -179,3 +179,9 @@ func TestOpenCLKernelModeFinalCopies(t *testing.T) {
 		assert.Contains(t, stderr, "ran after every operator had ended")
 	}
 }
+
+func TestCountNoun(t *testing.T) {
+	assert.Equal(t, "1 rank repeats", countNoun(1, "rank repeats", "ranks repeat"))
+	assert.Equal(t, "2 ranks repeat", countNoun(2, "rank repeats", "ranks repeat"))
+	assert.Equal(t, "0 steps", countNoun(0, "step", "steps"))
+}

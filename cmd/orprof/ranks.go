@@ -73,7 +73,7 @@ func (tf *tableFlags) noteCSV(stderr io.Writer, s *report.Summary, left int) {
 		return
 	}
 	if left > 0 {
-		fmt.Fprintf(stderr, "orprof: note: --row-limit %d left out %d rows of the CSV\n", tf.rowLimit, left)
+		fmt.Fprintf(stderr, "orprof: note: --row-limit %d left out %s of the CSV\n", tf.rowLimit, countNoun(left, "row", "rows"))
 	}
 	if len(s.Ranks) > 1 {
 		fmt.Fprintf(stderr, "orprof: note: %d ranks (%s)\n", len(s.Ranks), s.RankSource())
@@ -88,7 +88,7 @@ const maxWarnings = 5
 func printWarnings(stderr io.Writer, warns []string) {
 	for i, w := range warns {
 		if i == maxWarnings {
-			fmt.Fprintf(stderr, "orprof: warning: and %d more warnings like these (read a trace alone to see its own)\n", len(warns)-maxWarnings)
+			fmt.Fprintf(stderr, "orprof: warning: and %s like these (read a trace alone to see its own)\n", countNoun(len(warns)-maxWarnings, "more warning", "more warnings"))
 			return
 		}
 		fmt.Fprintln(stderr, "orprof: warning: "+w)
@@ -98,10 +98,7 @@ func printWarnings(stderr io.Writer, warns []string) {
 // warnRanks warns about rank numbers claimed by several traces.
 func warnRanks(stderr io.Writer, s *report.Summary) {
 	if dup := s.DuplicateRanks(); len(dup) > 0 {
-		repeat := "1 rank repeats"
-		if len(dup) > 1 {
-			repeat = fmt.Sprintf("%d ranks repeat", len(dup))
-		}
+		repeat := countNoun(len(dup), "rank repeats", "ranks repeat")
 		fmt.Fprintf(stderr, "orprof: warning: rank %d is claimed by more than one trace (%s); --by-rank shows each trace on its own line\n", dup[0], repeat)
 	}
 }
@@ -121,7 +118,7 @@ func noOperators(s *report.Summary, names []string, warns []string) string {
 	if len(warns) > 0 {
 		msg += "; " + warns[0]
 		if len(warns) > 1 {
-			msg += fmt.Sprintf(" (and %d more warnings)", len(warns)-1)
+			msg += " (and " + countNoun(len(warns)-1, "more warning", "more warnings") + ")"
 		}
 	}
 	return msg

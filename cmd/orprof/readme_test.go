@@ -78,7 +78,7 @@ func TestReadmeFreshClone(t *testing.T) {
 	assert.NotContains(t, script, "@latest", "the module is not published: @latest cannot run from a clone")
 
 	bin := filepath.Join(tmp, "bin")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute) // a cold build cache on a loaded machine
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+script)
 	cmd.Dir = clone

@@ -202,7 +202,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	}
 	closeErr := l.Close(ctx)
 	if sig.Err() != nil {
-		fmt.Fprintf(stderr, "orprof: stopped by signal after %d steps\n", n)
+		fmt.Fprintf(stderr, "orprof: stopped by signal after %s\n", countNoun(n, "step", "steps"))
 	}
 	if err := errors.Join(runErr, stopErr, closeErr); err != nil {
 		return fail(stderr, "run: %v", err)
