@@ -3,6 +3,8 @@ package timeline
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/orprof/orprof/report/tracefile"
@@ -85,5 +87,34 @@ func FuzzAnalyzer(f *testing.F) {
 			data = data[6:]
 		}
 		checkInvariants(t, a.Finish(RankInfo{}))
+	})
+}
+
+// FuzzLoad reads any input as a timeline summary: an error or a summary that renders in every
+// format and merges with itself, never a panic.
+func FuzzLoad(f *testing.F) {
+	for _, name := range []string{"rocm_mi250_train", "tbplugin_2021_small"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "golden", name+".json")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"orprof_timeline": 1, "options": {"queue_length": 1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Load(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+			if err := Write(&buf, f, s, Views); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Merge(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SelectRanks(nil); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
