@@ -37,21 +37,21 @@ const pluginProbeTimeout = 30 * time.Second
 
 // runPlugins is `orprof plugins`.
 func runPlugins(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "--probe" && os.Getenv(pluginProbeEnv) != "" {
+		// The child probePlugin starts: load this one library and print its lines.
+		for _, l := range pluginLines(kineto.LoadPluginFile(args[1])) {
+			fmt.Fprintln(stdout, l)
+		}
+		return 0
+	}
 	fs := newFlagSet("plugins", pluginsUsage, stderr)
 	dir := fs.String("dir", "", "plugin directory (default $"+kineto.PluginDirEnv+")")
-	probe := fs.String("probe", "", "") // hidden: load this one library and print its lines (child)
 	pos, exit, stop := parseFlags(fs, args)
 	switch {
 	case stop:
 		return exit
 	case len(pos) > 0:
 		return fail(stderr, "plugins: unexpected argument %s; run 'orprof plugins -h'", quoteArg(pos[0]))
-	}
-	if *probe != "" {
-		for _, l := range pluginLines(kineto.LoadPluginFile(*probe)) {
-			fmt.Fprintln(stdout, l)
-		}
-		return 0
 	}
 	if *dir == "" {
 		*dir = os.Getenv(kineto.PluginDirEnv)
@@ -188,7 +188,8 @@ func statReason(path string, err error) string {
 // ("SIGSEGV: segmentation violation", "[signal SIGSEGV: …").
 var probeSignal = regexp.MustCompile(`(?m)^\[?(?:signal )?(SIG[A-Z0-9]+):? `)
 
-// probePlugin loads lib in a child process (`orprof plugins --probe LIB`) and returns its lines;
+// probePlugin loads lib in a child process (`orprof plugins --probe LIB` with $ORPROF_PLUGIN_PROBE
+// set: not a flag of the command) and returns its lines;
 // a child that crashes, hangs or fails gives one refusal line saying so.
 func probePlugin(exe, lib string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), pluginProbeTimeout)
