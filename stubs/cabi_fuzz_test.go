@@ -24,6 +24,8 @@ func FuzzCheckStubs(f *testing.F) {
 	f.Add(uint32(ABIVersion), uint64(cTableSize), bytes.Repeat([]byte("x"), 300), uint16(0xffff))
 	f.Add(uint32(ABIVersion), uint64(cTableSize), []byte("gpu\x00"), uint16(0xfdff))
 	f.Add(uint32(ABIVersion), uint64(cTableSize), []byte("gpu\x00"), uint16(0x04ff))
+	f.Add(uint32(ABIVersion), uint64(cTableSizeWork), []byte("gpu\x00"), uint16(0x0fff))
+	f.Add(uint32(ABIVersion), uint64(cTableSizeWork-1), []byte("gpu\x00"), uint16(0x0fff))
 	f.Fuzz(func(t *testing.T, abi uint32, size uint64, name []byte, hooks uint16) {
 		// name[0] == 0xfe means NULL. Otherwise the buffer is 300 bytes, so reading 257 stays
 		// inside it: the input's bytes, then NULs when the input's last byte is even, else 'x'.
@@ -51,7 +53,7 @@ func FuzzCheckStubs(f *testing.F) {
 		tab := cTable{unpaddedStructSize: uintptr(size), abiVersion: abi, deviceName: namePtr,
 			enabled: hook(0), deviceCount: hook(1), record: hook(2), elapsed: hook(3), destroyEvent: hook(4),
 			onEachDevice: hook(5), synchronize: hook(6), lastError: hook(7),
-			mark: hook(8), rangePush: hook(9), rangePop: hook(10)}
+			mark: hook(8), rangePush: hook(9), rangePop: hook(10), queueWork: hook(11)}
 
 		got, gotName, annot, err := checkTable((*cTableHead)(unsafe.Pointer(&tab)))
 
@@ -98,7 +100,11 @@ func FuzzCheckStubs(f *testing.F) {
 		if gotName != wantName {
 			t.Fatalf("deviceName %q, want %q", gotName, wantName)
 		}
-		if got != tab {
+		wantTab := tab // the optional queueWork only when the size covers it
+		if uintptr(size) < cTableSizeWork {
+			wantTab.queueWork = 0
+		}
+		if got != wantTab {
 			t.Fatalf("returned table differs from the input")
 		}
 		if wantAnnot := 3 * int(hooks>>8&1); annot != wantAnnot {

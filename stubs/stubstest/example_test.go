@@ -25,3 +25,13 @@ func ExampleCase_Run() {
 	}
 	// Output: FAIL enabled: Enabled() = false: the backend says it is not usable
 }
+
+// Every case states the rule it enforces; `orprof conformance -v` prints it under the case's line.
+func ExampleCases() {
+	for _, c := range stubstest.Cases()[:2] {
+		fmt.Printf("%s: %s\n", c.Name, c.Desc)
+	}
+	// Output:
+	// enabled: Enabled() is true for a usable backend (PyTorch: DefaultStubs return false, real backends true); when it is false every other case is skipped as "not enabled".
+	// device-count: DeviceCount, when the backend has it, is at least 1 and the same on every call (orprof: stubs.DeviceCounter, the C ABI's deviceCount).
+}
