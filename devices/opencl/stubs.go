@@ -184,10 +184,12 @@ func (s *Stubs) Elapsed(start, end stubs.Event) (float64, error) {
 // clComplete is CL_COMPLETE, the status that completes a user event.
 const clComplete = 0
 
-// QueueWork holds ctx's current stream for d and returns without waiting (stubs.DeviceWorker):
-// it enqueues a marker that waits for a user event (clCreateUserEvent) and completes that event
-// from the host d later (clSetUserEventStatus), so every later command on the in-order stream
-// runs after it. OpenCL C has no clock a kernel could spin against, so the host keeps the time.
+// QueueWork holds ctx's current stream for at least d once the stream reaches it, and returns
+// without waiting (stubs.DeviceWorker). It enqueues a marker, then a marker that waits for a user
+// event (clCreateUserEvent); a goroutine waits for the first marker, sleeps d and completes the
+// user event (clSetUserEventStatus), so every later command on the in-order stream ends at least
+// d after the stream reached the work. OpenCL C has no clock a kernel could spin against, so the
+// host keeps the time.
 func (s *Stubs) QueueWork(ctx context.Context, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("negative duration %v", d)
@@ -213,17 +215,28 @@ func (s *Stubs) QueueWork(ctx context.Context, d time.Duration) error {
 		l.call(l.setUserEventStatus, ue, clComplete)
 		l.call(l.releaseEvent, ue)
 	}
-	var ev uintptr
-	if err := check("clEnqueueMarkerWithWaitList", l.call(l.enqueueMarker, st.queue, 1, uintptr(unsafe.Pointer(&ue)), uintptr(unsafe.Pointer(&ev)))); err != nil {
+	var reached, held uintptr
+	if err := check("clEnqueueMarkerWithWaitList", l.call(l.enqueueMarker, st.queue, 0, 0, uintptr(unsafe.Pointer(&reached)))); err != nil {
 		complete()
 		return err
 	}
-	l.call(l.releaseEvent, ev)
+	if err := check("clEnqueueMarkerWithWaitList", l.call(l.enqueueMarker, st.queue, 1, uintptr(unsafe.Pointer(&ue)), uintptr(unsafe.Pointer(&held)))); err != nil {
+		complete()
+		l.call(l.releaseEvent, reached)
+		return err
+	}
+	l.call(l.releaseEvent, held)
 	if err := check("clFlush", l.call(l.flush, st.queue)); err != nil {
 		complete()
+		l.call(l.releaseEvent, reached)
 		return err
 	}
-	time.AfterFunc(d, complete)
+	go func() {
+		_ = l.wait(reached) // a failed wait still completes the work, so nothing hangs on it
+		l.call(l.releaseEvent, reached)
+		time.Sleep(d)
+		complete()
+	}()
 	return nil
 }
 
