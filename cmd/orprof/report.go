@@ -209,8 +209,28 @@ func loadRanks(args []string, g events.AverageOptions, stderr io.Writer) (*html.
 	}
 	printWarnings(stderr, warns)
 	warnRanks(stderr, s)
-	return &html.Model{Title: strings.Join(args, " "), Inputs: args, Summary: s,
-		FlameWhy: fmt.Sprintf("No op tree: the icicle is drawn for a single trace; this report merges %d ranks' summaries, which keep only the rows.", len(s.Ranks))}, 0
+	m := &html.Model{Title: strings.Join(args, " "), Inputs: args, Summary: s,
+		FlameWhy: fmt.Sprintf("No op tree: the icicle is drawn for a single trace; this report merges %d ranks' summaries, which keep only the rows.", len(s.Ranks))}
+	// Traces (not summaries) of several ranks get the timeline analyses too: per-rank
+	// breakdown, overlap, stragglers. It is a second read of each trace (orprof timeline's),
+	// in parallel, until the table's read can feed the analyses itself.
+	traces := true
+	for _, p := range paths {
+		if isSum, err := ranks.IsSummaryFile(p); err != nil || isSum {
+			traces = false
+			break
+		}
+	}
+	if traces {
+		tl, _, err := timeline.ReadAll(paths, timeline.DefaultOptions(), 0)
+		if err != nil {
+			return nil, fail(stderr, "report: %v", err)
+		}
+		m.Timeline = tl
+	} else {
+		m.TimelineWhy = "No device timeline: summaries carry only the table's rows; give the traces (orprof report TRACE...) for the timeline analyses."
+	}
+	return m, 0
 }
 
 // defaultReportPath is the report's name beside its input: x.json.gz → x.report.html, a

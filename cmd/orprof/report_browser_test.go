@@ -86,16 +86,18 @@ func TestReportBrowser(t *testing.T) {
 	mlp, multi, sums := reportInputs(t, ".")
 	mlp, multi, sums = filepath.Base(mlp), filepath.Base(multi), filepath.Base(sums)
 	cases := []struct {
-		name  string
-		args  []string // report arguments (before -o)
-		table []string // the command (table or merge, --format json added) whose rows the page's equal
-		diff  []string // the diff command whose JSON the Diff view's rows equal
-		shots []string // the views whose screenshots are docs/report's (under -update)
-		tl    string   // the trace whose orprof timeline --format json the page's timeline equals
+		name   string
+		args   []string // report arguments (before -o)
+		table  []string // the command (table or merge, --format json added) whose rows the page's equal
+		diff   []string // the diff command whose JSON the Diff view's rows equal
+		shots  []string // the views whose screenshots are docs/report's (under -update)
+		tl     string   // the trace whose orprof timeline --format json the page's timeline equals
+		tlArgs []string // the same for several traces
 	}{
 		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: []string{"overview", "operators", "kernels"}, tl: rocm},
 		{name: "openreg", args: []string{"--group-by-input-shape", mlp}, table: []string{"table", "--group-by-input-shape", mlp}, shots: []string{"memory"}, tl: mlp},
-		{name: "ranks", args: []string{sums}, table: []string{"merge", sums}, shots: []string{"ranks"}},
+		{name: "ranks", args: []string{sums}, table: []string{"merge", sums}},
+		{name: "rank-traces", args: []string{mlp, multi}, table: []string{"table", mlp, multi}, tlArgs: []string{mlp, multi}, shots: []string{"ranks"}},
 		{name: "diff", args: []string{"--diff", mlp, multi}, table: []string{"table", multi}, diff: []string{mlp, multi}, shots: []string{"diff"}},
 	}
 	for _, c := range cases {
@@ -122,6 +124,14 @@ func TestReportBrowser(t *testing.T) {
 			}
 			if c.tl != "" {
 				checkTimeline(t, p, runCLI(t, "timeline", "--format", "json", c.tl))
+				var bars int
+				p.Eval(t, `document.querySelectorAll('#v-overview svg.tb-steps rect').length`, &bars)
+				if bars == 0 {
+					t.Error("no step-time breakdown bars in the Overview")
+				}
+			}
+			if c.tlArgs != nil {
+				checkTimeline(t, p, runCLI(t, append([]string{"timeline", "--format", "json"}, c.tlArgs...)...))
 			}
 			if c.name == "openreg" { // --profile-memory: a memory curve, its peak on a card
 				p.Click(t, "button[data-view=memory]")
@@ -341,10 +351,5 @@ func checkTimeline(t *testing.T, p *browsertest.Page, cli []byte) {
 		if !slices.ContainsFunc(items, func(s string) bool { return strings.HasSuffix(s, text) }) {
 			t.Errorf("finding %q is not in the Overview (%q)", text, items)
 		}
-	}
-	var bars int
-	p.Eval(t, `document.querySelectorAll('#v-overview svg.tb-steps rect').length`, &bars)
-	if bars == 0 {
-		t.Error("no step-time breakdown bars in the Overview")
 	}
 }

@@ -496,6 +496,10 @@
       sec.appendChild(hbars(R.map(function (r, i) { return { label: rankLabel(r, i), value: r.self_device_time_total, color: PALETTE[1], text: fmtTime(r.self_device_time_total) }; }), { cls: "rank-device" }));
     }
     var tl = D.timeline;
+    if (tl && tl.breakdown && tl.breakdown.length > 1) {
+      sec.appendChild(h2("Per-rank device timeline (orprof timeline)"));
+      drawTimeline(sec, tl);
+    }
     if (tl && tl.stragglers && tl.stragglers.length > 1) {
       sec.appendChild(h2("Stragglers: how often each rank arrived last at a collective"));
       sec.appendChild(hbars(tl.stragglers.map(function (r) { return { label: "rank " + r.rank, value: r.arrived_last, color: PALETTE[3],
