@@ -175,10 +175,15 @@ func TestCLIDocSynopses(t *testing.T) {
 			continue
 		}
 		n := 0
-		for _, line := range strings.Split(stdout.String()+stderr.String(), "\n") {
+		help := strings.Split(stdout.String()+stderr.String(), "\n")
+		for i, line := range help {
 			m := flagLine.FindStringSubmatch(line)
 			if m == nil {
 				continue
+			}
+			if i+1 < len(help) && strings.TrimSpace(help[i+1]) == "" && strings.HasPrefix(strings.TrimSpace(line), "-") &&
+				!strings.Contains(strings.TrimSpace(line), "  ") {
+				continue // no description: an internal flag (plugins --probe, the child process's)
 			}
 			n++
 			name := m[1]
