@@ -60,21 +60,41 @@ func TestTimelineMerge(t *testing.T) {
 func TestTimelineOwnTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "k.json")
 	run(t, "run", "--workload", "multistream", "--steps", "3", "--activities", "cpu_op,privateuse1_runtime,kernel,gpu_memcpy", "--trace", trace)
-	out, _ := run(t, "timeline", "--format", "json", trace)
-	var doc struct {
-		Breakdown []struct {
-			BusyNs int64 `json:"busy_ns"`
-		}
-		Idle     []struct{ Stream int64 }
-		Launches []struct{ CPU struct{ Count int } }
-		Steps    []struct{ Steps []struct{ Step int64 } }
+	doc := timelineOf(t, trace)
+	assert.GreaterOrEqual(t, len(doc.Idle), 2, "the multistream workload runs on several streams")
+	assert.Len(t, doc.Steps[0].Steps, 3)
+}
+
+// TestTimelineOpenCL: the same of a real OpenCL device (pocl here) in kernel mode.
+func TestTimelineOpenCL(t *testing.T) {
+	needOpenCL(t)
+	trace := filepath.Join(t.TempDir(), "ocl.json")
+	run(t, "run", "--device", "opencl", "--workload", "mlp", "--activities", "cpu_op,privateuse1_runtime,kernel,gpu_memcpy", "--trace", trace)
+	doc := timelineOf(t, trace)
+	assert.NotEmpty(t, doc.Idle)
+	assert.NotEmpty(t, doc.Steps[0].Steps)
+}
+
+type timelineDoc struct {
+	Breakdown []struct {
+		BusyNs int64 `json:"busy_ns"`
 	}
+	Idle     []struct{ Stream int64 }
+	Launches []struct{ CPU struct{ Count int } }
+	Steps    []struct{ Steps []struct{ Step int64 } }
+}
+
+// timelineOf is orprof timeline's json of a trace of orprof's own, with the figures every such
+// trace has: busy device time and launches.
+func timelineOf(t *testing.T, trace string) timelineDoc {
+	t.Helper()
+	out, _ := run(t, "timeline", "--format", "json", trace)
+	var doc timelineDoc
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	require.Len(t, doc.Breakdown, 1)
 	assert.Positive(t, doc.Breakdown[0].BusyNs)
-	assert.GreaterOrEqual(t, len(doc.Idle), 2, "the multistream workload runs on several streams")
 	assert.Positive(t, doc.Launches[0].CPU.Count)
-	assert.Len(t, doc.Steps[0].Steps, 3)
+	return doc
 }
 
 // TestTimelineBadInput: one line naming the flag or file, exit 2.
