@@ -269,6 +269,9 @@ func TestStragglersAndMerge(t *testing.T) {
 	if st.Worst[0].LastRank != 0 || st.Worst[0].WaitNs != 15*us || st.Worst[0].Ordinal != 1 {
 		t.Errorf("worst: %+v", st.Worst)
 	}
+	if want := []Arrival{{0, 10 * us}, {1, 0}, {2, 5 * us}}; !reflect.DeepEqual(st.Worst[0].Arrivals, want) {
+		t.Errorf("arrivals %+v, want %+v", st.Worst[0].Arrivals, want)
+	}
 	// The JSON of a merged summary, read back and merged with nothing, is the same summary.
 	b, err := json.Marshal(merged)
 	if err != nil {

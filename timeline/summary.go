@@ -295,6 +295,15 @@ type Instance struct {
 	LastRank int64 `json:"last_rank"`
 	SpreadNs int64 `json:"spread_ns"`
 	WaitNs   int64 `json:"wait_ns"`
+	// Arrivals say when each rank started it, after the first (in the order of
+	// Stragglers.Collectives); filled for the Worst instances only.
+	Arrivals []Arrival `json:"arrivals,omitempty"`
+}
+
+// Arrival is when one rank started a collective instance: AfterNs after the first rank did.
+type Arrival struct {
+	Rank    int64 `json:"rank"`
+	AfterNs int64 `json:"after_ns"`
 }
 
 // Merge adds the ranks of o to s and derives the cross-rank figures again. Both must have been
@@ -364,6 +373,7 @@ func (st *Stragglers) derive() {
 		ranks[i].Rank = rc.Rank
 	}
 	var all []Instance
+	var keys []key // of all, in the same order
 	for _, k := range order {
 		as := byKey[k]
 		if len(as) < 2 {
@@ -392,10 +402,27 @@ func (st *Stragglers) derive() {
 			ranks[last.rank].WaitCausedNs += in.WaitNs
 		}
 		all = append(all, in)
+		keys = append(keys, k)
 	}
-	slices.SortStableFunc(all, func(a, b Instance) int { return cmp.Compare(b.WaitNs, a.WaitNs) })
-	if len(all) > MaxWorst {
-		all = all[:MaxWorst]
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
 	}
-	st.Ranks, st.Worst = ranks, all
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(all[b].WaitNs, all[a].WaitNs) })
+	if len(idx) > MaxWorst {
+		idx = idx[:MaxWorst]
+	}
+	worst := make([]Instance, len(idx))
+	for i, j := range idx {
+		worst[i] = all[j]
+		as := byKey[keys[j]]
+		first := as[0].start
+		for _, a := range as {
+			first = min(first, a.start)
+		}
+		for _, a := range as {
+			worst[i].Arrivals = append(worst[i].Arrivals, Arrival{Rank: st.Collectives[a.rank].Rank, AfterNs: a.start - first})
+		}
+	}
+	st.Ranks, st.Worst = ranks, worst
 }
