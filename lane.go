@@ -503,3 +503,18 @@ func (s *Session) forget(lanes []*lane) {
 		}
 	}
 }
+
+// records counts the slots the session's lanes have published so far: what a capture's bound
+// (CaptureOptions.MaxEvents) compares. It walks the chunks, not the slots.
+func (s *Session) records() int {
+	s.mu.Lock()
+	lanes := s.lanes
+	s.mu.Unlock()
+	n := 0
+	for _, l := range lanes {
+		for c := l.head; c != nil; c = c.next.Load() {
+			n += int(c.n.Load())
+		}
+	}
+	return n
+}

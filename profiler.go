@@ -269,7 +269,18 @@ type CaptureOptions struct {
 	Duration time.Duration
 	// Options are the session's options; nil keeps the profiler's.
 	Options *Options
+	// MaxEvents, when > 0, bounds the capture's memory: once its session holds that many host
+	// records (ops, ranges, memory records; checked every 20 ms, so a few more may get in) the
+	// capture ends there, before its steps or its time are done, and its result says so in
+	// Warnings (a warning starting with CaptureBoundWarning). 0 is no bound.
+	MaxEvents int
 }
+
+// CaptureBoundWarning starts the warning of a capture that CaptureOptions.MaxEvents ended.
+const CaptureBoundWarning = "the capture reached its bound of "
+
+// captureCheckEvery is how often a bounded capture counts its records.
+const captureCheckEvery = 20 * time.Millisecond
 
 // Capture records the next opts.Steps steps (or opts.Duration) of the running program and
 // returns the result, which is also handed to OnTraceReady. Only one capture runs at a time
@@ -308,36 +319,70 @@ func (p *Profiler) Capture(ctx context.Context, opts CaptureOptions) (*Result, e
 	p.cap = c
 	p.mu.Unlock()
 
-	var timeout <-chan time.Time
+	var timeout, tick <-chan time.Time
 	if c.steps == 0 {
 		t := time.NewTimer(opts.Duration)
 		defer t.Stop()
 		timeout = t.C
 	}
-	select {
-	case d := <-c.done:
-		return p.finishCapture(d)
-	case <-timeout:
-		p.mu.Lock()
-		if p.cap == c {
-			p.cap = nil
-			c.sess.windowEnd = true
-			res, err := c.sess.Stop()
-			c.done <- captureDone{res: res, err: err}
-		}
-		p.mu.Unlock()
-		return p.finishCapture(<-c.done)
-	case <-ctx.Done():
-		p.mu.Lock()
-		if p.cap == c {
-			p.cap = nil
-			if c.sess != nil {
-				c.sess.Stop() //nolint:errcheck // cancelled: the result is not wanted
-			}
-		}
-		p.mu.Unlock()
-		return nil, ctx.Err()
+	if opts.MaxEvents > 0 {
+		t := time.NewTicker(captureCheckEvery)
+		defer t.Stop()
+		tick = t.C
 	}
+	for {
+		select {
+		case d := <-c.done:
+			return p.finishCapture(d)
+		case <-tick:
+			if p.boundCapture(c, opts.MaxEvents) {
+				return p.finishCapture(<-c.done)
+			}
+			continue
+		case <-timeout:
+			p.mu.Lock()
+			if p.cap == c {
+				p.cap = nil
+				c.sess.windowEnd = true
+				res, err := c.sess.Stop()
+				c.done <- captureDone{res: res, err: err}
+			}
+			p.mu.Unlock()
+			return p.finishCapture(<-c.done)
+		case <-ctx.Done():
+			p.mu.Lock()
+			if p.cap == c {
+				p.cap = nil
+				if c.sess != nil {
+					c.sess.Stop() //nolint:errcheck // cancelled: the result is not wanted
+				}
+			}
+			p.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// boundCapture ends capture c when its session holds max records or more, and reports whether
+// it did (its result is then in c.done).
+func (p *Profiler) boundCapture(c *capture, max int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cap != c || c.sess == nil {
+		return false
+	}
+	n := c.sess.records()
+	if n < max {
+		return false
+	}
+	p.cap = nil
+	c.sess.windowEnd = true // ended mid-step: the open step is left out, as at a window's end
+	res, err := c.sess.Stop()
+	if res != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s%d records (CaptureOptions.MaxEvents): it ended with %d, before the steps or time asked for were done", CaptureBoundWarning, max, n))
+	}
+	c.done <- captureDone{res: res, err: err}
+	return true
 }
 
 func (p *Profiler) finishCapture(d captureDone) (*Result, error) {

@@ -20,7 +20,7 @@ func FuzzParseQuery(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	h := &handler{p: p}
+	h := &handler{p: p, o: Options{}.withDefaults()}
 	f.Fuzz(func(t *testing.T, query string, trace bool) {
 		r := httptest.NewRequest("GET", "/debug/orprof/trace", nil)
 		r.URL.RawQuery = query
@@ -44,7 +44,7 @@ func FuzzParseQuery(f *testing.F) {
 			return
 		}
 		c := req.capture
-		if (c.Steps < 1 || c.Steps > MaxSteps) && (c.Steps != 0 || c.Duration <= 0 || c.Duration > MaxSeconds*time.Second) {
+		if (c.Steps < 1 || c.Steps > DefaultMaxSteps) && (c.Steps != 0 || c.Duration <= 0 || c.Duration > DefaultMaxSeconds*time.Second) {
 			t.Fatalf("%q: capture out of limits: %+v", query, c)
 		}
 		if req.rowLimit < -1 || c.Options == nil {

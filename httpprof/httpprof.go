@@ -13,12 +13,16 @@
 // listener you trust — a loopback address, or behind your own authentication — never on a
 // public port. Like net/http/pprof, the handler does no authentication of its own.
 //
+// A capture is bounded (Options, NewHandler): steps and seconds past the bound are refused with
+// 400 naming it, and a capture that reaches Options.MaxEvents host records ends there with a
+// warning header, so that no request can make the program's memory grow without end.
+//
 // Only one capture runs at a time: another request meanwhile gets 409 Conflict. A client that
 // disconnects cancels its capture. The server's WriteTimeout, if any, must exceed the longest
 // capture asked for. Query parameters:
 //
-//	steps=N            capture the next N whole steps (1..100000), or
-//	seconds=S          capture for S seconds (0 < S ≤ 3600), whatever the steps
+//	steps=N            capture the next N whole steps (1..Options.MaxSteps), or
+//	seconds=S          capture for S seconds (0 < S ≤ Options.MaxSeconds), whatever the steps
 //	activities=LIST    Kineto activity types for child profilers (cpu_op,kernel,…)
 //	record_shapes=B    record input shapes (B: 1/0, true/false; empty is true)
 //	profile_memory=B   record allocations and frees
@@ -60,17 +64,58 @@ import (
 // Prefix is where programs usually mount the handler: mux.Handle(httpprof.Prefix, h).
 const Prefix = "/debug/orprof/"
 
-// Limits of a capture's length.
+// The default bounds of a capture (Options). A second of capture of orprof run's built-in mlp
+// workload holds 7,500–12,500 host records (3–5 MB of trace JSON) and the process peaks at
+// ~2.2 kB per host record when the capture ends (docs/on-demand.md): DefaultMaxEvents is ~10 s
+// of it and ~220 MB.
 const (
-	MaxSteps   = 100000
-	MaxSeconds = 3600
+	DefaultMaxEvents  = 100000
+	DefaultMaxSteps   = 10000
+	DefaultMaxSeconds = 600
 )
 
-// Handler returns the handler of p's captures. It serves the paths ending in "/trace" and
-// "/table" under wherever it is mounted, and a short index at the mount point itself.
-func Handler(p *orprof.Profiler) http.Handler { return &handler{p: p} }
+// Options bound what one request may capture, so that a capture cannot grow without end
+// (steps=100000 or seconds=3600 of a busy program is gigabytes). A request past MaxSteps or
+// MaxSeconds is refused with 400 naming the bound; a capture that reaches MaxEvents host
+// records ends there (orprof.CaptureOptions.MaxEvents) and its response carries an
+// X-Orprof-Warning header saying so. A zero field takes its default; a negative one removes
+// the bound.
+type Options struct {
+	MaxEvents  int     // host records (ops, ranges, memory records) of one capture
+	MaxSteps   int     // steps=N
+	MaxSeconds float64 // seconds=S
+	// OmitSpans leaves the span event with "pid":"Spans" out of the traces served (speedscope
+	// cannot load it), as orprof run --no-spans does.
+	OmitSpans bool
+}
 
-type handler struct{ p *orprof.Profiler }
+func (o Options) withDefaults() Options {
+	if o.MaxEvents == 0 {
+		o.MaxEvents = DefaultMaxEvents
+	}
+	if o.MaxSteps == 0 {
+		o.MaxSteps = DefaultMaxSteps
+	}
+	if o.MaxSeconds == 0 {
+		o.MaxSeconds = DefaultMaxSeconds
+	}
+	return o
+}
+
+// Handler returns the handler of p's captures with the default Options. It serves the paths
+// ending in "/trace", "/table" and "/report" under wherever it is mounted, and a short index at
+// the mount point itself.
+func Handler(p *orprof.Profiler) http.Handler { return NewHandler(p, Options{}) }
+
+// NewHandler is Handler with bounds and choices of its own.
+func NewHandler(p *orprof.Profiler, o Options) http.Handler {
+	return &handler{p: p, o: o.withDefaults()}
+}
+
+type handler struct {
+	p *orprof.Profiler
+	o Options
+}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -179,14 +224,26 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		return nil, errors.New("give steps=N or seconds=S, not both")
 	case hasSteps:
 		n, err := strconv.Atoi(steps)
-		if err != nil || n < 1 || n > MaxSteps {
-			return nil, fmt.Errorf("steps=%s: want a whole number of steps from 1 to %d", quote(steps), MaxSteps)
+		switch {
+		case err != nil && !isDigits(steps) || err == nil && n < 1:
+			return nil, fmt.Errorf("steps=%s: want a whole number of steps, at least 1", quote(steps))
+		case h.o.MaxSteps > 0 && (err != nil || n > h.o.MaxSteps):
+			return nil, fmt.Errorf("steps=%s: past this server's bound of %d steps (httpprof.Options.MaxSteps)", quote(steps), h.o.MaxSteps)
+		case err != nil:
+			return nil, fmt.Errorf("steps=%s: too many steps", quote(steps))
 		}
 		req.capture.Steps = n
 	case hasSecs:
 		f, err := strconv.ParseFloat(secs, 64)
-		if err != nil || math.IsNaN(f) || f <= 0 || f > MaxSeconds || time.Duration(f*float64(time.Second)) <= 0 {
-			return nil, fmt.Errorf("seconds=%s: want a number of seconds above 0 and at most %d", quote(secs), MaxSeconds)
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) || f <= 0:
+			return nil, fmt.Errorf("seconds=%s: want a number of seconds above 0", quote(secs))
+		case h.o.MaxSeconds > 0 && f > h.o.MaxSeconds:
+			return nil, fmt.Errorf("seconds=%s: past this server's bound of %s seconds (httpprof.Options.MaxSeconds)", quote(secs), strconv.FormatFloat(h.o.MaxSeconds, 'f', -1, 64))
+		case f > float64(math.MaxInt64/int64(time.Second)):
+			return nil, fmt.Errorf("seconds=%s: too long", quote(secs))
+		case time.Duration(f*float64(time.Second)) <= 0:
+			return nil, fmt.Errorf("seconds=%s: want a number of seconds above 0 (a nanosecond at least)", quote(secs))
 		}
 		req.capture.Duration = time.Duration(f * float64(time.Second))
 	default:
@@ -250,6 +307,9 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		http.Error(w, "orprof: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if h.o.MaxEvents > 0 {
+		req.capture.MaxEvents = h.o.MaxEvents
+	}
 	res, err := h.p.Capture(r.Context(), req.capture)
 	if res == nil {
 		switch {
@@ -275,7 +335,7 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 	}
 	switch kind {
 	case kindTrace:
-		writeTrace(w, r, res, req.gzip)
+		writeTrace(w, r, res, req.gzip, h.o.OmitSpans)
 		return
 	case kindReport:
 		g := events.AverageOptions{GroupByInputShape: req.byShape}
@@ -314,7 +374,7 @@ func captureLength(c orprof.CaptureOptions) string {
 	return c.Duration.String()
 }
 
-func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile bool) {
+func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile, omitSpans bool) {
 	name := orprof.DefaultWorkerName() + "." + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".pt.trace.json"
 	hdr := w.Header()
 	compress := false
@@ -332,6 +392,7 @@ func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFi
 	}
 	hdr.Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	t := *res.Trace() // a copy: the result stays as it was
+	t.OmitSpans = t.OmitSpans || omitSpans
 	t.TraceName = name
 	if !compress {
 		trace.Write(w, &t) //nolint:errcheck // a write error means the client left
@@ -374,6 +435,16 @@ func quote(s string) string {
 		return strconv.Quote(s[:100]) + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// isDigits reports whether s is a non-empty run of ASCII digits (a count too large for an int).
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func names(set map[string]bool) string {

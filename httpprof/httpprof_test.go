@@ -200,7 +200,7 @@ func TestConcurrentClients(t *testing.T) {
 		longCtx, walkAway := context.WithCancel(ctx)
 		longDone := make(chan int, 1)
 		go func() {
-			code, _, _, _ := get(longCtx, base+"trace?steps=100000")
+			code, _, _, _ := get(longCtx, base+"trace?steps=5000")
 			longDone <- code
 		}()
 		time.Sleep(10 * time.Millisecond) // a head start; the probe may still come first
@@ -259,7 +259,7 @@ func TestConcurrentClients(t *testing.T) {
 		defer wg.Done()
 		for cancelled.Load() < 3 && ctx.Err() == nil {
 			cctx, stop := context.WithTimeout(ctx, 30*time.Millisecond)
-			code, _, _, err := get(cctx, base+"trace?steps=50000")
+			code, _, _, err := get(cctx, base+"trace?steps=5000")
 			stop()
 			switch {
 			case err != nil:
@@ -268,7 +268,7 @@ func TestConcurrentClients(t *testing.T) {
 				conflicts.Add(1)
 				time.Sleep(time.Millisecond)
 			default:
-				t.Errorf("canceller %d: the capture of 50000 steps answered %d", id, code)
+				t.Errorf("canceller %d: the capture of 5000 steps answered %d", id, code)
 				return
 			}
 		}
@@ -307,10 +307,13 @@ func TestParameters(t *testing.T) {
 	base := srv.URL + httpprof.Prefix
 	for _, tc := range []struct{ query, msg string }{
 		{"trace", "say how long to capture: steps=N (the next N steps) or seconds=S"},
-		{"trace?steps=0", `steps="0": want a whole number of steps from 1 to 100000`},
-		{"trace?steps=100001", "from 1 to 100000"},
+		{"trace?steps=0", `steps="0": want a whole number of steps, at least 1`},
+		{"trace?steps=100000", `steps="100000": past this server's bound of 10000 steps (httpprof.Options.MaxSteps)`},
+		{"trace?steps=99999999999999999999999", `past this server's bound of 10000 steps`},
 		{"trace?steps=x", `steps="x"`},
-		{"trace?seconds=-1", `seconds="-1": want a number of seconds above 0 and at most 3600`},
+		{"trace?seconds=-1", `seconds="-1": want a number of seconds above 0`},
+		{"trace?seconds=3600", `seconds="3600": past this server's bound of 600 seconds (httpprof.Options.MaxSeconds)`},
+		{"trace?seconds=1e400", `past this server's bound of 600 seconds`},
 		{"trace?seconds=NaN", `seconds="NaN"`},
 		{"trace?seconds=1e-12", `seconds="1e-12"`},
 		{"trace?steps=1&seconds=1", "not both"},

@@ -78,6 +78,8 @@ func TestRunStepFlagsRefused(t *testing.T) {
 		{[]string{"--steps", "1", "--pprof", filepath.Join(dir, "missing", "p")}, "run: --pprof " + filepath.Join(dir, "missing", "p") + ": cannot create the temporary file beside it"},
 		{[]string{"--steps", "1", "--trace", dir}, "run: --trace " + dir + ": is a directory"},
 		{[]string{"--pprof", filepath.Join(dir, "missing", "p")}, "run: --pprof"},
+		{[]string{"--http-max-events", "10"}, "run: --http-max-events: needs --http"},
+		{[]string{"--http", "127.0.0.1:0", "--steps", "1", "--http-max-events", "-5"}, "run: --http-max-events -5: must be -1 (no bound) or a count ≥ 1"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer

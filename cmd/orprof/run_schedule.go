@@ -31,6 +31,8 @@ type stepFlags struct {
 	steps    int
 	http     string
 	loop     bool
+	// maxEvents bounds each HTTP capture (httpprof.Options.MaxEvents); 0 is its default.
+	maxEvents int
 }
 
 func (sf *stepFlags) register(fs *flag.FlagSet) {
@@ -40,6 +42,7 @@ func (sf *stepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&sf.steps, "steps", 0, "workload steps to run (default: as many as --schedule needs); alone, profiles that many steps as one cycle")
 	fs.StringVar(&sf.http, "http", "", "serve on-demand captures on ADDR (e.g. 127.0.0.1:6060) while the workload runs: GET /debug/orprof/trace?steps=N or /debug/orprof/table?steps=N; each capture's table is printed too")
 	fs.BoolVar(&sf.loop, "loop", false, "run workload steps until SIGINT or SIGTERM (with --http or --schedule)")
+	fs.IntVar(&sf.maxEvents, "http-max-events", 0, fmt.Sprintf("with --http: end a capture once it holds `N` host records (ops, ranges), with a warning; default %d, -1 for no bound (a second of the mlp workload is ~10,000)", httpprof.DefaultMaxEvents))
 }
 
 // used reports whether any step flag was given (--steps 0 too, which runSteps refuses): run
@@ -47,7 +50,7 @@ func (sf *stepFlags) register(fs *flag.FlagSet) {
 func (sf *stepFlags) used(fs *flag.FlagSet) bool {
 	steps := false
 	fs.Visit(func(f *flag.Flag) { steps = steps || f.Name == "steps" })
-	return sf.schedule != "" || sf.traceDir != "" || sf.gzip || steps || sf.http != "" || sf.loop
+	return sf.schedule != "" || sf.traceDir != "" || sf.gzip || steps || sf.http != "" || sf.loop || sf.maxEvents != 0
 }
 
 // runSteps runs the workload a step at a time under a Profiler until the schedule is done,
@@ -78,6 +81,10 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 		return fail(stderr, "run: --loop: add --http ADDR or --schedule (a loop needs something to capture)")
 	case sf.traceDir != "" && sf.schedule == "":
 		return fail(stderr, "run: --trace-dir: needs --schedule")
+	case sf.maxEvents != 0 && sf.http == "":
+		return fail(stderr, "run: --http-max-events: needs --http (it bounds the captures served there)")
+	case sf.maxEvents < -1:
+		return failFlag(stderr, "run", "--http-max-events %d: must be -1 (no bound) or a count ≥ 1", sf.maxEvents)
 	case sf.gzip && sf.traceDir == "":
 		return fail(stderr, "run: --trace-gzip: needs --trace-dir")
 	case sf.schedule != "" && set["trace"]:
@@ -174,7 +181,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 			return fail(stderr, "run: --http %s: %v", quoteFlag(sf.http), err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle(httpprof.Prefix, httpprof.Handler(p))
+		mux.Handle(httpprof.Prefix, httpprof.NewHandler(p, httpprof.Options{MaxEvents: sf.maxEvents, OmitSpans: noSpans}))
 		srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln) //nolint:errcheck // ends with Shutdown
 		addr := ln.Addr().String()
