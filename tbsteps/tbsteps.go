@@ -411,3 +411,30 @@ func total(in []span) int64 {
 	}
 	return n
 }
+
+// Finding is what the breakdown says a person should look at, with its figure: the plugin's
+// recommendations that its step breakdown alone decides (tb_plugin.md §3.4, rule 1).
+type Finding struct {
+	Rank  int64   `json:"rank"`
+	Share float64 `json:"share"`
+	Text  string  `json:"text"`
+}
+
+// DataLoaderShare is the plugin's threshold: data loading above this share of the average
+// step is worth a look.
+const DataLoaderShare = 0.05
+
+// Findings are the findings of each rank in s.
+func (s *Summary) Findings() []Finding {
+	var out []Finding
+	for _, r := range s.Ranks {
+		if r.AverageTotalNs <= 0 {
+			continue
+		}
+		if x := r.AverageNs[DataLoader] / r.AverageTotalNs; x > DataLoaderShare {
+			out = append(out, Finding{Rank: r.Rank, Share: x, Text: "data loading takes " + strconv.FormatFloat(100*x, 'f', 1, 64) +
+				"% of the average step: load in worker processes (DataLoader num_workers) or prefetch"})
+		}
+	}
+	return out
+}

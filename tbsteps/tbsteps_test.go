@@ -110,3 +110,29 @@ func ExampleCollector() {
 	// CPU Exec  150 ns
 	// Other     350 ns
 }
+
+// A step that mostly waits for its data says so; one that does not, says nothing.
+func TestFindings(t *testing.T) {
+	for _, c := range []struct {
+		loader int64
+		want   string
+	}{{80, "data loading takes 80.0% of the average step"}, {5, ""}} {
+		evs := []tracefile.TimedEvent{
+			ev(tracefile.HostOp, "ProfilerStep#1", 0, 100, 0),
+			ev(tracefile.HostOp, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0, c.loader, 0),
+		}
+		col := tbsteps.NewCollector()
+		add := col.Part()
+		for i := range evs {
+			add(&evs[i])
+		}
+		f := col.Finish(0, "t").Findings()
+		got := ""
+		if len(f) > 0 {
+			got = f[0].Text
+		}
+		if c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, c.want) {
+			t.Errorf("DataLoader %d ns of 100: finding %q, want %q", c.loader, got, c.want)
+		}
+	}
+}

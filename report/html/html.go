@@ -205,6 +205,11 @@ func pageData(m *Model) ([]byte, error) {
 			Launches: t.Launches, Steps: t.Steps, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
 	}
 	p.Steps = m.Steps
+	if m.Steps != nil {
+		for _, f := range m.Steps.Findings() {
+			p.Findings = append(p.Findings, finding{"steps-dataloader", f.Text})
+		}
+	}
 	why := m.TimelineWhy
 	if why == "" {
 		why = "No device timeline: the step-time breakdown, idle causes and timeline findings come from one trace read by orprof report (orprof timeline's analyses); summaries and in-process captures do not carry them."
