@@ -107,7 +107,7 @@ func createTemp(dir, base string) (*os.File, error) {
 		// The file is written beside its target first: say so, or "permission denied" on a
 		// directory the user can read reads as nonsense.
 		return nil, fmt.Errorf("cannot create the temporary file beside it in %s (an output is written there, then renamed into place): %w",
-			show(dir), unwrapPath(err))
+			show(filepath.Clean(dir)), unwrapPath(err))
 	}
 	return f, nil
 }

@@ -176,7 +176,7 @@ func TestWriteTempFileError(t *testing.T) {
 			err := Write(c.path, writeString("x"))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, c.errno)
-			assert.Contains(t, err.Error(), "cannot create the temporary file beside it in "+filepath.Dir(c.path))
+			assert.Contains(t, err.Error(), "cannot create the temporary file beside it in "+filepath.Dir(c.path)+" (")
 			assert.NotContains(t, err.Error(), "out.json", "the caller names the file")
 		})
 	}
