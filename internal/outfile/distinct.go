@@ -82,7 +82,7 @@ func show(path string) string { return quote.Printable(quote.Clip(path)) }
 // Check is CheckDistinct, then Writable for each output that is a file: a command calls it
 // once, before it reads an input or runs a workload, so that a run is not lost to an output it
 // cannot write in the end. Errors name the output as CheckDistinct's do ("--pprof d/x: cannot
-// create the temporary file beside it in d/ …: open: no such file or directory").
+// create the temporary file beside it in d (…: open: no such file or directory").
 func Check(outputs, inputs []File) error {
 	if err := CheckDistinct(outputs, inputs); err != nil {
 		return err

@@ -103,7 +103,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"in.json", "--trace in.json: the same file as the input in.json"},
 		{"d", "--trace d: is a directory"},
-		{"missing/x.json", "--trace missing/x.json: cannot create the temporary file beside it in missing/"},
+		{"missing/x.json", "--trace missing/x.json: cannot create the temporary file beside it in missing ("},
 		{"d/x.json", ""},
 		{os.DevNull, ""},
 		{"-", ""},
