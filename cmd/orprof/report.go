@@ -75,6 +75,9 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if code != 0 {
 				return code
 			}
+			if msg := noOperators(s.Summary, []string{p}, nil); msg != "" {
+				return fail(stderr, "report: %s", msg)
+			}
 			sums[i] = s.Summary
 			if i == 1 {
 				m = s
@@ -101,6 +104,9 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if code != 0 {
 			return code
+		}
+		if msg := noOperators(m.Summary, pos, nil); msg != "" {
+			return fail(stderr, "report: %s", msg)
 		}
 	}
 	write := func(w io.Writer) error { return html.Write(w, m) }

@@ -38,6 +38,8 @@ func TestReportBadInput(t *testing.T) {
 	rdir := filepath.Join(dir, "ranks")
 	os.Mkdir(rdir, 0o755)
 	copyFile(t, tr, filepath.Join(rdir, "r0.json.gz"))
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, []byte(`{"traceEvents":[]}`), 0o644)
 	sum := filepath.Join(dir, "sum.json")
 	os.WriteFile(sum, runCLI(t, "table", "--format", "json", tr), 0o644)
 	for _, c := range []struct {
@@ -59,6 +61,8 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"report", "-"}, "[]", "reading stdin: give -o FILE"},
 		{[]string{"report", "-o", "-", "-", tr}, "", "- (stdin) can only be read alone"},
 		{[]string{"report", filepath.Join(dir, "missing.json")}, "", "missing.json"},
+		{[]string{"report", "-o", filepath.Join(dir, "e.html"), empty}, "", "report: no operators in"},
+		{[]string{"report", "-o", filepath.Join(dir, "e.html"), "--diff", tr, empty}, "", "report: no operators in"},
 		{[]string{"report", "--group-by-input-shape", "-o", filepath.Join(dir, "s.html"), sum}, "", "chosen when summaries are written"},
 		{[]string{"run", "--report", filepath.Join(dir, "r.html"), "--trace", filepath.Join(dir, "r.html")}, "", "the same file as --trace"},
 		{[]string{"run", "--report", filepath.Join(dir, "r.html"), "--steps", "2"}, "", "--report: a report is of one profile"},
