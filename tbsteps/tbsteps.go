@@ -199,7 +199,7 @@ func (p *part) add(e *tracefile.TimedEvent) {
 		switch {
 		case isDataLoader(e.Name):
 			role = DataLoader
-		case commHost[e.Name]:
+		case len(e.Name) > 5 && e.Name[4] == ':' && commHost[e.Name]:
 			role = Communication
 		}
 		p.roles[role] = append(p.roles[role], sp)
@@ -244,7 +244,7 @@ func (c *Collector) Finish(rank int64, trace string) *Summary {
 	}
 	var roles [NumCategories][]span
 	for r := range all.roles {
-		roles[r] = merge(all.roles[r])
+		roles[r] = merge(all.roles[r]) // all's lists are Finish's own
 	}
 	windows := make([]span, len(steps))
 	for i, s := range steps {
@@ -344,13 +344,15 @@ func (all *part) stepWindows() []step {
 	return out
 }
 
-// merge sorts intervals and joins those that overlap or touch.
-func merge(in []span) []span {
-	if len(in) == 0 {
+// merge sorts intervals (in place) and joins those that overlap or touch.
+func merge(s []span) []span {
+	if len(s) == 0 {
 		return nil
 	}
-	s := slices.Clone(in)
-	slices.SortFunc(s, func(a, b span) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.e, b.e)) })
+	byStart := func(a, b span) int { return cmp.Compare(a.s, b.s) }
+	if !slices.IsSortedFunc(s, byStart) { // a thread's events come in time order: often sorted
+		slices.SortFunc(s, byStart)
+	}
 	out := s[:1]
 	for _, x := range s[1:] {
 		last := &out[len(out)-1]
