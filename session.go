@@ -153,8 +153,6 @@ func Start(opts Options) (*Session, error) {
 		s.fast = true
 		s.anchor = tsc.NewAnchor(s.clock.Now)
 		s.baseNs = s.anchor.Ns
-	} else {
-		s.baseNs = s.clock.Now()
 	}
 	if s.fallback {
 		// A reference event per device places device work on the host timeline in the trace.
@@ -173,6 +171,13 @@ func Start(opts Options) (*Session, error) {
 		}
 	}
 	s.startChildren()
+	if !s.fast {
+		// The session starts when it can record, as Kineto's trace starts after its warmup:
+		// after the reference events (five synchronizations per device) and the child
+		// profilers' start (OpenCL's calibrates its clock), tens of ms on OpenCL that would
+		// otherwise show as an empty stretch at the start of every trace.
+		s.baseNs = s.clock.Now()
+	}
 	active.Store(s)
 	return s, nil
 }

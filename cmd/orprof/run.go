@@ -67,7 +67,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err := outfile.Check(outs, ins); err != nil {
 		return fail(stderr, "run: %v", err)
 	}
-	runWorkload, have, ok := deviceWorkload(*workload, *device)
+	runWorkload, prepare, have, ok := deviceWorkload(*workload, *device)
 	if !ok {
 		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, have)
 	}
@@ -109,11 +109,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return runSteps(fs, &sf, *workload, opts, &tf, stdout, stderr)
 	}
 
+	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
+	if prepare != nil {
+		if err := prepare(ctx); err != nil {
+			return fail(stderr, "run: workload %s: %v", *workload, err)
+		}
+	}
 	sess, err := orprof.Start(opts)
 	if err != nil {
 		return fail(stderr, "run: %v", err)
 	}
-	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
 	runErr := runWorkload(ctx)
 	res, stopErr := sess.Stop()
 	if runErr != nil {

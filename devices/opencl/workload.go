@@ -15,6 +15,10 @@ type Workload struct {
 	// Run executes the workload on the default runtime's current device of ctx, recording on
 	// ctx's logical thread, and returns when its device work has completed.
 	Run func(ctx context.Context) error
+	// Prepare sets up what Run needs — the default runtime and its kernels, compiled for
+	// ctx's current device (pocl takes 50–200 ms) — so that a session started after it records
+	// from the workload's first op, not an empty stretch of setup; Run prepares what was not.
+	Prepare func(ctx context.Context) error
 }
 
 // Workloads lists the built-in workloads: "mlp".
@@ -29,6 +33,18 @@ func Workloads() []Workload {
 				return err
 			}
 			_, err = TrainMLP(ctx, rt, DefaultMLP)
+			return err
+		},
+		Prepare: func(ctx context.Context) error {
+			rt, err := Default()
+			if err != nil {
+				return err
+			}
+			dev, err := rt.Device(CurrentDevice(ctx))
+			if err != nil {
+				return err
+			}
+			_, err = rt.programFor(dev)
 			return err
 		}}}
 }
