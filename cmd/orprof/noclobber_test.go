@@ -84,6 +84,8 @@ func TestRunOutputsDistinct(t *testing.T) {
 		{[]string{"--trace", "dangling", "--pprof", "x"}, "--pprof x: the same file as --trace dangling"},
 		{[]string{"--pprof", "trace.json"}, "--pprof trace.json: the same file as --trace trace.json"}, // --trace's default
 		{[]string{"--steps", "1", "--trace", "x", "--pprof", "./x"}, "--pprof ./x: the same file as --trace x"},
+		{[]string{"--trace", "-", "--pprof", "-"}, "run: --pprof -: --trace writes to stdout too"},
+		{[]string{"--trace", "x", "--report", "./x"}, "--report ./x: the same file as --trace x"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
