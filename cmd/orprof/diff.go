@@ -7,6 +7,7 @@ import (
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/ranks"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -14,6 +15,8 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, markdown, csv or json")
 	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
+	var link linkValue
+	fs.Var(&link, "link", linkFlagUsage)
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -53,7 +56,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if err != nil {
 				errs[i] = err
 			} else {
-				sums[i], warns[i], errs[i] = ranks.LoadAll(paths, ranks.Options{})
+				sums[i], warns[i], errs[i] = ranks.LoadAll(paths, ranks.Options{Link: tracefile.LinkMode(link)})
 			}
 			done <- i
 		}()

@@ -13,6 +13,8 @@ import (
 func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("pprof", "usage: orprof pprof TRACE -o FILE   (FILE - is stdout; then: go tool pprof -top FILE, or -http :8080 FILE)", stderr)
 	out := fs.String("o", "", "profile file to write (profile.proto, gzip-compressed as pprof writes it); - writes it to stdout")
+	var link linkValue
+	fs.Var(&link, "link", linkFlagUsage)
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -30,9 +32,9 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var data *tracefile.Data
 	var err error
 	if pos[0] == "-" {
-		data, err = tracefile.Read(stdin, "<stdin>", tracefile.Options{})
+		data, err = tracefile.Read(stdin, "<stdin>", tracefile.Options{Link: tracefile.LinkMode(link)})
 	} else {
-		data, err = tracefile.Open(pos[0], tracefile.Options{})
+		data, err = tracefile.Open(pos[0], tracefile.Options{Link: tracefile.LinkMode(link)})
 	}
 	if err != nil {
 		return fail(stderr, "pprof: %v", err)

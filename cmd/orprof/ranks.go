@@ -137,7 +137,7 @@ func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io
 		}
 	}
 	defer lazyGC(tableGCFloor)()
-	s, warns, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping()})
+	s, warns, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping(), Link: tf.linkMode()})
 	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
@@ -162,6 +162,7 @@ func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string,
 	fs := newFlagSet(name, usage, stderr)
 	tf.register(fs)
 	byRank = fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
+	fs.Var(&tf.link, "link", linkFlagUsage)
 	if pos, exit, stop = parseFlags(fs, args); stop {
 		return nil, nil, exit, true
 	}
@@ -188,7 +189,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
-	s, warns, err := ranks.LoadAll(paths, ranks.Options{})
+	s, warns, err := ranks.LoadAll(paths, ranks.Options{Link: tf.linkMode()})
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}

@@ -130,6 +130,8 @@ func TestTableFormatsPrintEveryRow(t *testing.T) {
 	limited, stderr := run(t, "table", "--format", "csv", "--row-limit", "7", trace)
 	assert.Equal(t, 8, strings.Count(limited, "\n"))
 	assert.Contains(t, stderr, "orprof: note: --row-limit 7 left out "+itoa(n-7)+" rows of the CSV\n")
+	assert.NotContains(t, stderr, "warning", "every kernel reaches its op by its launch")
+	_, stderr = run(t, "table", "--link", "external-id", "--format", "csv", "--row-limit", "7", trace)
 	assert.Contains(t, stderr, "orprof: warning: "+trace+": 501567.000 µs of 501567.000 µs of device time (100.0%, 9450 events) reached no operator: its \"External id\" equals the event's own \"correlation\"",
 		"a trace whose device time reaches no op says so, in one line")
 	text, _ := run(t, "table", trace)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ type tableFlags struct {
 	format       string
 	target113    bool
 	rowLimitSet  bool // --row-limit was given (csv and json print every row otherwise)
+	link         linkValue
 }
 
 func (tf *tableFlags) register(fs interface {
@@ -85,7 +87,7 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runTableRanks(pos, &tf, *byRank, stdout, stderr)
 	}
 	defer lazyGC(gcFloorFor(pos[0]))()
-	var opts tracefile.Options
+	opts := tracefile.Options{Link: tf.linkMode()}
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
@@ -118,6 +120,26 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	tf.noteCSV(stderr, s, left)
 	return 0
+}
+
+// linkFlagUsage is the --link flag's help, shared by the commands that read traces.
+const linkFlagUsage = "`RULES` that charge device time to operators: all (External id, then the runtime launch's enclosing op, range-profiler order, the op running when an uncorrelated transfer starts) or external-id (the file's External id alone, for the device types PyTorch attaches) (default all)"
+
+// linkMode is the --link value.
+func (tf *tableFlags) linkMode() tracefile.LinkMode { return tracefile.LinkMode(tf.link) }
+
+// linkValue is --link: a tracefile.LinkMode given as all or external-id.
+type linkValue tracefile.LinkMode
+
+func (v *linkValue) String() string { return tracefile.LinkMode(*v).String() }
+
+func (v *linkValue) Set(s string) error {
+	m, ok := tracefile.ParseLinkMode(s)
+	if !ok {
+		return errors.New("must be all or external-id")
+	}
+	*v = linkValue(m)
+	return nil
 }
 
 // tableGCFloor is the heap size below which `orprof table` does not collect garbage. Reading a

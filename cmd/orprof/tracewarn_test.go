@@ -32,21 +32,28 @@ func TestTableTraceWarnings(t *testing.T) {
 	cases := []struct {
 		name, path string
 		warn       []string
+		flags      []string
 	}{
-		{"clean", write("clean.json", []byte(good+"]}")), nil},
-		{"BOM", write("bom.json", []byte("\uFEFF"+good+"]}")), nil},
-		{"2021", "../../testdata/kineto-extra/tbplugin_2021_small.json.gz", nil},
+		{"clean", write("clean.json", []byte(good+"]}")), nil, nil},
+		{"BOM", write("bom.json", []byte("\uFEFF"+good+"]}")), nil, nil},
+		{"2021", "../../testdata/kineto-extra/tbplugin_2021_small.json.gz", nil, nil},
+		{"self-correlated, strict", "../../testdata/kineto/cuda_alexnet.json.gz", []string{
+			`../../testdata/kineto/cuda_alexnet.json.gz: 67681.000 µs of 67681.000 µs of device time (100.0%, 139 events) reached no operator: its "External id" equals the event's own "correlation"`},
+			[]string{"--link", "external-id"}},
+		// Linked by their launches (rule 2), but for one memcpy whose cudaMemcpyAsync lies in
+		// no operator: only that is left to warn about.
 		{"self-correlated", "../../testdata/kineto/cuda_alexnet.json.gz", []string{
-			`../../testdata/kineto/cuda_alexnet.json.gz: 67681.000 µs of 67681.000 µs of device time (100.0%, 139 events) reached no operator: its "External id" equals the event's own "correlation"`}},
+			`../../testdata/kineto/cuda_alexnet.json.gz: 10.000 µs of 67681.000 µs of device time (0.0%, 1 event) reached no operator: its runtime launch lies within no operator on its thread`}, nil},
 		{"malformed", write("bad.json", []byte(good+`, {}, {"ph": "X", "cat": "cpu_op", "name": 1, "ts": 1, "dur": 1}]}`)), []string{
-			"bad.json: skipped 2 malformed or unknown trace events (the first at byte 275: trace event has no \"ph\" (a one-letter string))"}},
+			"bad.json: skipped 2 malformed or unknown trace events (the first at byte 275: trace event has no \"ph\" (a one-letter string))"}, nil},
 		{"trailing garbage", write("t.json.gz", append(z.Bytes(), "garbage"...)), []string{
-			"t.json.gz: ignored 7 bytes of trailing data after the gzip stream"}},
+			"t.json.gz: ignored 7 bytes of trailing data after the gzip stream"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			require.Equal(t, 0, dispatch([]string{"table", c.path}, nil, &out, &errb), errb.String())
+			args := append(append([]string{"table"}, c.flags...), c.path)
+			require.Equal(t, 0, dispatch(args, nil, &out, &errb), errb.String())
 			assert.Contains(t, out.String(), "Self CPU time total")
 			lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
 			if c.warn == nil {

@@ -30,6 +30,8 @@ type Options struct {
 	Grouping events.AverageOptions
 	// Workers is the number of traces read at once; 0 means GOMAXPROCS.
 	Workers int
+	// Link selects the rules that charge device time to operators (tracefile.Options.Link).
+	Link tracefile.LinkMode
 }
 
 // Summarize turns one trace into the summary of one rank: its events' tree and key averages.
@@ -84,7 +86,7 @@ func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 				if k >= len(paths) || stop {
 					return
 				}
-				av, err := tracefile.OpenAverages(paths[k], tracefile.Options{}, o.Grouping)
+				av, err := tracefile.OpenAverages(paths[k], tracefile.Options{Link: o.Link}, o.Grouping)
 				if err != nil {
 					errs[k] = err
 					next.Lock()
@@ -292,7 +294,7 @@ func Load(path string, pos int, o Options) (*report.Summary, []string, error) {
 		s, err := ReadSummaryFile(path)
 		return s, nil, err
 	}
-	av, err := tracefile.OpenAverages(path, tracefile.Options{}, o.Grouping)
+	av, err := tracefile.OpenAverages(path, tracefile.Options{Link: o.Link}, o.Grouping)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -310,7 +312,7 @@ func load(path string, pos int, o Options) (*report.Summary, []string, tracefile
 		s, err := ReadSummaryFile(path)
 		return s, nil, tracefile.DeviceLink{}, err
 	}
-	av, err := tracefile.OpenAverages(path, tracefile.Options{}, o.Grouping)
+	av, err := tracefile.OpenAverages(path, tracefile.Options{Link: o.Link}, o.Grouping)
 	if err != nil {
 		return nil, nil, tracefile.DeviceLink{}, err
 	}

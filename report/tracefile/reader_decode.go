@@ -47,6 +47,10 @@ type evFields struct {
 	stack     int32
 	devUs     int64
 	devIdx    int64
+	stream    int64 // "stream" (device events); valid when hasStream
+	hasStream bool
+	devKind   Kind // the Kind a device category gives
+	rangeProf bool // cat cuda_profiler_range
 	scope     int64
 	async     bool
 	fallback  bool   // args "device_time": "fallback": orprof's drawing of a fallback interval
@@ -92,7 +96,8 @@ type decoder struct {
 	isOrprof   bool   // the trace has orprof's top-level "orprof" object
 	scanFacts
 
-	par parConfig // parallel parsing of the event array (reader_parallel.go)
+	par  parConfig // parallel parsing of the event array (reader_parallel.go)
+	opts Options
 	// For input scanned in place (newDecoderInPlace): consumed is told the offset before which
 	// the parse is done with the input, progress how far the parse has cut it.
 	consumed func(end int64)
@@ -298,6 +303,7 @@ func (f *scanFacts) merge(o *scanFacts) {
 func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
 	d := newDecoderOf(jsonscan.New(r, file, opts.Progress), par)
 	d.skipScopeMetrics = opts.SkipScopeMetrics
+	d.opts = opts
 	return d
 }
 
@@ -306,6 +312,7 @@ func newDecoderInPlace(in *inPlace, file string, opts Options, par parConfig) *d
 	d := newDecoderOf(jsonscan.NewBytes(in.data, 0, file), par)
 	d.consumed, d.progress = in.consumed, opts.Progress
 	d.skipScopeMetrics = opts.SkipScopeMetrics
+	d.opts = opts
 	return d
 }
 
@@ -752,6 +759,9 @@ func (d *decoder) catValue(ev *evFields) error {
 	v, ok, err := d.s.StrOrSkip()
 	if ok {
 		ev.cat, ev.hasCat = classifyCat(v), true
+		if ev.cat >= catDevGeneric && ev.cat <= catDevHPU {
+			ev.devKind, ev.rangeProf = deviceKind(v), string(v) == "cuda_profiler_range"
+		}
 	}
 	return err
 }
@@ -925,6 +935,12 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 		ev.extID, err = d.argInt(ev.extID)
 	case trace.ArgCorrelation:
 		ev.corr, err = d.argInt(ev.corr)
+	case trace.ArgStream:
+		if v, ok, e := d.s.Int(false); ok {
+			ev.stream, ev.hasStream = v, true
+		} else {
+			err = e
+		}
 	case trace.ArgSequenceNumber:
 		ev.seq, err = d.argInt(ev.seq)
 	case trace.ArgFwdThreadID:

@@ -29,9 +29,23 @@ func linkedUs(td *Data) float64 {
 
 func readString(t *testing.T, in string) *Data {
 	t.Helper()
-	td, err := Read(strings.NewReader(in), "t.json", Options{})
+	return readStringWith(t, in, Options{})
+}
+
+// strict is the Options of --link external-id.
+var strict = Options{Link: LinkExternalID}
+
+func readStringWith(t *testing.T, in string, o Options) *Data {
+	t.Helper()
+	td, err := Read(strings.NewReader(in), "t.json", o)
 	require.NoError(t, err)
 	return td
+}
+
+// byRule is a DeviceLink's ByRuleUs with us under rule r.
+func byRule(r LinkRule, us float64) (a [NumLinkRules]float64) {
+	a[r] = us
+	return a
 }
 
 func gz(t *testing.T, in string) []byte {
@@ -86,26 +100,43 @@ func TestDialects(t *testing.T) {
 		assert.Empty(t, real.Warnings("t"))
 	})
 	t.Run("Kineto 2022-2023: self-correlated External id", func(t *testing.T) {
-		td := readString(t, kineto("", "cpu_op", "cuda_runtime", "kernel", "External id", 12, 77, 77))
+		in := kineto("", "cpu_op", "cuda_runtime", "kernel", "External id", 12, 77, 77)
+		td := readStringWith(t, in, strict)
 		assert.Empty(t, td.Events[0].Kernels)
-		assert.Equal(t, DeviceLink{TotalUs: 20, UnlinkedUs: 20, Unlinked: 1, Cause: causeSelfCorr}, td.DeviceLink)
+		assert.Equal(t, DeviceLink{TotalUs: 20, UnlinkedUs: 20, Unlinked: 1, Cause: causeSelfCorr, ByRuleUs: byRule(Unlinked, 20)}, td.DeviceLink)
+		// Rule 2: the kernel's launch lies within aten::mm on its thread.
+		td = readString(t, in)
+		assert.Equal(t, []events.Kernel{{Name: "gemm", DurationUs: 20}}, td.Events[0].Kernels)
+		assert.Equal(t, DeviceLink{TotalUs: 20, ByRuleUs: byRule(ByLaunch, 20)}, td.DeviceLink)
 		// An op whose id happens to equal the correlation gets the kernel only when the launch
 		// lies within it on its thread.
-		outside := readString(t, `{"traceEvents": [
+		outsideIn := `{"traceEvents": [
  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 5, "args": {"External id": 77}},
  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": {"External id": 77, "correlation": 77}},
- {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 120, "dur": 20, "args": {"External id": 77, "correlation": 77}}]}`)
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 120, "dur": 20, "args": {"External id": 77, "correlation": 77}}]}`
+		outside := readStringWith(t, outsideIn, strict)
 		assert.Empty(t, outside.Events[0].Kernels, "an id equal to the event's own correlation is no link")
 		assert.Equal(t, causeSelfCorr, outside.DeviceLink.Cause)
-		inside := readString(t, kineto("", "cpu_op", "cuda_runtime", "kernel", "External id", 77, 77, 77))
+		outside = readString(t, outsideIn)
+		assert.Empty(t, outside.Events[0].Kernels, "the launch lies within no op")
+		assert.Equal(t, causeOutsideOps, outside.DeviceLink.Cause)
+		inside := readStringWith(t, kineto("", "cpu_op", "cuda_runtime", "kernel", "External id", 77, 77, 77), strict)
 		assert.Len(t, inside.Events[0].Kernels, 1, "the launch lies within op 77: a link")
-		real, err := Open(filepath.Join(sharedTestdata, "kineto", "cuda_alexnet.json.gz"), Options{})
+		path := filepath.Join(sharedTestdata, "kineto", "cuda_alexnet.json.gz")
+		real, err := Open(path, strict)
 		require.NoError(t, err)
 		assert.Zero(t, linkedUs(real))
 		assert.Equal(t, causeSelfCorr, real.DeviceLink.Cause)
 		assert.Equal(t, []string{`a.json: 67681.000 µs of 67681.000 µs of device time (100.0%, 139 events) reached no operator: ` +
 			`its "External id" equals the event's own "correlation", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it`},
 			real.Warnings("a.json"))
+		real, err = Open(path, Options{})
+		require.NoError(t, err)
+		assert.Equal(t, 67671.0, linkedUs(real))
+		assert.Equal(t, []string{`a.json: 10.000 µs of 67681.000 µs of device time (0.0%, 1 event) reached no operator: ` +
+			`its runtime launch lies within no operator on its thread`}, real.Warnings("a.json"))
+		assert.Equal(t, "device time linked to operators: 67671.000 µs of 67681.000 µs (100.0%): external-id 0.0%, launch 100.0%, order 0.0%, enclosing 0.0%, unlinked 10.000 µs (0.0%)",
+			real.DeviceLink.Coverage())
 	})
 	t.Run("Kineto 2024+: External id is the launching op", func(t *testing.T) {
 		td := readString(t, kineto("", "cpu_op", "cuda_runtime", "kernel", "External id", 5, 5, 5))
@@ -130,23 +161,80 @@ func TestDialects(t *testing.T) {
 		assert.Zero(t, real.DeviceLink.Unlinked)
 	})
 	t.Run("MTIA", func(t *testing.T) {
-		td := readString(t, kineto("", "cpu_op", "mtia_runtime", "mtia_ccp_events", "External id", 5, 5, 5))
+		in := kineto("", "cpu_op", "mtia_runtime", "mtia_ccp_events", "External id", 5, 5, 5)
+		td := readStringWith(t, in, strict)
 		assert.Equal(t, devices.MTIA, td.Device)
 		assert.Empty(t, td.Events[0].Kernels, "PyTorch attaches no MTIA activity to ops")
 		assert.Equal(t, causeNotAttached, td.DeviceLink.Cause)
+		td = readString(t, in)
+		assert.Len(t, td.Events[0].Kernels, 1, "orprof does, by the same rules as CUDA's")
+		// MTIA's runFunction launch carries the correlation alone (rule 2); a dma_request carries
+		// none and goes to the op running when it starts (rule 4), the shortest of those on the
+		// host threads.
+		td = readString(t, `{"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "pid": 1, "tid": 2, "ts": 0, "dur": 1000, "args": {"External id": 1}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1, "tid": 1, "ts": 100, "dur": 50, "args": {"External id": 5}},
+ {"ph": "X", "cat": "mtia_runtime", "name": "runFunction - job_prep_and_submit_for_execution", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": {"correlation": 77}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_copy_from", "pid": 1, "tid": 1, "ts": 300, "dur": 50, "args": {"External id": 6}},
+ {"ph": "X", "cat": "mtia_ccp_events", "name": "mul-dtype_Float", "pid": 9, "tid": 4, "ts": 120, "dur": 20, "args": {"correlation": 77, "stream": 1}},
+ {"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 9, "tid": 4, "ts": 310, "dur": 8, "args": {"stream": 1, "size": 16}},
+ {"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 9, "tid": 4, "ts": 2000, "dur": 4, "args": {"stream": 1, "size": 16}}
+]}`)
+		assert.Equal(t, []events.Kernel{{Name: "mul-dtype_Float", Device: 9, DurationUs: 20}}, td.Events[1].Kernels)
+		assert.Equal(t, []events.Kernel{{Name: "dma_request", Device: 9, DurationUs: 8}}, td.Events[3].Kernels)
+		assert.Empty(t, td.Events[0].Kernels, "the backward span is longer than aten::_copy_from")
+		want := DeviceLink{TotalUs: 32, UnlinkedUs: 4, Unlinked: 1, Cause: causeNoEnclosing}
+		want.ByRuleUs[ByLaunch], want.ByRuleUs[ByEnclosing], want.ByRuleUs[Unlinked] = 20, 8, 4
+		assert.Equal(t, want, td.DeviceLink)
 	})
 	t.Run("GPU-only", func(t *testing.T) {
 		td := readString(t, `{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 3, "args": {"correlation": 4}}]}`)
-		assert.Equal(t, DeviceLink{TotalUs: 3, UnlinkedUs: 3, Unlinked: 1, Cause: causeNoHostOps}, td.DeviceLink)
+		assert.Equal(t, DeviceLink{TotalUs: 3, UnlinkedUs: 3, Unlinked: 1, Cause: causeNoHostOps, ByRuleUs: byRule(Unlinked, 3)}, td.DeviceLink)
 	})
 	t.Run("graph replay", func(t *testing.T) {
-		td := readString(t, kineto("", "cpu_op", "cuda_runtime", "kernel", "none", 5, 0, 0))
+		// Each replayed kernel carries the correlation of the cudaGraphLaunch that replayed it
+		// (and no External id): rule 2 gives them all to the op that launched the graph.
+		in := `{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 50, "dur": 20, "args": {"External id": 4}},
+ {"ph": "X", "cat": "cpu_op", "name": "CUDAGraph::replay", "pid": 1, "tid": 1, "ts": 100, "dur": 50, "args": {"External id": 5}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": {"correlation": 77}},
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 120, "dur": 20, "args": {"correlation": 77}},
+ {"ph": "X", "cat": "kernel", "name": "relu", "pid": 0, "tid": 7, "ts": 140, "dur": 5, "args": {"correlation": 77}}
+]}`
+		td := readStringWith(t, in, strict)
 		assert.Equal(t, causeNoLaunch, td.DeviceLink.Cause)
-		stray := readString(t, kineto("", "cpu_op", "cuda_runtime", "kernel", "External id", 5, 9, 9))
+		td = readString(t, in)
+		assert.Equal(t, []events.Kernel{{Name: "gemm", DurationUs: 20}, {Name: "relu", DurationUs: 5}}, td.Events[1].Kernels)
+		assert.Equal(t, DeviceLink{TotalUs: 25, ByRuleUs: byRule(ByLaunch, 25)}, td.DeviceLink)
+
+		strayIn := kineto("", "cpu_op", "cuda_runtime", "kernel", "External id", 5, 9, 9)
+		stray := readStringWith(t, strayIn, strict)
 		assert.Equal(t, causeNoSuchOp, stray.DeviceLink.Cause)
 		w := stray.Warnings("s.json")
 		require.Len(t, w, 1)
 		assert.Equal(t, `s.json: 20.000 µs of 20.000 µs of device time (100.0%, 1 event) reached no operator: its "External id" names no operator in the trace`, w[0])
+		stray = readString(t, strayIn)
+		assert.Len(t, stray.Events[0].Kernels, 1, "an External id that names no op: the launch's enclosing op")
+	})
+	t.Run("range profiler", func(t *testing.T) {
+		// Rule 3: the k-th range-profiler kernel is the k-th kernel launch in time order.
+		in := `{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 100, "dur": 50, "args": {"External id": 1}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": {"External id": 1, "correlation": 70}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1, "tid": 1, "ts": 200, "dur": 50, "args": {"External id": 2}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaFuncSetAttribute", "pid": 1, "tid": 1, "ts": 205, "dur": 2, "args": {"External id": 2, "correlation": 71}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 210, "dur": 5, "args": {"correlation": 72}},
+ {"ph": "X", "cat": "cuda_profiler_range", "name": "mul_kernel", "pid": 0, "tid": 0, "ts": 400, "dur": 30, "args": {"dram__bytes": 3}},
+ {"ph": "X", "cat": "cuda_profiler_range", "name": "add_kernel", "pid": 0, "tid": 0, "ts": 300, "dur": 10, "args": {"dram__bytes": 4}}
+]}`
+		td := readString(t, in)
+		assert.Equal(t, []events.Kernel{{Name: "add_kernel", DurationUs: 10}}, td.Events[0].Kernels, "by its launch's External id")
+		assert.Equal(t, []events.Kernel{{Name: "mul_kernel", DurationUs: 30}}, td.Events[2].Kernels, "by its launch's enclosing op")
+		assert.Equal(t, DeviceLink{TotalUs: 40, ByRuleUs: byRule(ByOrder, 40)}, td.DeviceLink)
+		// One launch too many: the order pairs nothing.
+		td = readString(t, strings.Replace(in, `"cudaFuncSetAttribute"`, `"cudaLaunchKernel"`, 1))
+		assert.Equal(t, causeRangeCount, td.DeviceLink.Cause)
+		assert.Equal(t, causeNoLaunch, readStringWith(t, in, strict).DeviceLink.Cause)
 	})
 	t.Run("work after the last operator", func(t *testing.T) {
 		// orprof's OpenCL trace in kernel mode: the workload reads the weights back after its

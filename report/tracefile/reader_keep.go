@@ -144,12 +144,21 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 	if d.format == Legacy {
 		r.ts, r.dur = int64(math.Float64bits(ev.tsUs)), int64(math.Float64bits(ev.durUs))
 	}
-	if kind == rawMemory || kind == rawOOM {
+	switch kind {
+	case rawMemory, rawOOM:
 		r.extID, r.corr = ev.bytes, ev.memDev
 		// The fields no memory record uses hold the allocator's totals and the device index.
 		r.seq, r.fwd = ev.memAlloc, ev.memRes
 		if ev.memDevID >= math.MinInt32 && ev.memDevID <= math.MaxInt32 {
 			r.devIdx = int32(ev.memDevID)
+		}
+	case rawDevice:
+		r.fwd, r.scope, r.seq = ev.tid, int8(ev.devKind), 0
+		if ev.rangeProf {
+			r.seq = 1
+		}
+		if ev.hasStream {
+			r.fwd = ev.stream
 		}
 	}
 	return r

@@ -75,6 +75,24 @@ func classifyCat(b []byte) uint8 {
 	return catIgnored
 }
 
+// deviceKind is the Kind of a device activity of category b (one classifyCat maps to a
+// catDev* category).
+func deviceKind(b []byte) Kind {
+	switch string(b) {
+	case "gpu_memcpy", "Memcpy":
+		return KindMemcpy
+	case "gpu_memset", "Memset":
+		return KindMemset
+	case "cuda_sync":
+		return KindSync
+	case "gpu_user_annotation":
+		return KindDeviceAnnotation
+	case "mtia_workloadd":
+		return KindDeviceOther
+	}
+	return KindKernel // kernel, Kernel, cuda_profiler_range, mtia_ccp_events, hpu_op
+}
+
 // rawEvent is the compact record the scan keeps for an event it uses; resolve turns the records
 // into FunctionEvents once the whole file (time base, device type, links) is known.
 type rawEvent struct {
@@ -82,7 +100,7 @@ type rawEvent struct {
 	pid, tid int64
 	extID    int64 // "External id" (0 = none); "[memory]": "Bytes"
 	corr     int64 // "correlation" (0 = none); "[memory]": "Device Type" (a c10::DeviceType number)
-	seq, fwd int64 // "Sequence number" (−1 = none), "Fwd thread id"
+	seq, fwd int64 // "Sequence number" (−1 = none), "Fwd thread id"; device events: fwd = stream()
 	devUs    int64 // orprof fallback traces: "Device time us" (0 = none)
 	name     uint32
 	shapes   int32 // index into decoder.shapeStrs; −1 = none
@@ -91,7 +109,7 @@ type rawEvent struct {
 	devIdx   int32 // orprof fallback traces: "Device"
 	kind     rawKind
 	cat      uint8
-	scope    int8  // an explicit "Scope" argument (orprof traces); −1 = none
+	scope    int8  // an explicit "Scope" argument (orprof traces); −1 = none; device events: their Kind
 	flags    uint8 // rawRemote, rawAsync: one byte for both keeps the record at 96 bytes, not 104
 }
 
@@ -181,6 +199,15 @@ func (l *rawList) all() iter.Seq2[int, *rawEvent] {
 		}
 	}
 }
+
+// stream and devKind read a device record's fields (kept where a host record keeps its
+// "Fwd thread id" and "Scope").
+func (r *rawEvent) stream() int64 { return r.fwd }
+func (r *rawEvent) devKind() Kind { return Kind(r.scope) }
+
+// rangeKernel reports whether a device record is a CUPTI range-profiler kernel
+// (cuda_profiler_range; kept in seq).
+func (r *rawEvent) rangeKernel() bool { return r.kind == rawDevice && r.seq == 1 }
 
 // memBytes and memDevice read a "[memory]" record's fields.
 func (r *rawEvent) memBytes() int64  { return r.extID }

@@ -385,6 +385,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			td.SkipReason = fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
 		}
 	}
+	if len(d.opts.Consumers) > 0 {
+		d.feedConsumers(lk, times)
+	}
 	sink := newSink(nKeep + nMem)
 	first := sink.part()
 	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
@@ -431,6 +434,67 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	d.raws = rawList{}
 	sink.apply(lk)
 	return td
+}
+
+// feedConsumers hands every event that is not a memory record, its links resolved, to the
+// read's consumers, in file order.
+func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float64)) {
+	cs := d.opts.Consumers
+	opName := func(raw int32) string {
+		return events.RewriteName(d.nameStrs[d.raws.at(int(raw)).name], true)
+	}
+	var opEv map[int32]int32 // raw → event index of the ops runtime calls are charged to
+	if len(lk.rtOp) > 0 {
+		opEv = make(map[int32]int32, len(lk.rtOp))
+		for _, p := range lk.pairs {
+			opEv[p.opRaw] = p.op
+		}
+	}
+	var ev Event
+	next := 0 // the next pair, in event order
+	k := -1
+	var legacy int64
+	for i, r := range d.raws.all() {
+		if r.kind == rawMemory || r.kind == rawOOM {
+			continue
+		}
+		k++
+		start, end := times(r)
+		ev = Event{Name: d.nameStrs[r.name], StartUs: start, EndUs: end, Pid: r.pid, Tid: r.tid, Stream: -1,
+			Correlation: r.corr, ExternalID: r.extID, OpIndex: -1}
+		switch r.kind {
+		case rawHostOp:
+			ev.Kind = KindOp
+			if r.cat == catUserAnnotation {
+				ev.Kind = KindUserAnnotation
+			}
+			ev.ExternalID = hostID(r, &legacy)
+			ev.Correlation = 0
+		case rawRuntime:
+			ev.Kind = KindRuntime
+			if op, ok := lk.rtOp[int32(i)]; ok {
+				ev.Op, ev.OpIndex = opName(op), int(opEv[op])
+			}
+		case rawDevice:
+			ev.Kind, ev.Stream = r.devKind(), r.stream()
+			if r.cat == catDevScopeMetrics {
+				ev.Kind = KindScopeMetrics
+			}
+			for next < len(lk.pairs) && int(lk.pairs[next].dev) < k {
+				next++
+			}
+			if next < len(lk.pairs) && int(lk.pairs[next].dev) == k {
+				p := &lk.pairs[next]
+				ev.Op, ev.OpIndex, ev.Rule = opName(p.opRaw), int(p.op), p.rule
+				if p.launch > 0 {
+					ev.Launch = d.raws.at(int(p.launch - 1)).corr
+				}
+			}
+		}
+		for _, c := range cs {
+			c.Event(&ev)
+		}
+	}
 }
 
 // convert fills *fe, zero, from the record r (not a memory record); legacyID numbers legacy
@@ -497,9 +561,12 @@ type links struct {
 	maxID   int64        // the largest ID of any event (memory events are numbered after it)
 	threads []threadFix  // runtime events that take their op's thread
 	pairs   []kernelPair // device events attached to an op, in file order
-	linked  []bool       // per event: attached to an op; nil when none was
+	rule    []LinkRule   // per event: the rule that attached it; nil when none was
 	l       *linker      // the host operators by id; nil until needed
 	names   []string     // the decoder's names, which kernelPair.name indexes
+	// rtOp is, when the read has consumers, the operator each runtime call's device work was
+	// charged to (by raw index of the call).
+	rtOp map[int32]int32
 }
 
 type threadFix struct {
@@ -508,12 +575,15 @@ type threadFix struct {
 }
 
 // kernelPair is a device event attached to an op: what becomes the op's Kernel (its name as
-// an index into links.names, to keep the pair small).
+// an index into links.names, to keep the pair small), and how it was found.
 type kernelPair struct {
 	dev, op int32
 	name    uint32
-	device  int64
+	opRaw   int32 // the op's raw record
+	launch  int32 // raw index of the runtime call it was linked through + 1; 0: none known
+	device  int32
 	durUs   float64
+	rule    LinkRule
 }
 
 // hostID is the ID convert gives a host operator record; legacy numbers the legacy ops.
@@ -527,27 +597,29 @@ func hostID(r *rawEvent, legacy *int64) int64 {
 
 // linkRaws works out, from the records, which device events are attached to which host
 // operators and which runtime events move onto their operator's thread. Event k is the k-th
-// record that is not a memory record.
+// record that is not a memory record. The rules are LinkRule's, in its order; with
+// Options.Link = LinkExternalID only rule 1, for the device types PyTorch attaches.
 func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, float64)) *links {
 	lk := &links{names: d.nameStrs}
+	all := d.opts.Link == LinkAll && d.format == Kineto
 	nRuntime, nDevice := 0, 0 // the events that may be linked
 	var legacy int64
-	k := -1
+	hasHostOps := false
 	for _, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
 			continue
 		}
-		k++
 		id := r.corr
 		switch r.kind {
 		case rawHostOp:
 			id = hostID(r, &legacy)
+			hasHostOps = true
 		case rawRuntime:
 			if r.extID > 0 {
 				nRuntime++
 			}
 		case rawDevice:
-			if attachable(deviceEventType(r.cat, trace)) && r.cat != catDevScopeMetrics && (r.extID > 0 || r.corr > 0) {
+			if d.mayLink(r, trace, all) {
 				nDevice++
 			}
 		}
@@ -562,8 +634,9 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 	// the size of the final ones, at the point where the read's memory peaks.
 	lk.threads = make([]threadFix, 0, nRuntime)
 	lk.pairs = make([]kernelPair, 0, nDevice)
-	k = -1
-	for _, r := range d.raws.all() {
+	var later laterLinks // device events rule 1 leaves to rules 2-4
+	k := -1
+	for i, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
 			continue
 		}
@@ -573,21 +646,66 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 			if op, ok := l.ops.get(l.runtimeLink(r)); ok {
 				lk.threads = append(lk.threads, threadFix{int32(k), d.raws.at(int(op.raw)).tid})
 			}
-		case r.kind == rawDevice && attachable(deviceEventType(r.cat, trace)) && r.cat != catDevScopeMetrics:
-			if op, ok := l.ops.get(l.deviceLink(r)); ok {
-				start, end := times(r)
-				lk.pairs = append(lk.pairs, kernelPair{dev: int32(k), op: op.ev, name: r.name, device: r.pid,
-					durUs: end - start})
+		case r.kind == rawDevice && d.mayLink(r, trace, all):
+			if d.opts.Link == LinkExternalID || attachable(deviceEventType(r.cat, trace)) || r.extID > 0 {
+				if op, ok := l.ops.get(l.deviceLink(r)); ok {
+					var launch int32
+					if len(d.opts.Consumers) > 0 && r.corr > 0 {
+						if rt, ok := l.runtimeIndex(r.corr); ok {
+							launch = rt + 1
+						}
+					}
+					lk.pairs = append(lk.pairs, d.pair(r, k, op, launch, ByExternalID, times))
+					continue
+				}
+			}
+			if all && hasHostOps && r.devKind() != KindDeviceAnnotation {
+				later.add(d, l, r, int32(i), int32(k), trace)
 			}
 		}
 	}
+	if later.n() > 0 {
+		d.linkLater(lk, &later, times)
+	}
 	if len(lk.pairs) > 0 {
-		lk.linked = make([]bool, k+1)
+		slices.SortFunc(lk.pairs, func(a, b kernelPair) int { return cmp.Compare(a.dev, b.dev) })
+		lk.rule = make([]LinkRule, k+1)
 		for _, p := range lk.pairs {
-			lk.linked[p.dev] = true
+			lk.rule[p.dev] = p.rule
+		}
+	}
+	if len(d.opts.Consumers) > 0 {
+		lk.rtOp = make(map[int32]int32)
+		for _, p := range lk.pairs {
+			if rt := p.launch - 1; rt >= 0 {
+				if _, dup := lk.rtOp[rt]; !dup {
+					lk.rtOp[rt] = p.opRaw
+				}
+			}
 		}
 	}
 	return lk
+}
+
+// mayLink reports whether a device record can be charged to an operator under the rules in
+// force (all: LinkAll on a Kineto trace).
+func (d *decoder) mayLink(r *rawEvent, trace devices.Type, all bool) bool {
+	if r.cat == catDevScopeMetrics {
+		return false // a scope profiler's metrics slice: its kernel's time, not its own
+	}
+	if !all {
+		return attachable(deviceEventType(r.cat, trace)) && (r.extID > 0 || r.corr > 0)
+	}
+	return r.extID > 0 || r.corr > 0 || r.rangeKernel() || !attachable(deviceEventType(r.cat, trace))
+}
+
+// pair is the kernelPair of device record r (event k) charged to op by rule, linked through
+// the runtime call at raw index launch−1 (0: none known).
+func (d *decoder) pair(r *rawEvent, k int, op opRef, launch int32, rule LinkRule,
+	times func(*rawEvent) (float64, float64)) kernelPair {
+	start, end := times(r)
+	return kernelPair{dev: int32(k), op: op.ev, opRaw: op.raw, name: r.name, device: int32(r.pid),
+		durUs: end - start, rule: rule, launch: launch}
 }
 
 // apply moves linked runtime events onto their operator's thread and attaches the kernels.
@@ -635,14 +753,19 @@ const (
 	// causeNoLaunchDev is causeNoLaunch for a trace of another device than CUDA, which has no
 	// CUDA graphs to blame.
 	causeNoLaunchDev = "it has no \"External id\" and no linked runtime launch (activity launched outside any operator, or that the profiler did not correlate)"
+	causeOutsideOps  = "its runtime launch lies within no operator on its thread"
+	causeRangeCount  = "the range-profiler kernels and the kernel launches differ in number, so their order pairs nothing"
+	causeNoEnclosing = "it has no correlation and starts within no host operator"
 )
 
 // deviceLinkReport sums the device events' time (device-side user annotations, which span
-// kernels, left out) and the part of it attached to no operator, with the likeliest cause of
-// the largest share of that part. It reads the records; lk says which events were attached.
+// kernels, left out), the part each rule attached to an operator and the part attached to
+// none, with the likeliest cause of the largest share of that part. It reads the records; lk
+// says which events were attached.
 func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*rawEvent) (float64, float64)) DeviceLink {
 	var rep DeviceLink
 	l := lk.l
+	all := d.opts.Link == LinkAll && d.format == Kineto
 	byCause := map[string]float64{}
 	k := -1
 	hasHostOps := false
@@ -678,14 +801,16 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 		start, end := times(r)
 		us := end - start
 		rep.TotalUs += us
-		if lk.linked != nil && lk.linked[k] {
+		if lk.rule != nil && lk.rule[k] != Unlinked {
+			rep.ByRuleUs[lk.rule[k]] += us
 			continue
 		}
+		rep.ByRuleUs[Unlinked] += us
 		rep.UnlinkedUs += us
 		rep.Unlinked++
 		var cause string
 		switch {
-		case !attachable(deviceEventType(r.cat, trace)):
+		case !all && !attachable(deviceEventType(r.cat, trace)):
 			cause = causeNotAttached
 		case !hasHostOps:
 			cause = causeNoHostOps
@@ -696,8 +821,14 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 			switch id := l.deviceLink(r); {
 			case id > 0:
 				cause = causeNoSuchOp
+			case all && r.corr > 0 && l.runtime(r.corr) != nil:
+				cause = causeOutsideOps
 			case r.extID > 0 && r.extID == r.corr:
 				cause = causeSelfCorr
+			case all && r.rangeKernel():
+				cause = causeRangeCount
+			case all && r.corr <= 0 && !attachable(deviceEventType(r.cat, trace)):
+				cause = causeNoEnclosing
 			case r.extID <= 0 && trace != devices.CUDA && start >= opsEnd():
 				// (On CUDA, such work is as likely a graph replay launched by the last op.)
 				cause = causeAfterOps
@@ -709,7 +840,8 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 		}
 		byCause[cause] += us
 	}
-	for _, c := range []string{causeNotAttached, causeNoHostOps, causeSelfCorr, causeNoSuchOp, causeAfterOps, causeNoLaunch, causeNoLaunchDev} {
+	for _, c := range []string{causeNotAttached, causeNoHostOps, causeSelfCorr, causeNoSuchOp, causeAfterOps, causeNoLaunch,
+		causeNoLaunchDev, causeOutsideOps, causeRangeCount, causeNoEnclosing} {
 		if t, ok := byCause[c]; ok && (rep.Cause == "" || t > byCause[rep.Cause]) {
 			rep.Cause = c
 		}
@@ -845,6 +977,15 @@ func (l *linker) deviceLink(dev *rawEvent) int64 {
 
 // runtime returns the first runtime event with correlation corr, or nil.
 func (l *linker) runtime(corr int64) *rawEvent {
+	i, ok := l.runtimeIndex(corr)
+	if !ok {
+		return nil
+	}
+	return l.d.raws.at(int(i))
+}
+
+// runtimeIndex returns the raw index of the first runtime event with correlation corr.
+func (l *linker) runtimeIndex(corr int64) (int32, bool) {
 	if l.rtCorr == nil {
 		l.rtCorr = make(map[int64]int32)
 		for i, r := range l.d.raws.all() {
@@ -856,10 +997,7 @@ func (l *linker) runtime(corr int64) *rawEvent {
 		}
 	}
 	i, ok := l.rtCorr[corr]
-	if !ok {
-		return nil
-	}
-	return l.d.raws.at(int(i))
+	return i, ok
 }
 
 // contains reports whether raw event r lies within op's interval on op's thread.

@@ -66,48 +66,54 @@ func summarize(td *Data) traceSummary {
 	return s
 }
 
-// TestReaderSharedKineto loads every real Kineto trace and pins what it yields. The numbers
-// were cross-checked with an independent Python implementation of the same rules over
+// TestReaderSharedKineto loads every real Kineto trace and pins what it yields, with every
+// linking rule (want) and with the External id alone (strict, --link external-id). The strict
+// numbers were cross-checked with an independent Python implementation of the same rules over
 // json.load. Three CUDA traces (alexnet, cupti_range_profiler, train_step) come from Kineto
-// versions that wrote an unlinked activity's own correlation as its "External id", so their
-// kernels are not attached to any op.
+// versions that wrote an unlinked activity's own correlation as its "External id", so strictly
+// their kernels are attached to no op; MTIA activity PyTorch attaches to none.
 func TestReaderSharedKineto(t *testing.T) {
 	dir := requireShared(t, "kineto")
 	tests := []struct {
-		file       string
-		device     devices.Type
-		deviceName string
-		want       traceSummary
+		file         string
+		device       devices.Type
+		deviceName   string
+		want, strict traceSummary
 	}{
-		{"cpu_only.json.gz", devices.CPU, "", traceSummary{15, 0, 0, 0}},
-		{"cuda_alexnet.json.gz", devices.CUDA, "cuda", traceSummary{728, 139, 0, 0}},
-		{"cuda_cupti_range_profiler.json.gz", devices.CUDA, "cuda", traceSummary{2245, 77, 0, 0}},
-		{"cuda_ns_resolution.json.gz", devices.CUDA, "cuda", traceSummary{39309, 6110, 6110, 632503.778}},
-		{"cuda_train_step.json.gz", devices.CUDA, "cuda", traceSummary{65486, 9450, 0, 0}},
-		{"mtia_rank0.json.gz", devices.MTIA, "mtia", traceSummary{112556, 25814, 0, 0}},
-		{"rocm_mi250_train.json.gz", devices.CUDA, "cuda", traceSummary{94, 18, 18, 1188.893}},
+		{"cpu_only.json.gz", devices.CPU, "", traceSummary{15, 0, 0, 0}, traceSummary{15, 0, 0, 0}},
+		{"cuda_alexnet.json.gz", devices.CUDA, "cuda", traceSummary{728, 139, 138, 67671}, traceSummary{728, 139, 0, 0}},
+		{"cuda_cupti_range_profiler.json.gz", devices.CUDA, "cuda", traceSummary{2245, 77, 77, 9350187}, traceSummary{2245, 77, 0, 0}},
+		{"cuda_ns_resolution.json.gz", devices.CUDA, "cuda", traceSummary{39309, 6110, 6110, 632503.778}, traceSummary{39309, 6110, 6110, 632503.778}},
+		{"cuda_train_step.json.gz", devices.CUDA, "cuda", traceSummary{65486, 9450, 9450, 501567}, traceSummary{65486, 9450, 0, 0}},
+		{"mtia_rank0.json.gz", devices.MTIA, "mtia", traceSummary{112556, 25814, 25812, 7734462.896}, traceSummary{112556, 25814, 0, 0}},
+		{"rocm_mi250_train.json.gz", devices.CUDA, "cuda", traceSummary{94, 18, 18, 1188.893}, traceSummary{94, 18, 18, 1188.893}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			if testing.Short() && strings.HasPrefix(tt.file, "mtia") {
-				t.Skip("large trace skipped in -short mode")
+		for _, o := range []Options{{}, {Link: LinkExternalID}} {
+			if o.Link == LinkExternalID {
+				tt.want = tt.strict
 			}
-			td, err := Open(filepath.Join(dir, tt.file), Options{})
-			require.NoError(t, err)
-			assert.Equal(t, Kineto, td.Form)
-			assert.Equal(t, tt.device, td.Device)
-			assert.Equal(t, tt.deviceName, td.DeviceName)
-			got := summarize(td)
-			assert.Equal(t, tt.want.host, got.host, "host events")
-			assert.Equal(t, tt.want.device, got.device, "device events")
-			assert.Equal(t, tt.want.kernels, got.kernels, "kernels attached")
-			assert.InDelta(t, tt.want.kernelUs, got.kernelUs, 1e-6, "total kernel µs attached")
-			for i := range td.Events {
-				e := &td.Events[i]
-				require.GreaterOrEqual(t, e.EndUs, e.StartUs, "event %d %q", i, e.Name)
-				require.False(t, events.FilterName(e.Name) && e.TraceName != "", "filtered name %q kept", e.Name)
-			}
-		})
+			t.Run(tt.file+"/"+o.Link.String(), func(t *testing.T) {
+				if testing.Short() && strings.HasPrefix(tt.file, "mtia") {
+					t.Skip("large trace skipped in -short mode")
+				}
+				td, err := Open(filepath.Join(dir, tt.file), o)
+				require.NoError(t, err)
+				assert.Equal(t, Kineto, td.Form)
+				assert.Equal(t, tt.device, td.Device)
+				assert.Equal(t, tt.deviceName, td.DeviceName)
+				got := summarize(td)
+				assert.Equal(t, tt.want.host, got.host, "host events")
+				assert.Equal(t, tt.want.device, got.device, "device events")
+				assert.Equal(t, tt.want.kernels, got.kernels, "kernels attached")
+				assert.InDelta(t, tt.want.kernelUs, got.kernelUs, 1e-3, "total kernel µs attached")
+				for i := range td.Events {
+					e := &td.Events[i]
+					require.GreaterOrEqual(t, e.EndUs, e.StartUs, "event %d %q", i, e.Name)
+					require.False(t, events.FilterName(e.Name) && e.TraceName != "", "filtered name %q kept", e.Name)
+				}
+			})
+		}
 	}
 }
 
@@ -370,8 +376,8 @@ func TestReaderDevice(t *testing.T) {
 		{"cpu only", `{"traceEvents": [` + x("cpu_op", `"External id": 1`) + `]}`, devices.CPU, "", 0},
 		{"cuda kernel", `{"traceEvents": [` + x("cpu_op", `"External id": 1`) + `, ` + x("kernel", `"External id": 1`) + `]}`,
 			devices.CUDA, "cuda", 1},
-		{"mtia by category, not attached", `{"traceEvents": [` + x("cpu_op", `"External id": 1`) + `, ` +
-			x("mtia_ccp_events", `"External id": 1`) + `]}`, devices.MTIA, "mtia", 0},
+		{"mtia by category, attached (PyTorch does not: --link external-id)", `{"traceEvents": [` + x("cpu_op", `"External id": 1`) + `, ` +
+			x("mtia_ccp_events", `"External id": 1`) + `]}`, devices.MTIA, "mtia", 1},
 		{"mtia by label", `{"traceEvents": [` + label("MTIA 3") + `]}`, devices.MTIA, "mtia", 0},
 		{"xpu runtime makes kernels XPU", `{"traceEvents": [` + x("cpu_op", `"External id": 1`) + `, ` +
 			x("xpu_runtime", `"External id": 1, "correlation": 4`) + `, ` + x("kernel", `"correlation": 4`) + `]}`,

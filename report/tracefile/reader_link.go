@@ -1,0 +1,228 @@
+package tracefile
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/orprof/orprof/devices"
+)
+
+// Rules 2–4 of LinkRule: the device events that rule 1 (the External id) leaves unlinked are
+// charged by where their launch, their place in the launch order, or their start lies among
+// the host operators. All of it is worked out from the records, in one sort of the host
+// operators and one stack sweep per host thread.
+
+// laterLinks are the device events rule 1 left to rules 2–4.
+type laterLinks struct {
+	launch  []laterDev // rule 2: a runtime call with the same correlation exists
+	ranged  []laterDev // rule 3: range-profiler kernels without a correlation
+	enclose []laterDev // rule 4: uncorrelated work on a device PyTorch does not attach
+}
+
+// laterDev is a device record waiting for a rule: its raw and event indexes, and for rule 2
+// the raw index of its runtime call.
+type laterDev struct {
+	raw, ev, rt int32
+	rule        LinkRule
+}
+
+func (x *laterLinks) n() int { return len(x.launch) + len(x.ranged) + len(x.enclose) }
+
+// add files device record r (raw index raw, event ev) under the rule that may link it.
+func (x *laterLinks) add(d *decoder, l *linker, r *rawEvent, raw, ev int32, trace devices.Type) {
+	switch {
+	case r.corr > 0:
+		if rt, ok := l.runtimeIndex(r.corr); ok {
+			x.launch = append(x.launch, laterDev{raw: raw, ev: ev, rt: rt, rule: ByLaunch})
+		}
+	case r.extID > 0:
+		// An External id that names no operator, and nothing else to follow.
+	case r.rangeKernel():
+		x.ranged = append(x.ranged, laterDev{raw: raw, ev: ev, rt: -1, rule: ByOrder})
+	case !attachable(deviceEventType(r.cat, trace)):
+		x.enclose = append(x.enclose, laterDev{raw: raw, ev: ev, rt: -1, rule: ByEnclosing})
+	}
+}
+
+// kernelLaunches are the runtime calls that launch one kernel each, which rule 3 pairs with
+// range-profiler kernels in order.
+var kernelLaunches = map[string]bool{
+	"cudaLaunchKernel": true, "cudaLaunchKernelExC": true, "cuLaunchKernel": true, "cuLaunchKernelEx": true,
+	"cudaLaunchCooperativeKernel": true, "hipLaunchKernel": true, "hipExtModuleLaunchKernel": true,
+}
+
+// hostIv is a host operator's interval on its thread.
+type hostIv struct {
+	tid     int64
+	ts, end int64
+	ev, raw int32
+}
+
+// ivQuery asks for the innermost host operator holding [ts, end] (on tid, for rule 2).
+type ivQuery struct {
+	tid     int64
+	ts, end int64
+	at      int // index into the waiting device events
+}
+
+// linkLater applies rules 3, 2 and 4 to the device events rule 1 left, adding their pairs to
+// lk (not in file order: linkRaws sorts them).
+func (d *decoder) linkLater(lk *links, x *laterLinks, times func(*rawEvent) (float64, float64)) {
+	l := lk.l
+	// Rule 3 first: it finds each range kernel's launch, which then goes as rule 2's do.
+	if len(x.ranged) > 0 {
+		var launches []int32
+		for i, r := range d.raws.all() {
+			if r.kind == rawRuntime && kernelLaunches[d.nameStrs[r.name]] {
+				launches = append(launches, int32(i))
+			}
+		}
+		if len(launches) == len(x.ranged) {
+			byTime := func(a, b int32) int {
+				return cmp.Or(cmp.Compare(d.raws.at(int(a)).ts, d.raws.at(int(b)).ts), cmp.Compare(a, b))
+			}
+			slices.SortFunc(launches, byTime)
+			slices.SortFunc(x.ranged, func(a, b laterDev) int { return byTime(a.raw, b.raw) })
+			for j := range x.ranged {
+				w := x.ranged[j]
+				w.rt = launches[j]
+				rt := d.raws.at(int(w.rt))
+				if op, ok := l.ops.get(l.runtimeLink(rt)); ok {
+					dev := d.raws.at(int(w.raw))
+					lk.pairs = append(lk.pairs, d.pair(dev, int(w.ev), op, w.rt+1, ByOrder, times))
+					continue
+				}
+				x.launch = append(x.launch, w)
+			}
+		}
+	}
+	if len(x.launch) == 0 && len(x.enclose) == 0 {
+		return
+	}
+	ops := d.hostIntervals()
+	found := func(w laterDev, op *hostIv) {
+		dev := d.raws.at(int(w.raw))
+		lk.pairs = append(lk.pairs, d.pair(dev, int(w.ev), opRef{ev: op.ev, raw: op.raw}, w.rt+1, w.rule, times))
+	}
+	// Rule 2: the innermost operator holding the launch on the launch's thread.
+	if len(x.launch) > 0 {
+		qs := make([]ivQuery, len(x.launch))
+		for i, w := range x.launch {
+			rt := d.raws.at(int(w.rt))
+			qs[i] = ivQuery{tid: rt.tid, ts: rt.ts, end: rt.ts + rt.dur, at: i}
+		}
+		slices.SortFunc(qs, func(a, b ivQuery) int {
+			return cmp.Or(cmp.Compare(a.tid, b.tid), cmp.Compare(a.ts, b.ts), cmp.Compare(a.at, b.at))
+		})
+		var stack []*hostIv
+		for lo := 0; lo < len(qs); {
+			hi := lo + 1
+			for hi < len(qs) && qs[hi].tid == qs[lo].tid {
+				hi++
+			}
+			tOps := threadOps(ops, qs[lo].tid)
+			stack = innermost(tOps, qs[lo:hi], stack, func(q *ivQuery, op *hostIv) {
+				found(x.launch[q.at], op)
+			})
+			lo = hi
+		}
+	}
+	// Rule 4: the innermost operator holding the start, on the thread where it is shortest.
+	if len(x.enclose) > 0 {
+		qs := make([]ivQuery, len(x.enclose))
+		for i, w := range x.enclose {
+			r := d.raws.at(int(w.raw))
+			qs[i] = ivQuery{ts: r.ts, end: r.ts, at: i}
+		}
+		slices.SortFunc(qs, func(a, b ivQuery) int { return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.at, b.at)) })
+		best := make([]*hostIv, len(x.enclose))
+		var stack []*hostIv
+		for lo := 0; lo < len(ops); {
+			hi := lo + 1
+			for hi < len(ops) && ops[hi].tid == ops[lo].tid {
+				hi++
+			}
+			stack = innermost(ops[lo:hi], qs, stack, func(q *ivQuery, op *hostIv) {
+				if b := best[q.at]; b == nil || op.end-op.ts < b.end-b.ts {
+					best[q.at] = op
+				}
+			})
+			lo = hi
+		}
+		for i, op := range best {
+			if op != nil {
+				found(x.enclose[i], op)
+			}
+		}
+	}
+}
+
+// hostIntervals are the host operators that can launch work (not async), sorted by thread,
+// then start, then longest first (so an operator comes before those it holds).
+func (d *decoder) hostIntervals() []hostIv {
+	n := 0
+	for _, r := range d.raws.all() {
+		if r.kind == rawHostOp && !r.async() {
+			n++
+		}
+	}
+	ops := make([]hostIv, 0, n)
+	k := int32(-1)
+	for i, r := range d.raws.all() {
+		if r.kind == rawMemory || r.kind == rawOOM {
+			continue
+		}
+		k++
+		if r.kind == rawHostOp && !r.async() {
+			ops = append(ops, hostIv{tid: r.tid, ts: r.ts, end: r.ts + r.dur, ev: k, raw: int32(i)})
+		}
+	}
+	slices.SortFunc(ops, func(a, b hostIv) int {
+		return cmp.Or(cmp.Compare(a.tid, b.tid), cmp.Compare(a.ts, b.ts), cmp.Compare(b.end, a.end), cmp.Compare(a.raw, b.raw))
+	})
+	return ops
+}
+
+// threadOps is the part of ops (sorted by hostIntervals) on thread tid.
+func threadOps(ops []hostIv, tid int64) []hostIv {
+	lo, _ := slices.BinarySearchFunc(ops, tid, func(o hostIv, t int64) int { return cmp.Compare(o.tid, t) })
+	hi := lo
+	for hi < len(ops) && ops[hi].tid == tid {
+		hi++
+	}
+	return ops[lo:hi]
+}
+
+// innermost sweeps the operators of one thread (sorted by start, longest first) and the
+// queries (sorted by start) together, keeping the operators that hold each other on a stack,
+// and calls pick with the innermost operator that holds each query's [ts, end], if any. It
+// returns the stack for reuse.
+func innermost(ops []hostIv, qs []ivQuery, stack []*hostIv, pick func(*ivQuery, *hostIv)) []*hostIv {
+	stack = stack[:0]
+	i := 0
+	for qi := range qs {
+		q := &qs[qi]
+		for i < len(ops) && ops[i].ts <= q.ts {
+			o := &ops[i]
+			for len(stack) > 0 {
+				top := stack[len(stack)-1]
+				if top.ts <= o.ts && o.end <= top.end {
+					break
+				}
+				stack = stack[:len(stack)-1]
+			}
+			stack = append(stack, o)
+			i++
+		}
+		for len(stack) > 0 && stack[len(stack)-1].end < q.ts {
+			stack = stack[:len(stack)-1]
+		}
+		for j := len(stack) - 1; j >= 0; j-- {
+			if o := stack[j]; o.ts <= q.ts && q.end <= o.end {
+				pick(q, o)
+				break
+			}
+		}
+	}
+	return stack
+}
