@@ -38,6 +38,8 @@ type RankInfo struct {
 	// SelfCPUTimeTotal and SelfDeviceTimeTotal are the rank's table footer totals (µs).
 	SelfCPUTimeTotal    float64
 	SelfDeviceTimeTotal float64
+	// DeviceLinks is how the rank's device time reached its operators.
+	DeviceLinks DeviceLinks
 }
 
 // SummaryRow is one key-averages row summed over the ranks, with where it was slowest.

@@ -54,6 +54,10 @@ type rankJSON struct {
 	File                string  `json:"file"`
 	SelfCPUTimeTotal    float64 `json:"self_cpu_time_total"`
 	SelfDeviceTimeTotal float64 `json:"self_device_time_total"`
+	// DeviceLinks is present when DeviceLinks.Notable: some device time was linked by a rule
+	// other than the External id, or reached no operator. Absent, all of the rank's device
+	// time (self_device_time_total) reached its operators by the External id.
+	DeviceLinks *DeviceLinks `json:"device_links,omitempty"`
 }
 
 type summaryMetaJSON struct {
@@ -133,7 +137,12 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 			ProfileMemory: s.ProfileMemory, GroupByInputShape: s.GroupByInputShape, GroupByStackN: s.GroupByStackN,
 			Ranks: make([]rankJSON, len(s.Ranks))}}
 	for i, r := range s.Ranks {
-		out.Summary.Ranks[i] = rankJSON{r.Rank, r.FromTrace, r.File, r.SelfCPUTimeTotal, r.SelfDeviceTimeTotal}
+		out.Summary.Ranks[i] = rankJSON{Rank: r.Rank, FromTrace: r.FromTrace, File: r.File,
+			SelfCPUTimeTotal: r.SelfCPUTimeTotal, SelfDeviceTimeTotal: r.SelfDeviceTimeTotal}
+		if r.DeviceLinks.Notable() {
+			l := r.DeviceLinks
+			out.Summary.Ranks[i].DeviceLinks = &l
+		}
 	}
 	for _, k := range idx {
 		r := &s.Rows[k]
@@ -250,7 +259,16 @@ func (doc *summaryJSON) summary() (*Summary, error) {
 	s := &Summary{Device: m.Device, ProfileMemory: m.ProfileMemory, GroupByInputShape: m.GroupByInputShape,
 		GroupByStackN: m.GroupByStackN, Ranks: make([]RankInfo, len(m.Ranks)), Rows: make([]SummaryRow, len(doc.Rows))}
 	for i, r := range m.Ranks {
-		s.Ranks[i] = RankInfo{r.Rank, r.FromTrace, r.File, r.SelfCPUTimeTotal, r.SelfDeviceTimeTotal}
+		s.Ranks[i] = RankInfo{Rank: r.Rank, FromTrace: r.FromTrace, File: r.File,
+			SelfCPUTimeTotal: r.SelfCPUTimeTotal, SelfDeviceTimeTotal: r.SelfDeviceTimeTotal}
+		if l := r.DeviceLinks; l != nil {
+			if l.ExternalIDUs < 0 || l.LaunchUs < 0 || l.OrderUs < 0 || l.EnclosingUs < 0 || l.UnlinkedUs < 0 {
+				return nil, fmt.Errorf("rank %d: device_links: a negative time", i)
+			}
+			s.Ranks[i].DeviceLinks = *l
+		} else {
+			s.Ranks[i].DeviceLinks.ExternalIDUs = r.SelfDeviceTimeTotal
+		}
 	}
 	seen := make([]bool, len(doc.Rows))
 	keys := make(map[string]struct{}, len(doc.Rows))

@@ -36,10 +36,14 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 	if err := Write(w, f, avgs, o); err != nil {
 		return 0, err
 	}
-	if len(s.Ranks) < 2 && !out.ByRank {
-		return left, nil
-	}
 	var b bytes.Buffer
+	if l := s.DeviceLinks(); l.Notable() {
+		b.WriteString(l.Line() + "\n")
+	}
+	if len(s.Ranks) < 2 && !out.ByRank {
+		_, err = w.Write(b.Bytes())
+		return left, err
+	}
 	b.WriteString("\n" + describeRanks(s) + "\n")
 	if out.ByRank {
 		md := f == FormatMarkdown

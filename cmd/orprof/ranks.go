@@ -78,6 +78,9 @@ func (tf *tableFlags) noteCSV(stderr io.Writer, s *report.Summary, left int) {
 	if len(s.Ranks) > 1 {
 		fmt.Fprintf(stderr, "orprof: note: %d ranks (%s)\n", len(s.Ranks), s.RankSource())
 	}
+	if l := s.DeviceLinks(); l.Notable() {
+		fmt.Fprintf(stderr, "orprof: note: %s\n", l.Line())
+	}
 }
 
 // maxWarnings is how many trace warnings a command prints before it only counts the rest.

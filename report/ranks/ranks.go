@@ -48,6 +48,9 @@ func SummarizeAverages(av *tracefile.Averages, file string, pos int, g events.Av
 	if r, ok := traceRank(av.Data); ok {
 		rank.Rank, rank.FromTrace = r, true
 	}
+	l := av.Data.DeviceLink.ByRuleUs
+	rank.DeviceLinks = report.DeviceLinks{ExternalIDUs: l[tracefile.ByExternalID], LaunchUs: l[tracefile.ByLaunch],
+		OrderUs: l[tracefile.ByOrder], EnclosingUs: l[tracefile.ByEnclosing], UnlinkedUs: l[tracefile.Unlinked]}
 	device := av.Data.DeviceName
 	return report.NewSummary(av.Rows, rank, report.SummaryOptions{Device: device, ProfileMemory: av.Memory, Grouping: g})
 }

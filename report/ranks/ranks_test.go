@@ -31,6 +31,9 @@ func TestReadTracesOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, one, many)
 	assert.Equal(t, w1, w4, "warnings come in path order")
+	assert.Empty(t, w1, "every kernel reaches its op by its launch")
+	_, w1, err = ReadTraces(traces, Options{Workers: 1, Link: tracefile.LinkExternalID})
+	require.NoError(t, err)
 	require.Len(t, w1, 1)
 	assert.Contains(t, w1[0], traces[0]+`: 607844.000 µs of 607844.000 µs of device time (100.0%, 1204 events) reached no operator`)
 	var sums []*report.Summary
@@ -126,13 +129,18 @@ func BenchmarkReadTraces(b *testing.B) {
 func TestLinkWarningSums(t *testing.T) {
 	paths := []string{"../../testdata/kineto/cuda_alexnet.json.gz", "../../testdata/kineto-extra/hta_cpu_rank0.json.gz",
 		"../../testdata/kineto/rocm_mi250_train.json.gz", "../../testdata/kineto-extra/hta_sampled_rank0.json.gz"}
-	_, w, err := ReadTraces(paths, Options{})
+	strict := Options{Link: tracefile.LinkExternalID}
+	_, w, err := ReadTraces(paths, strict)
 	require.NoError(t, err)
 	assert.Equal(t, []string{`2 of 3 traces with device time: 675525.000 µs of 675674.042 µs of device time (100.0%, 1343 events) reached no operator: ` +
 		`its "External id" equals the event's own "correlation", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it`}, w)
-	_, w2, err := LoadAll(paths, Options{})
+	_, w2, err := LoadAll(paths, strict)
 	require.NoError(t, err)
 	assert.Equal(t, w, w2)
+	// With every rule, only the one alexnet memcpy whose launch lies in no op is left.
+	_, w, err = ReadTraces(paths, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`../../testdata/kineto/cuda_alexnet.json.gz: 10.000 µs of 67681.000 µs of device time (0.0%, 1 events) reached no operator: its runtime launch lies within no operator on its thread`}, w)
 }
 
 // BenchmarkTwoMTIATraces: what reading two 456k-event traces costs, beside what a two-rank

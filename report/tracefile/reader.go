@@ -4,27 +4,35 @@
 // is package trace's job; the JSON tokenizer is internal/jsonscan.
 //
 // The dialects Read accepts, each tested by TestDialects (reader_dialect_test.go) on a real or a
-// minimal trace of its kind:
+// minimal trace of its kind, and the rule (LinkRule) that charges their device time to ops:
 //
-//	dialect                     container, keys and categories                         ts/dur
-//	legacy (PyTorch ≤ 1.13)     bare array; "X" events without cat; pid "CPU functions"  float µs
-//	Kineto 2021 (PyTorch 1.8/9) object; cat Operator/Runtime/Kernel/Memcpy/Memset;     integer µs
+//	dialect                     container, keys and categories                         ts/dur      device time → op
+//	legacy (PyTorch ≤ 1.13)     bare array; "X" events without cat; pid "CPU functions"  float µs    (none in the file)
+//	Kineto 2021 (PyTorch 1.8/9) object; cat Operator/Runtime/Kernel/Memcpy/Memset;     integer µs  1 external-id
 //	                            link key "external id" (lower case) and "correlation"
-//	Kineto 2022–2023            object; cpu_op, cuda_runtime, kernel, gpu_memcpy, …;    integer µs
+//	Kineto 2022–2023            object; cpu_op, cuda_runtime, kernel, gpu_memcpy, …;    integer µs  2 launch
 //	                            "External id" equal to the event's own correlation
-//	                            (not a link: device time reaches no op, with a warning)
-//	Kineto 2024+                "External id" = the launching op's id; cpu_op,          µs with 3
+//	                            (no link: rule 2 finds the op around the launch)
+//	Kineto 2024+                "External id" = the launching op's id; cpu_op,          µs with 3   1 external-id
 //	                            user_annotation, cuda_runtime, kernel, gpu_memcpy,      decimals
 //	                            gpu_memset, gpu_user_annotation, cuda_sync, …
-//	Kineto ns-resolution        ts/dur floats with more than three decimals             rounded ns
-//	ROCm                        as 2024+, HIP kernels under cat kernel                  µs
-//	MTIA / HPU                  mtia_runtime, mtia_ccp_events, mtia_workloadd, hpu_op;  µs
-//	                            device time has rows but no op (as in PyTorch)
-//	GPU-only / graph replay     device events with no link: own rows, with a warning    µs
-//	distributed (HTA)           "distributedInfo": {"rank": N} → Data.Rank             µs
-//	orprof                      top-level "orprof" object: fallback device time,        µs
+//	Kineto ns-resolution        ts/dur floats with more than three decimals             rounded ns  1 external-id
+//	CUPTI range profiler        cuda_profiler_range kernels with no correlation          µs          3 order
+//	ROCm                        as 2024+, HIP kernels under cat kernel                  µs          1 external-id
+//	MTIA / HPU                  mtia_runtime, mtia_ccp_events, mtia_workloadd, hpu_op;  µs          2 launch (runFunction),
+//	                            own rows as in PyTorch, which attaches none to ops                  4 enclosing (dma_request)
+//	graph replay                kernels carry their cudaGraphLaunch's correlation       µs          2 launch
+//	GPU-only                    device events and no host ops: own rows, a warning      µs          (none)
+//	distributed (HTA)           "distributedInfo": {"rank": N} → Data.Rank             µs          as its era
+//	orprof                      top-level "orprof" object: fallback device time,        µs          1 external-id
 //	                            Scope, Async; "External id" always a link
 //	gzip                        any of the above, gzip-compressed, one or more members
+//
+// Options.Link = LinkExternalID (`--link external-id`) applies rule 1 alone, to CUDA, XPU and
+// PrivateUse1 activity: PyTorch's own reading of the file.
+//
+// One pass, many consumers: every converted event, its link resolved, also goes to the
+// Consumers of Options (consumer.go has the contract and how to plug one in).
 package tracefile
 
 import (
@@ -307,7 +315,9 @@ type Options struct {
 // device category → PrivateUse1 in a PrivateUse1 trace, as PyTorch's deviceTypeFromActivity
 // does); DeviceIndex = pid; Thread = tid; ID = "correlation".
 //
-// Device time: a device event's linked op is its "External id" ("external id" in 2021 traces);
+// Device time, rule 1 (the only one with Options.Link = LinkExternalID; LinkRule lists the
+// others, applied in order to what it leaves): a device event's linked op is its "External id"
+// ("external id" in 2021 traces);
 // without one, the "External id" of the runtime event with the same "correlation". Some Kineto
 // builds of 2022–2023 wrote each runtime and device event's own "correlation" as its "External
 // id" (cuda_alexnet and cuda_train_step in testdata/kineto show it), which says nothing about
@@ -317,12 +327,13 @@ type Options struct {
 // device event only when the runtime call with its correlation is linked to that same op; in
 // orprof's own traces, whose ids come from separate counters, it always counts. A linked device
 // event is appended as a Kernel (its name, device index and EndUs − StartUs) to the host
-// operator whose ID is the linked id, in file order — only for CUDA, PrivateUse1 and XPU
-// events, the types _parse_kineto_results attaches (MTIA and HPU activity gets its own rows but
-// no kernel on an op). If several host operators share an id, the first one in the file gets
-// the kernels. A runtime event linked to an op takes that op's Thread. Runtime events are not
-// linked by time containment. Data.DeviceLink sums the device time and the part of it that
-// reached no operator, with the likeliest cause.
+// operator whose ID is the linked id (by rules 2–4, to the operator they found), in file order.
+// With LinkExternalID only CUDA, PrivateUse1 and XPU events are, the types
+// _parse_kineto_results attaches; by default MTIA and HPU activity is too (it keeps its own
+// rows and its place in the device total, as PyTorch prints them). If several host operators
+// share an id, the first one in the file gets the kernels. A runtime event linked to an op by
+// its External id takes that op's Thread. Data.DeviceLink sums the device time, the part each
+// rule linked and the part that reached no operator, with the likeliest cause.
 //
 // Memory (Kineto form): each "[memory]" instant ("Bytes", "Device Type" as a c10::DeviceType
 // number) is added to every host event (operators and runtime calls, on any thread, as
