@@ -55,8 +55,8 @@ type rankJSON struct {
 	SelfCPUTimeTotal    float64 `json:"self_cpu_time_total"`
 	SelfDeviceTimeTotal float64 `json:"self_device_time_total"`
 	// DeviceLinks is present when DeviceLinks.Notable: some device time was linked by a rule
-	// other than the External id, or reached no operator. Absent, all of the rank's device
-	// time (self_device_time_total) reached its operators by the External id.
+	// other than the External id. Absent, the rank's device time (self_device_time_total)
+	// reached its operators by the External id, or none.
 	DeviceLinks *DeviceLinks `json:"device_links,omitempty"`
 }
 
@@ -266,8 +266,6 @@ func (doc *summaryJSON) summary() (*Summary, error) {
 				return nil, fmt.Errorf("rank %d: device_links: a negative time", i)
 			}
 			s.Ranks[i].DeviceLinks = *l
-		} else {
-			s.Ranks[i].DeviceLinks.ExternalIDUs = r.SelfDeviceTimeTotal
 		}
 	}
 	seen := make([]bool, len(doc.Rows))

@@ -30,9 +30,10 @@ func (l DeviceLinks) Add(o DeviceLinks) DeviceLinks {
 }
 
 // Notable reports whether the figures are worth a line under the table: some device time was
-// linked by a rule other than the file's External id, or reached no operator. Where the
-// External id linked it all (or there is none), the table is PyTorch's and says nothing more.
-func (l DeviceLinks) Notable() bool { return l.LaunchUs+l.OrderUs+l.EnclosingUs+l.UnlinkedUs > 0 }
+// linked by a rule other than the file's External id. Where the External id linked all that
+// was linked, the table is the one PyTorch prints and says nothing more (what reached no
+// operator has its warning on stderr).
+func (l DeviceLinks) Notable() bool { return l.LaunchUs+l.OrderUs+l.EnclosingUs > 0 }
 
 // Line is the line under the table: the device time linked to operators, the share each rule
 // linked and what reached none, e.g. "Device time linked to operators: 67.671ms of 67.681ms
@@ -52,10 +53,16 @@ func (l DeviceLinks) Line() string {
 		pct(l.EnclosingUs), FormatTime(l.UnlinkedUs), pct(l.UnlinkedUs))
 }
 
-// DeviceLinks sums the ranks' figures.
+// DeviceLinks sums the ranks' figures. A rank without any (its summary's JSON had no
+// "device_links": all its device time reached its operators by the External id, or it was not
+// read from a trace) counts its self device time total as linked by the External id.
 func (s *Summary) DeviceLinks() DeviceLinks {
 	var l DeviceLinks
 	for _, r := range s.Ranks {
+		if r.DeviceLinks.TotalUs() == 0 {
+			l.ExternalIDUs += r.SelfDeviceTimeTotal
+			continue
+		}
 		l = l.Add(r.DeviceLinks)
 	}
 	return l

@@ -19,6 +19,7 @@ func TestDeviceLinks(t *testing.T) {
 	l := DeviceLinks{LaunchUs: 99, UnlinkedUs: 1}
 	assert.True(t, l.Notable())
 	assert.False(t, DeviceLinks{ExternalIDUs: 5}.Notable(), "all by the External id: PyTorch's table, nothing more")
+	assert.False(t, DeviceLinks{ExternalIDUs: 5, UnlinkedUs: 3}.Notable(), "the unlinked part has its warning")
 	assert.Equal(t, "Device time linked to operators: 99.000us of 100.000us (99.00%): external-id 0.00%, launch 99.00%, order 0.00%, enclosing 0.00%, unlinked 1.000us (1.00%)", l.Line())
 	assert.Equal(t, "Device time linked to operators: 0.000us of 0.000us (0.00%): external-id 0.00%, launch 0.00%, order 0.00%, enclosing 0.00%, unlinked 0.000us (0.00%)", DeviceLinks{}.Line())
 
@@ -36,7 +37,10 @@ func TestDeviceLinks(t *testing.T) {
 	back, err := ReadSummary(bytes.NewReader(js.Bytes()), "m.json")
 	require.NoError(t, err)
 	assert.Equal(t, m.DeviceLinks(), back.DeviceLinks())
-	assert.Equal(t, m, back)
+	b.Ranks[0].DeviceLinks = DeviceLinks{}
+	m, err = MergeSummaries(a, b)
+	require.NoError(t, err)
+	assert.Equal(t, m, back, "a rank linked by the External id alone writes no device_links")
 
 	var text bytes.Buffer
 	_, err = WriteSummary(&text, FormatText, m, TableOptions{}, SummaryOutput{})
