@@ -87,7 +87,9 @@ func (k Kind) Host() bool { return k <= KindUserAnnotation }
 // DeviceTime reports whether the event's duration is device time: a device event that is
 // not a device-side annotation or a scope profiler's metrics slice (the table's device total
 // counts the same events).
-func (k Kind) DeviceTime() bool { return k.Device() && k != KindDeviceAnnotation && k != KindScopeMetrics }
+func (k Kind) DeviceTime() bool {
+	return k.Device() && k != KindDeviceAnnotation && k != KindScopeMetrics
+}
 
 // Event is one converted trace event as a Consumer sees it.
 type Event struct {
