@@ -49,8 +49,12 @@ func SummarizeAverages(av *tracefile.Averages, file string, pos int, g events.Av
 		rank.Rank, rank.FromTrace = r, true
 	}
 	l := av.Data.DeviceLink.ByRuleUs
-	rank.DeviceLinks = report.DeviceLinks{ExternalIDUs: l[tracefile.ByExternalID], LaunchUs: l[tracefile.ByLaunch],
-		OrderUs: l[tracefile.ByOrder], EnclosingUs: l[tracefile.ByEnclosing], UnlinkedUs: l[tracefile.Unlinked]}
+	if links := (report.DeviceLinks{ExternalIDUs: l[tracefile.ByExternalID], LaunchUs: l[tracefile.ByLaunch],
+		OrderUs: l[tracefile.ByOrder], EnclosingUs: l[tracefile.ByEnclosing], UnlinkedUs: l[tracefile.Unlinked]}); links.Notable() {
+		// Kept only where it says more than the table (as the JSON summary writes it), so that
+		// a summary read back equals the one written.
+		rank.DeviceLinks = links
+	}
 	device := av.Data.DeviceName
 	return report.NewSummary(av.Rows, rank, report.SummaryOptions{Device: device, ProfileMemory: av.Memory, Grouping: g})
 }
