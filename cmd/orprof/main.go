@@ -31,6 +31,7 @@ commands:
   merge        merge table summaries (orprof table --format json) into one table
   diff         compare two profiles (traces or summaries) op by op
   pprof        convert a trace to a pprof profile (go tool pprof)
+  kernels      the device-side view: per kernel calls, time, streams, launching op, category
   timeline     where the device time went: breakdown, idle, overlap, launches, queue, steps, stragglers
   report       write one offline HTML report of a profile (or a diff of two): tables, flame graph, charts
   conformance  check a device backend's profiler stubs
@@ -60,6 +61,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runDiff(args[1:], stdin, stdout, stderr)
 	case "pprof":
 		return runPprof(args[1:], stdin, stdout, stderr)
+	case "kernels":
+		return runKernels(args[1:], stdout, stderr)
 	case "timeline":
 		return runTimeline(args[1:], stdout, stderr)
 	case "report":

@@ -131,6 +131,8 @@ func (tf *tableFlags) linkMode() tracefile.LinkMode { return tracefile.LinkMode(
 // linkValue is --link: a tracefile.LinkMode given as all or external-id.
 type linkValue tracefile.LinkMode
 
+func (v linkValue) mode() tracefile.LinkMode { return tracefile.LinkMode(v) }
+
 func (v *linkValue) String() string { return tracefile.LinkMode(*v).String() }
 
 func (v *linkValue) Set(s string) error {

@@ -1,6 +1,10 @@
 package tracefile
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+	"os"
+)
 
 // One pass, many consumers.
 //
@@ -30,6 +34,30 @@ import "fmt"
 // keep; the strings themselves may be kept). A consumer that fails keeps its own error and
 // reports it after the read. Each consumer should end in a mergeable summary of its own (as
 // report.Summary is), so that several ranks merge.
+
+// ReadConsumers reads a trace as Read does for its Options.Consumers alone: they get every
+// event, and no FunctionEvent is made or kept (Data.Events is nil), so the read costs the
+// records and the links and no more. Shapes and stacks are not rendered.
+func ReadConsumers(r io.Reader, name string, opts Options) (*Data, error) {
+	skip := skipArgs{shapes: true, stacks: true}
+	return decodeTrace(r, name, opts, defaultParConfig(), skip, func(d *decoder) *Data {
+		return d.resolveInto(func(int) eventSink { return nil })
+	})
+}
+
+// OpenConsumers is ReadConsumers of the trace file at path, opened as Open opens it ("-" is
+// standard input).
+func OpenConsumers(path string, opts Options) (*Data, error) {
+	if path == "-" {
+		return ReadConsumers(os.Stdin, "<stdin>", opts)
+	}
+	r, close, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer close()
+	return ReadConsumers(r, path, opts)
+}
 
 // Consumer receives the converted events of a read (see the contract above).
 type Consumer interface {

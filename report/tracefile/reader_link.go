@@ -51,11 +51,15 @@ var kernelLaunches = map[string]bool{
 	"cudaLaunchCooperativeKernel": true, "hipLaunchKernel": true, "hipExtModuleLaunchKernel": true,
 }
 
-// hostIv is a host operator's interval on its thread.
+// hostIv is a host operator's (or runtime call's) interval on its thread.
 type hostIv struct {
 	tid     int64
 	ts, end int64
 	ev, raw int32
+	// child is, in PyTorch's tree of the thread's events, the index (in the sorted slice) of
+	// the only child, −1 for none, −2 for several.
+	child int32
+	rt    bool // a runtime call: part of the tree, never the operator a rule picks
 }
 
 // ivQuery asks for the innermost host operator holding [ts, end] (on tid, for rule 2).
@@ -101,6 +105,12 @@ func (d *decoder) linkLater(lk *links, x *laterLinks, times func(*rawEvent) (flo
 	}
 	ops := d.hostIntervals()
 	found := func(w laterDev, op *hostIv) {
+		// PyTorch's tree collapses a same-name only child into its parent, which then carries
+		// the child's kernels instead of its own: charged to the parent, the time would be
+		// lost from the table, so it goes to the child that survives in the parent's place.
+		for op.child >= 0 && d.raws.at(int(ops[op.child].raw)).name == d.raws.at(int(op.raw)).name {
+			op = &ops[op.child]
+		}
 		dev := d.raws.at(int(w.raw))
 		lk.pairs = append(lk.pairs, d.pair(dev, int(w.ev), opRef{ev: op.ev, raw: op.raw}, w.rt+1, w.rule, times))
 	}
@@ -157,12 +167,13 @@ func (d *decoder) linkLater(lk *links, x *laterLinks, times func(*rawEvent) (flo
 	}
 }
 
-// hostIntervals are the host operators that can launch work (not async), sorted by thread,
-// then start, then longest first (so an operator comes before those it holds).
+// hostIntervals are the host operators that can launch work (not async) and the runtime
+// calls, sorted by thread, then start, then longest first (so an operator comes before those
+// it holds), with each one's only child in PyTorch's tree of the thread's events.
 func (d *decoder) hostIntervals() []hostIv {
 	n := 0
 	for _, r := range d.raws.all() {
-		if r.kind == rawHostOp && !r.async() {
+		if r.kind == rawHostOp && !r.async() || r.kind == rawRuntime {
 			n++
 		}
 	}
@@ -173,13 +184,40 @@ func (d *decoder) hostIntervals() []hostIv {
 			continue
 		}
 		k++
-		if r.kind == rawHostOp && !r.async() {
-			ops = append(ops, hostIv{tid: r.tid, ts: r.ts, end: r.ts + r.dur, ev: k, raw: int32(i)})
+		if r.kind == rawHostOp && !r.async() || r.kind == rawRuntime {
+			ops = append(ops, hostIv{tid: r.tid, ts: r.ts, end: r.ts + r.dur, ev: k, raw: int32(i), child: -1,
+				rt: r.kind == rawRuntime})
 		}
 	}
 	slices.SortFunc(ops, func(a, b hostIv) int {
 		return cmp.Or(cmp.Compare(a.tid, b.tid), cmp.Compare(a.ts, b.ts), cmp.Compare(b.end, a.end), cmp.Compare(a.raw, b.raw))
 	})
+	// The tree as events.NewList builds it: an event's parent is the innermost open one that
+	// it starts before the end of and does not outlast.
+	var st []int32
+	for i := range ops {
+		o := &ops[i]
+		if i > 0 && ops[i-1].tid != o.tid {
+			st = st[:0]
+		}
+		for len(st) > 0 {
+			top := &ops[st[len(st)-1]]
+			if o.ts >= top.end || o.end > top.end {
+				st = st[:len(st)-1]
+				continue
+			}
+			break
+		}
+		if len(st) > 0 {
+			p := &ops[st[len(st)-1]]
+			if p.child == -1 {
+				p.child = int32(i)
+			} else {
+				p.child = -2
+			}
+		}
+		st = append(st, int32(i))
+	}
 	return ops
 }
 
@@ -218,7 +256,7 @@ func innermost(ops []hostIv, qs []ivQuery, stack []*hostIv, pick func(*ivQuery, 
 			stack = stack[:len(stack)-1]
 		}
 		for j := len(stack) - 1; j >= 0; j-- {
-			if o := stack[j]; o.ts <= q.ts && q.end <= o.end {
+			if o := stack[j]; !o.rt && o.ts <= q.ts && q.end <= o.end {
 				pick(q, o)
 				break
 			}

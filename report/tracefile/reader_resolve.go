@@ -389,6 +389,11 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		d.feedConsumers(lk, times)
 	}
 	sink := newSink(nKeep + nMem)
+	if sink == nil {
+		// The consumers were all the read was for: no event is made.
+		d.raws = rawList{}
+		return td
+	}
 	first := sink.part()
 	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
 	if mp, ok := first.(interface{ memory(*rawEvent) }); ok && kineto {

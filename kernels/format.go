@@ -1,0 +1,473 @@
+package kernels
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+// Format is an output form of Write.
+type Format string
+
+const (
+	Text     Format = "text"
+	Markdown Format = "markdown"
+	CSV      Format = "csv"
+	JSON     Format = "json"
+)
+
+// ParseFormat reads a --format value.
+func ParseFormat(s string) (Format, bool) {
+	switch f := Format(s); f {
+	case Text, Markdown, CSV, JSON:
+		return f, true
+	}
+	return "", false
+}
+
+// WriteOptions tune Write.
+type WriteOptions struct {
+	// Rules classify the kernels (nil: the built-in rules).
+	Rules *Rules
+	// RowLimit is how many kernels (or, ByOp, operators) text and markdown print; ≤ 0: all.
+	// csv and json print every row.
+	RowLimit int
+	// ByOp groups the kernels under the operators that launched them.
+	ByOp bool
+	// MaxNameWidth caps the kernel and operator name columns of text (0: 55).
+	MaxNameWidth int
+}
+
+// Write renders s in format f. text and markdown print one table, largest total first, then a
+// line of totals; csv the same rows, every one; json the whole summary (every row, with what a
+// merge needs), which Load reads back.
+func Write(w io.Writer, f Format, s *Summary, o WriteOptions) error {
+	if f == JSON {
+		return writeJSON(w, s, o.Rules)
+	}
+	t := s.table(o, f == CSV)
+	var b bytes.Buffer
+	switch f {
+	case Text:
+		t.text(&b, o.MaxNameWidth)
+		b.WriteString(s.footer())
+	case Markdown:
+		t.markdown(&b)
+		b.WriteString("\n" + s.footer())
+	case CSV:
+		cw := csv.NewWriter(&b)
+		cw.Write(t.head)
+		for _, r := range t.rows {
+			cw.Write(r)
+		}
+		cw.Flush()
+	default:
+		return fmt.Errorf("format %q: must be text, markdown, csv or json", f)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// footer is the line under a table: the device time, its kernels and the ranks.
+func (s *Summary) footer() string {
+	var calls int64
+	for _, k := range s.Kernels {
+		calls += k.Calls
+	}
+	r := ""
+	if len(s.Ranks) > 1 {
+		r = fmt.Sprintf(", %d ranks", len(s.Ranks))
+	}
+	return fmt.Sprintf("Device time total: %s in %d calls of %d kernels%s\n", FormatTime(s.DeviceUs()), calls, len(s.Kernels), r)
+}
+
+// FormatTime renders µs as PyTorch's tables do: "1.234s", "12.345ms" or "123.456us".
+func FormatTime(us float64) string {
+	switch {
+	case us >= 1e6:
+		return strconv.FormatFloat(us/1e6, 'f', 3, 64) + "s"
+	case us >= 1e3:
+		return strconv.FormatFloat(us/1e3, 'f', 3, 64) + "ms"
+	}
+	return strconv.FormatFloat(us, 'f', 3, 64) + "us"
+}
+
+// table is what text, markdown and csv print: a header and rows of cells; left marks the
+// left-aligned (name) columns.
+type table struct {
+	head []string
+	left []bool
+	rows [][]string
+}
+
+func pct(t, total float64) string {
+	if total <= 0 {
+		return "0.00%"
+	}
+	return strconv.FormatFloat(100*t/total, 'f', 2, 64) + "%"
+}
+
+// us renders µs for csv: the shortest digits, to the ns.
+func us(v float64) string {
+	return strconv.FormatFloat(float64(int64(v*1000+0.5*sign(v)))/1000, 'f', -1, 64)
+}
+
+func sign(v float64) float64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}
+
+func streams(ss []Stream) string {
+	var b strings.Builder
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if i == 4 {
+			fmt.Fprintf(&b, "+%d", len(ss)-4)
+			break
+		}
+		fmt.Fprintf(&b, "%d:%d", s.Device, s.Stream)
+	}
+	return b.String()
+}
+
+func (s *Summary) table(o WriteOptions, all bool) *table {
+	total := s.DeviceUs()
+	tm := FormatTime
+	if all {
+		tm = us
+	}
+	if o.ByOp {
+		t := &table{head: []string{"Operator", "Kernel", "Category", "Calls", "Total", "% of device", "% of op", "Mean"},
+			left: []bool{true, true, true, false, false, false, false, false}}
+		if all {
+			t.head[4], t.head[7] = "Total (us)", "Mean (us)"
+		}
+		ops := s.ByOp()
+		if !all && o.RowLimit > 0 && len(ops) > o.RowLimit {
+			ops = ops[:o.RowLimit]
+		}
+		for _, op := range ops {
+			name := op.Op
+			if name == "" {
+				name = "(no operator)"
+			}
+			t.rows = append(t.rows, []string{name, "", "", strconv.FormatInt(op.Calls, 10), tm(op.TotalUs), pct(op.TotalUs, total), "100.00%",
+				tm(op.TotalUs / float64(max(op.Calls, 1)))})
+			for _, k := range op.Kernels {
+				t.rows = append(t.rows, []string{"", k.Kernel.Name, k.Kernel.Category(o.Rules).String(), strconv.FormatInt(k.Share.Calls, 10),
+					tm(k.Share.TotalUs), pct(k.Share.TotalUs, total), pct(k.Share.TotalUs, op.TotalUs),
+					tm(k.Share.TotalUs / float64(max(k.Share.Calls, 1)))})
+			}
+		}
+		return t
+	}
+	t := &table{head: []string{"Kernel", "Kind", "Category", "Calls", "Total", "% of device", "Mean", "Median", "Min", "Max",
+		"Std", "Streams", "Operator", "Ops"}, left: make([]bool, 14)}
+	t.left[0], t.left[1], t.left[2], t.left[11], t.left[12] = true, true, true, true, true
+	if all {
+		for i, h := range t.head[4:11] {
+			if h != "% of device" {
+				t.head[4+i] = h + " (us)"
+			}
+		}
+	}
+	ks := s.ByTotal()
+	if !all && o.RowLimit > 0 && len(ks) > o.RowLimit {
+		ks = ks[:o.RowLimit]
+	}
+	for _, k := range ks {
+		op, nops := k.Op()
+		if op == "" {
+			op = "(none)"
+		}
+		t.rows = append(t.rows, []string{k.Name, k.Kind.String(), k.Category(o.Rules).String(), strconv.FormatInt(k.Calls, 10),
+			tm(k.TotalUs), pct(k.TotalUs, total), tm(k.MeanUs), tm(k.MedianUs()), tm(k.MinUs), tm(k.MaxUs), tm(k.StdUs()),
+			streams(k.Streams), op, strconv.Itoa(nops)})
+	}
+	return t
+}
+
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// text writes the table with columns padded to their widest cell; names are cut to maxName
+// runes with "...", and control characters escaped.
+func (t *table) text(b *bytes.Buffer, maxName int) {
+	if maxName <= 0 {
+		maxName = 55
+	}
+	cells := make([][]string, 0, len(t.rows)+1)
+	cells = append(cells, t.head)
+	for _, r := range t.rows {
+		c := make([]string, len(r))
+		for i, v := range r {
+			v = quote.Printable(v)
+			if t.left[i] && runeLen(v) > maxName {
+				v = string([]rune(v)[:maxName-3]) + "..."
+			}
+			c[i] = v
+		}
+		cells = append(cells, c)
+	}
+	w := make([]int, len(t.head))
+	for _, r := range cells {
+		for i, v := range r {
+			w[i] = max(w[i], runeLen(v))
+		}
+	}
+	sep := func() {
+		for i := range w {
+			b.WriteString(strings.Repeat("-", w[i]))
+			b.WriteString("  ")
+		}
+		b.WriteByte('\n')
+	}
+	row := func(r []string) {
+		for i, v := range r {
+			pad := strings.Repeat(" ", w[i]-runeLen(v))
+			if t.left[i] {
+				b.WriteString(v + pad)
+			} else {
+				b.WriteString(pad + v)
+			}
+			b.WriteString("  ")
+		}
+		b.WriteByte('\n')
+	}
+	sep()
+	row(cells[0])
+	sep()
+	for _, r := range cells[1:] {
+		row(r)
+	}
+	sep()
+}
+
+// markdown writes a GitHub table; '|' and emphasis characters are escaped, control characters
+// written as numeric references.
+func (t *table) markdown(b *bytes.Buffer) {
+	esc := func(s string) string {
+		var o strings.Builder
+		for _, r := range s {
+			switch {
+			case r == '|' || r == '\\' || r == '*' || r == '_' || r == '`' || r == '<' || r == '>' || r == '[' || r == ']':
+				o.WriteByte('\\')
+				o.WriteRune(r)
+			case r < 0x20 || r == 0x7f:
+				fmt.Fprintf(&o, "&#%d;", r)
+			default:
+				o.WriteRune(r)
+			}
+		}
+		return o.String()
+	}
+	line := func(r []string) {
+		b.WriteString("|")
+		for _, v := range r {
+			b.WriteString(" " + esc(v) + " |")
+		}
+		b.WriteByte('\n')
+	}
+	line(t.head)
+	b.WriteString("|")
+	for i := range t.head {
+		if t.left[i] {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteByte('\n')
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// The JSON document: {"orprof_kernels": version, "device", "device_us", "ranks", "kernels"},
+// every kernel in first-occurrence order with its statistics for reading and what a merge
+// needs (m2, hist, launched_by).
+const jsonVersion = 1
+
+type docJSON struct {
+	Version  int          `json:"orprof_kernels"`
+	Device   string       `json:"device"`
+	DeviceUs float64      `json:"device_us"`
+	Ranks    []Rank       `json:"ranks"`
+	Kernels  []kernelJSON `json:"kernels"`
+}
+
+type kernelJSON struct {
+	Name       string     `json:"name"`
+	Kind       string     `json:"kind"`
+	Category   string     `json:"category"`
+	Group      string     `json:"group"`
+	Calls      int64      `json:"calls"`
+	TotalUs    float64    `json:"total_us"`
+	Percent    float64    `json:"percent_of_device"`
+	MeanUs     float64    `json:"mean_us"`
+	MedianUs   float64    `json:"median_us"`
+	MinUs      float64    `json:"min_us"`
+	MaxUs      float64    `json:"max_us"`
+	StdUs      float64    `json:"std_us"`
+	Streams    []Stream   `json:"streams"`
+	Op         string     `json:"op"`
+	Ops        int        `json:"ops"`
+	Ranks      int        `json:"ranks"`
+	M2         float64    `json:"m2"`
+	Hist       [][2]int64 `json:"hist"`
+	LaunchedBy []opJSON   `json:"launched_by"`
+}
+
+type opJSON struct {
+	Op string `json:"op"`
+	OpShare
+}
+
+var kindByName = func() map[string]tracefile.Kind {
+	m := map[string]tracefile.Kind{}
+	for k := tracefile.KindKernel; k <= tracefile.KindScopeMetrics; k++ {
+		m[k.String()] = k
+	}
+	return m
+}()
+
+func writeJSON(w io.Writer, s *Summary, rules *Rules) error {
+	doc := docJSON{Version: jsonVersion, Device: s.Device, DeviceUs: s.DeviceUs(), Ranks: s.Ranks, Kernels: []kernelJSON{}}
+	if doc.Ranks == nil {
+		doc.Ranks = []Rank{}
+	}
+	total := s.DeviceUs()
+	for _, k := range s.Kernels { // first-occurrence order, which a merge keeps
+		op, nops := k.Op()
+		c := k.Category(rules)
+		j := kernelJSON{Name: k.Name, Kind: k.Kind.String(), Category: c.String(), Group: c.Group(), Calls: k.Calls,
+			TotalUs: k.TotalUs, MeanUs: k.MeanUs, MedianUs: k.MedianUs(), MinUs: k.MinUs, MaxUs: k.MaxUs, StdUs: k.StdUs(),
+			Streams: k.Streams, Op: op, Ops: nops, Ranks: k.Ranks, M2: k.M2, Hist: [][2]int64{}, LaunchedBy: []opJSON{}}
+		if total > 0 {
+			j.Percent = 100 * k.TotalUs / total
+		}
+		if j.Streams == nil {
+			j.Streams = []Stream{}
+		}
+		for b, n := range k.Hist {
+			j.Hist = append(j.Hist, [2]int64{int64(b), n})
+		}
+		slices.SortFunc(j.Hist, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+		for n, sh := range k.Ops {
+			j.LaunchedBy = append(j.LaunchedBy, opJSON{n, *sh})
+		}
+		slices.SortFunc(j.LaunchedBy, func(a, b opJSON) int {
+			return cmp.Or(cmp.Compare(b.TotalUs, a.TotalUs), cmp.Compare(a.Op, b.Op))
+		})
+		doc.Kernels = append(doc.Kernels, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(doc)
+}
+
+// IsSummary reports whether the start of an input (after any gzip layer) is a kernels summary
+// (Write's json): an object whose first key is "orprof_kernels".
+func IsSummary(prefix []byte) bool {
+	p := bytes.TrimPrefix(prefix, []byte{0xEF, 0xBB, 0xBF})
+	p = bytes.TrimLeft(p, " \t\r\n")
+	if len(p) == 0 || p[0] != '{' {
+		return false
+	}
+	p = bytes.TrimLeft(p[1:], " \t\r\n")
+	return bytes.HasPrefix(p, []byte(`"orprof_kernels"`))
+}
+
+// maxSummaryBytes bounds a summary file (a kernel row is a few hundred bytes).
+const maxSummaryBytes = 1 << 30
+
+// ReadSummary reads a kernels summary (Write's json, plain or gzip already undone by the
+// caller) from r; name is used in errors. Strict JSON, one object. Anything inconsistent is an
+// error naming the kernel: an unknown kind, negative counts or times, a histogram or operator
+// counts that do not add up to the calls, two rows with the same name and kind.
+func ReadSummary(r io.Reader, name string) (*Summary, error) {
+	lr := &io.LimitedReader{R: r, N: maxSummaryBytes + 1}
+	dec := json.NewDecoder(lr)
+	dec.DisallowUnknownFields()
+	var doc docJSON
+	if err := dec.Decode(&doc); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("%s: larger than %d bytes: not a kernels summary", name, maxSummaryBytes)
+		}
+		return nil, fmt.Errorf("%s: not a valid kernels summary: %s", name, quote.Clip(err.Error()))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: byte %d: data after the kernels summary", name, dec.InputOffset())
+	}
+	if doc.Version != jsonVersion {
+		return nil, fmt.Errorf("%s: kernels summary version %d: this orprof reads version %d", name, doc.Version, jsonVersion)
+	}
+	if len(doc.Ranks) == 0 {
+		return nil, fmt.Errorf("%s: a kernels summary with no ranks", name)
+	}
+	s := &Summary{Device: doc.Device, Ranks: doc.Ranks, index: map[kernelKey]int{}}
+	for i, j := range doc.Kernels {
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s: kernel %d (%s): %s", name, i+1, quote.String(j.Name), fmt.Sprintf(format, a...))
+		}
+		kind, ok := kindByName[j.Kind]
+		if !ok {
+			return nil, bad("kind %s is not a device event kind", quote.String(j.Kind))
+		}
+		if j.Calls < 1 || j.TotalUs < 0 || j.MinUs < 0 || j.MaxUs < j.MinUs || j.M2 < 0 || j.Ranks < 1 || j.Ranks > len(doc.Ranks) {
+			return nil, bad("calls %d, times or ranks out of range", j.Calls)
+		}
+		k := &Kernel{Name: j.Name, Kind: kind, Calls: j.Calls, TotalUs: j.TotalUs, MinUs: j.MinUs, MaxUs: j.MaxUs,
+			MeanUs: j.MeanUs, M2: j.M2, Hist: map[int32]int64{}, Streams: j.Streams, Ops: map[string]*OpShare{}, Ranks: j.Ranks}
+		var n int64
+		for _, h := range j.Hist {
+			if h[1] < 1 || h[0] < -1 || h[0] > 1<<20 {
+				return nil, bad("histogram bucket %d: count %d out of range", h[0], h[1])
+			}
+			k.Hist[int32(h[0])] += h[1]
+			n += h[1]
+		}
+		if n != j.Calls {
+			return nil, bad("the histogram counts %d calls of %d", n, j.Calls)
+		}
+		n = 0
+		for _, o := range j.LaunchedBy {
+			if o.Calls < 1 || o.TotalUs < 0 {
+				return nil, bad("launched_by %s: calls %d out of range", quote.String(o.Op), o.Calls)
+			}
+			if _, dup := k.Ops[o.Op]; dup {
+				return nil, bad("launched_by %s twice", quote.String(o.Op))
+			}
+			sh := o.OpShare
+			k.Ops[o.Op] = &sh
+			n += o.Calls
+		}
+		if n != j.Calls {
+			return nil, bad("launched_by counts %d calls of %d", n, j.Calls)
+		}
+		if !slices.IsSortedFunc(k.Streams, cmpStream) {
+			slices.SortFunc(k.Streams, cmpStream)
+		}
+		k.Streams = slices.CompactFunc(k.Streams, func(a, b Stream) bool { return a == b })
+		key := kernelKey{k.Name, k.Kind}
+		if _, dup := s.index[key]; dup {
+			return nil, bad("a second row with the same name and kind")
+		}
+		s.index[key] = len(s.Kernels)
+		s.Kernels = append(s.Kernels, k)
+	}
+	return s, nil
+}

@@ -1,0 +1,331 @@
+package kernels
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/devices"
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+// testTraces are every trace in testdata/ that has device events, and a few without.
+func testTraces(t *testing.T) []string {
+	var files []string
+	for _, g := range []string{"../testdata/kineto/*.json.gz", "../testdata/kineto-extra/*.json.gz",
+		"../report/tracefile/testdata/*.json", "../testdata/pytorch-1.13/*/trace.json"} {
+		m, err := filepath.Glob(g)
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	require.Greater(t, len(files), 10)
+	return files
+}
+
+// TestKernelTotalsPerOpEqualTheTable: on every trace in testdata, read once for the table and
+// the kernels together, the device time the kernel view charges to each operator is the
+// table's self device time of that operator's rows (its own kernels), and the kernels' total
+// is the device time the reader counted. Two things the table counts are not kernels, as
+// PyTorch has them: a device-side user annotation (gpu_user_annotation) linked to its op by its
+// External id, whose span the op's row counts as device time (added to the view here), and
+// legacy rows (orprof's fallback device time: one fake kernel per op, no device event; left
+// out).
+func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
+	for _, f := range testTraces(t) {
+		for _, link := range []tracefile.LinkMode{tracefile.LinkAll, tracefile.LinkExternalID} {
+			t.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f)+"/"+link.String(), func(t *testing.T) {
+				if testing.Short() && strings.Contains(f, "mtia") {
+					t.Skip("large trace skipped in -short mode")
+				}
+				c := NewCollector()
+				ann := annotations{}
+				av, err := tracefile.OpenAverages(f, tracefile.Options{Link: link, Consumers: []tracefile.Consumer{c, ann}}, events.AverageOptions{})
+				require.NoError(t, err)
+				s := c.Summary(Rank{File: f}, av.Data.DeviceName)
+				table := map[string]float64{}
+				for _, r := range av.Rows {
+					if r.DeviceType == devices.CPU && !r.IsLegacy {
+						table[r.Key] += r.SelfDeviceTimeTotal
+					}
+				}
+				view := map[string]float64{}
+				for op, us := range ann {
+					view[op] += us
+				}
+				for _, op := range s.ByOp() {
+					if op.Op != "" {
+						view[op.Op] += op.TotalUs
+					}
+				}
+				for k, us := range table {
+					assert.InDelta(t, us, view[k], 1e-6*max(1, us), "op %q", k)
+				}
+				for k, us := range view {
+					assert.InDelta(t, table[k], us, 1e-6*max(1, us), "op %q", k)
+				}
+				l := av.Data.DeviceLink
+				assert.InDelta(t, l.TotalUs, s.DeviceUs(), 1e-6*max(1, l.TotalUs), "every device event is a kernel's call")
+				unlinked := 0.0
+				for _, op := range s.ByOp() {
+					if op.Op == "" {
+						unlinked = op.TotalUs
+					}
+				}
+				assert.InDelta(t, l.UnlinkedUs, unlinked, 1e-6*max(1, l.UnlinkedUs))
+			})
+		}
+	}
+}
+
+// annotations sums the device-side user annotations linked to each op.
+type annotations map[string]float64
+
+func (a annotations) Event(ev *tracefile.Event) {
+	if ev.Kind == tracefile.KindDeviceAnnotation && ev.Op != "" {
+		a[ev.Op] += ev.EndUs - ev.StartUs
+	}
+}
+
+// TestMergeEqualsReadingTogether: the summaries of two traces merged, directly or through their
+// JSON, equal reading both at once; a summary's JSON reads back into the same summary.
+func TestMergeEqualsReadingTogether(t *testing.T) {
+	a, b := "../testdata/kineto/cuda_alexnet.json.gz", "../testdata/kineto-extra/hta_sampled_rank0.json.gz"
+	both, warns, err := ReadAll([]string{a, b}, ReadOptions{Workers: 2})
+	require.NoError(t, err)
+	assert.Len(t, warns, 1, "alexnet's one copy launched outside any op")
+	one, _, err := ReadAll([]string{a, b}, ReadOptions{Workers: 1})
+	require.NoError(t, err)
+	assert.Equal(t, render(t, one, JSON), render(t, both, JSON), "the result does not depend on the order reads finish in")
+
+	dir := t.TempDir()
+	var paths []string
+	for i, p := range []string{a, b} {
+		s, _, err := Open(p, i, ReadOptions{})
+		require.NoError(t, err)
+		js := render(t, s, JSON)
+		back, err := ReadSummary(strings.NewReader(js), "s.json")
+		require.NoError(t, err)
+		assert.Equal(t, js, render(t, back, JSON), "a summary reads back as written")
+		out := filepath.Join(dir, filepath.Base(p)+".kernels.json")
+		if i == 1 {
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write([]byte(js))
+			zw.Close()
+			js = z.String()
+			out += ".gz"
+		}
+		require.NoError(t, os.WriteFile(out, []byte(js), 0o644))
+		paths = append(paths, out)
+	}
+	merged, _, err := ReadAll(paths, ReadOptions{})
+	require.NoError(t, err)
+	for _, f := range []Format{JSON, Text, CSV} {
+		assert.Equal(t, render(t, both, f), render(t, merged, f), "format %s", f)
+	}
+	require.Len(t, merged.Ranks, 2)
+	assert.Equal(t, int64(0), merged.Ranks[1].Rank, "hta_sampled_rank0 names its rank")
+	assert.True(t, merged.Ranks[1].FromTrace)
+	_, err = Merge(both, &Summary{Device: "mtia", Ranks: []Rank{{}}})
+	assert.ErrorContains(t, err, `summary 2 is of device "mtia", an earlier one of "cuda"`)
+}
+
+func render(t *testing.T, s *Summary, f Format) string {
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, f, s, WriteOptions{}))
+	return b.String()
+}
+
+// TestStatistics: the figures of one kernel, against values worked out by hand; the standard
+// deviation is the sample one (n − 1), as pandas' std in HolisticTraceAnalysis; the median is
+// within half a histogram bucket of the exact one; and a merge of two halves gives the figures
+// of the whole.
+func TestStatistics(t *testing.T) {
+	durs := []float64{2, 4, 4, 4, 5, 5, 7, 9, 1000}
+	whole, a, b := &Kernel{}, &Kernel{}, &Kernel{}
+	for i, d := range durs {
+		whole.add(d, Stream{0, 7}, "aten::mm")
+		if i < 4 {
+			a.add(d, Stream{0, 7}, "aten::mm")
+		} else {
+			b.add(d, Stream{1, 3}, "")
+		}
+	}
+	assert.Equal(t, int64(9), whole.Calls)
+	assert.Equal(t, 1040.0, whole.TotalUs)
+	assert.InDelta(t, 1040.0/9, whole.MeanUs, 1e-12)
+	var ss float64
+	for _, d := range durs {
+		ss += (d - 1040.0/9) * (d - 1040.0/9)
+	}
+	assert.InDelta(t, math.Sqrt(ss/8), whole.StdUs(), 1e-9)
+	assert.InDelta(t, 5.0, whole.MedianUs(), 5*0.0055, "exact median 5")
+	a.merge(b)
+	assert.Equal(t, whole.Calls, a.Calls)
+	assert.InDelta(t, whole.MeanUs, a.MeanUs, 1e-12)
+	assert.InDelta(t, whole.StdUs(), a.StdUs(), 1e-9)
+	assert.Equal(t, whole.MedianUs(), a.MedianUs())
+	assert.Equal(t, []Stream{{0, 7}, {1, 3}}, a.Streams)
+	op, n := a.Op()
+	assert.Equal(t, "", op, "five of nine calls reached no op")
+	assert.Equal(t, 1, n)
+	one := &Kernel{}
+	one.add(3.5, Stream{}, "x")
+	assert.Equal(t, 0.0, one.StdUs())
+	assert.Equal(t, 3.5, one.MedianUs())
+	zero := &Kernel{}
+	zero.add(0, Stream{}, "x")
+	zero.add(0.0004, Stream{}, "x")
+	assert.Equal(t, 0.0, zero.MedianUs())
+}
+
+// htaKernel is what HolisticTraceAnalysis's per-kernel breakdown gives a kernel name (sum,
+// max, min, mean, std of the durations), computed here over encoding/json's reading of the
+// file as hta.md describes it, for the events that are device time.
+type htaKernel struct {
+	n                        int
+	sum, max, min, mean, std float64
+}
+
+func htaBreakdown(t *testing.T, path string) map[string]*htaKernel {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	raw, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Cat, Name string
+			Dur           float64
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	durs := map[string][]float64{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && (e.Cat == "kernel" || e.Cat == "gpu_memcpy" || e.Cat == "gpu_memset") {
+			durs[e.Name] = append(durs[e.Name], e.Dur)
+		}
+	}
+	out := map[string]*htaKernel{}
+	for n, ds := range durs {
+		k := &htaKernel{n: len(ds), min: math.Inf(1), max: math.Inf(-1)}
+		for _, d := range ds {
+			k.sum += d
+			k.min, k.max = min(k.min, d), max(k.max, d)
+		}
+		k.mean = k.sum / float64(len(ds))
+		if len(ds) > 1 {
+			var ss float64
+			for _, d := range ds {
+				ss += (d - k.mean) * (d - k.mean)
+			}
+			k.std = math.Sqrt(ss / float64(len(ds)-1))
+		}
+		out[n] = k
+	}
+	return out
+}
+
+// TestMatchesHTA: on HolisticTraceAnalysis's own sampled rank-0 trace, each kernel's sum, max,
+// min, mean and std are HTA's per-kernel figures. Where the definitions differ (package doc):
+// HTA drops the last ProfilerStep and kernels of other iterations when a trace has several
+// steps (this one has none to drop), folds small kernels into "others", and rounds
+// sub-µs times (this trace's are whole µs).
+func TestMatchesHTA(t *testing.T) {
+	path := "../testdata/kineto-extra/hta_sampled_rank0.json.gz"
+	want := htaBreakdown(t, path)
+	s, _, err := Open(path, 0, ReadOptions{})
+	require.NoError(t, err)
+	require.Len(t, s.Kernels, len(want))
+	for _, k := range s.Kernels {
+		h := want[k.Name]
+		require.NotNil(t, h, k.Name)
+		assert.Equal(t, int64(h.n), k.Calls, k.Name)
+		assert.InDelta(t, h.sum, k.TotalUs, 1e-9*h.sum, k.Name)
+		assert.Equal(t, h.max, k.MaxUs, k.Name)
+		assert.Equal(t, h.min, k.MinUs, k.Name)
+		assert.InDelta(t, h.mean, k.MeanUs, 1e-9*h.mean, k.Name)
+		assert.InDelta(t, h.std, k.StdUs(), 1e-9*max(1, h.std), k.Name)
+		assert.Equal(t, htaType(k.Name), k.Category(nil).Group(), k.Name)
+	}
+}
+
+// TestGolden pins every format of a small real trace and the --by-op view.
+func TestGolden(t *testing.T) {
+	s, _, err := Open("../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
+	require.NoError(t, err)
+	s.Ranks[0].File = "rocm_mi250_train.json.gz"
+	for _, f := range []Format{Text, Markdown, CSV, JSON} {
+		for _, byOp := range []bool{false, true} {
+			if byOp && f == JSON {
+				continue
+			}
+			var b bytes.Buffer
+			require.NoError(t, Write(&b, f, s, WriteOptions{ByOp: byOp, MaxNameWidth: 40}))
+			name := "rocm." + string(f)
+			if byOp {
+				name = "rocm_by_op." + string(f)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", name), b.Bytes())
+		}
+	}
+}
+
+func TestReadSummaryErrors(t *testing.T) {
+	s, _, err := Open("../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
+	require.NoError(t, err)
+	good := render(t, s, JSON)
+	for name, c := range map[string]struct{ from, to, want string }{
+		"version":   {`"orprof_kernels": 1`, `"orprof_kernels": 2`, "version 2"},
+		"kind":      {`"kind": "memcpy"`, `"kind": "cpu"`, `kind "cpu" is not a device event kind`},
+		"hist":      {`"hist": [`, `"hist": [[3, 1],`, "the histogram counts"},
+		"calls":     {`"calls": 2,`, `"calls": -2,`, "out of range"},
+		"unknown":   {`"device": "cuda"`, `"device": "cuda", "x": 1`, `unknown field "x"`},
+		"truncated": {good, good[:len(good)/2], "unexpected EOF"},
+		"no ranks":  {`"ranks": [`, `"ranks": [], "r": [`, `unknown field "r"`},
+	} {
+		in := strings.Replace(good, c.from, c.to, 1)
+		require.NotEqual(t, good, in, name)
+		_, err := ReadSummary(strings.NewReader(in), "k.json")
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), c.want, name)
+		assert.True(t, strings.HasPrefix(err.Error(), "k.json: "), name)
+		assert.NotContains(t, err.Error(), "\n", name)
+	}
+}
+
+func FuzzReadSummary(f *testing.F) {
+	f.Add(`{"orprof_kernels": 1, "device": "cuda", "device_us": 3, "ranks": [{"rank": 0, "rank_from_trace": false, "file": "a", "device_us": 3}], "kernels": [{"name": "k", "kind": "kernel", "category": "gemm", "group": "computation", "calls": 1, "total_us": 3, "percent_of_device": 100, "mean_us": 3, "median_us": 3, "min_us": 3, "max_us": 3, "std_us": 0, "streams": [{"device": 0, "stream": 7}], "op": "aten::mm", "ops": 1, "ranks": 1, "m2": 0, "hist": [[739, 1]], "launched_by": [{"op": "aten::mm", "calls": 1, "total_us": 3}]}]}`)
+	f.Add(`{"orprof_kernels": 1, "ranks": []}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ReadSummary(strings.NewReader(in), "f")
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a multi-line error: %q", err)
+			}
+			return
+		}
+		var b bytes.Buffer
+		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+			if err := Write(&b, f, s, WriteOptions{ByOp: f == CSV}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Merge(s, s); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
