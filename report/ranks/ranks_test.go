@@ -140,7 +140,7 @@ func TestLinkWarningSums(t *testing.T) {
 	// With every rule, only the one alexnet memcpy whose launch lies in no op is left.
 	_, w, err = ReadTraces(paths, Options{})
 	require.NoError(t, err)
-	assert.Equal(t, []string{`../../testdata/kineto/cuda_alexnet.json.gz: 10.000 µs of 67681.000 µs of device time (0.0%, 1 events) reached no operator: its runtime launch lies within no operator on its thread`}, w)
+	assert.Equal(t, []string{`../../testdata/kineto/cuda_alexnet.json.gz: 10.000 µs of 67681.000 µs of device time (0.0%, 1 event) reached no operator: its runtime launch lies within no operator on its thread`}, w)
 }
 
 // BenchmarkTwoMTIATraces: what reading two 456k-event traces costs, beside what a two-rank
