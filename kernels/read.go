@@ -21,6 +21,8 @@ type ReadOptions struct {
 	// Consumers also receive every event of each trace read (several analyses, one read);
 	// they are shared by the inputs, which are read one at a time when there are any.
 	Consumers []tracefile.Consumer
+	// Stdin is what "-" reads (nil: os.Stdin).
+	Stdin io.Reader
 }
 
 // Open reads one input: a kernels summary (Write's json, plain or gzip) or a trace, read in
@@ -34,7 +36,14 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 		}
 	}
 	c := NewCollector()
-	data, err := tracefile.OpenConsumers(path, tracefile.Options{Link: o.Link, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)})
+	opts := tracefile.Options{Link: o.Link, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
+	var data *tracefile.Data
+	var err error
+	if path == "-" && o.Stdin != nil {
+		data, err = tracefile.ReadConsumers(o.Stdin, "<stdin>", opts)
+	} else {
+		data, err = tracefile.OpenConsumers(path, opts)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,7 +14,7 @@ The device-side view: per kernel name (and copy, fill), calls, total, share of t
 mean, median, min, max, standard deviation, streams, the operator that launched most of it
 and how many did, and a category (definitions and the rules file: docs/kernels.md).`
 
-func runKernels(args []string, stdout, stderr io.Writer) int {
+func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("kernels", kernelsUsage, stderr)
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof kernels reads and merges)")
 	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all (csv and json print all)")
@@ -58,7 +58,7 @@ func runKernels(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode()})
+	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: stdin})
 	if err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}

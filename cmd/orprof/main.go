@@ -62,7 +62,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "pprof":
 		return runPprof(args[1:], stdin, stdout, stderr)
 	case "kernels":
-		return runKernels(args[1:], stdout, stderr)
+		return runKernels(args[1:], stdin, stdout, stderr)
 	case "timeline":
 		return runTimeline(args[1:], stdout, stderr)
 	case "report":
