@@ -257,7 +257,7 @@ func defaultReportPath(in string, diff bool) string {
 }
 
 // checkOutput checks -o before anything is read: not a directory, and no input by any name
-// (outfile.CheckDistinct: ./x, symbolic and hard links), the files of input directories
+// (outfile.Check: ./x, symbolic and hard links), and writable, the files of input directories
 // included.
 func checkOutput(path string, inputs []string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -279,7 +279,7 @@ func checkOutput(path string, inputs []string) error {
 		}
 		ins = append(ins, outfile.File{Name: "the input", Path: in})
 	}
-	return outfile.CheckDistinct([]outfile.File{{Name: "-o", Path: path}}, ins)
+	return outfile.Check([]outfile.File{{Name: "-o", Path: path}}, ins)
 }
 
 // checkRunReport checks the mode of `orprof run --report FILE` before the workload runs: the
