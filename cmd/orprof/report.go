@@ -12,6 +12,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/kernels"
 	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/html"
@@ -151,7 +152,9 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 	// One read: the events are kept for the op tree and the table, and each is handed as it
 	// is converted to the timeline analyses and the step breakdown. The report groups as the
 	// table does: shapes and stacks are read only when grouped by.
-	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0}
+	kc := kernels.NewCollector()
+	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0,
+		Consumers: []tracefile.Consumer{kc}}
 	an := timeline.NewAnalyzer(timeline.DefaultOptions())
 	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
 	each := func() func(*tracefile.TimedEvent) {
@@ -191,6 +194,7 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 	m := html.ListModel(l, rank, data.DeviceName, mem, g)
 	<-done
 	m.Timeline, m.Steps, m.Memory = tl, st, mc
+	m.Kernels = kc.Summary(kernels.Rank{File: name, Rank: info.Rank, FromTrace: data.HasRank}, data.DeviceName)
 	return m, 0
 }
 
@@ -232,7 +236,11 @@ func loadRanks(args []string, g events.AverageOptions, stderr io.Writer) (*html.
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}
-		m.Timeline = tl
+		ks, _, err := kernels.ReadAll(paths, kernels.ReadOptions{})
+		if err != nil {
+			return nil, fail(stderr, "report: %v", err)
+		}
+		m.Timeline, m.Kernels = tl, ks
 	} else {
 		m.TimelineWhy = "No device timeline: summaries carry only the table's rows; give the traces (orprof report TRACE...) for the timeline analyses."
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -123,6 +124,7 @@ func TestReportBrowser(t *testing.T) {
 				checkSortFilter(t, p)
 			}
 			if c.tl != "" {
+				checkKernels(t, p, runCLI(t, "kernels", "--format", "json", c.tl))
 				checkTimeline(t, p, runCLI(t, "timeline", "--format", "json", c.tl))
 				var bars int
 				p.Eval(t, `document.querySelectorAll('#v-overview svg.tb-steps rect').length`, &bars)
@@ -351,5 +353,55 @@ func checkTimeline(t *testing.T, p *browsertest.Page, cli []byte) {
 		if !slices.ContainsFunc(items, func(s string) bool { return strings.HasSuffix(s, text) }) {
 			t.Errorf("finding %q is not in the Overview (%q)", text, items)
 		}
+	}
+}
+
+// checkKernels compares the Kernels view's rows with orprof kernels --format json for the same
+// trace, row by row and number for number, and finds the category chart.
+func checkKernels(t *testing.T, p *browsertest.Page, cli []byte) {
+	t.Helper()
+	var doc struct {
+		Kernels []map[string]any `json:"kernels"`
+	}
+	if err := json.Unmarshal(cli, &doc); err != nil {
+		t.Fatal(err)
+	}
+	p.Click(t, "button[data-view=kernels]")
+	p.WaitFor(t, "#v-kernels[data-ready]")
+	rows := pageRows(t, p, "kernels")
+	if len(rows) != len(doc.Kernels) || len(rows) == 0 {
+		t.Fatalf("page has %d kernel rows, orprof kernels %d", len(rows), len(doc.Kernels))
+	}
+	for i, want := range doc.Kernels {
+		got := rows[i]
+		if got["@key"] != want["name"] {
+			t.Errorf("kernel row %d: page %q, orprof kernels %q", i, got["@key"], want["name"])
+			continue
+		}
+		for _, col := range []string{"calls", "total_us", "percent_of_device", "median_us", "min_us", "max_us", "ops"} {
+			if w, ok := want[col].(float64); !ok || !sameNumber(got[col], w) {
+				t.Errorf("kernel %q %s: page %s, orprof kernels %v", want["name"], col, got[col], want[col])
+			}
+		}
+		// The mean and the deviation are Welford's running updates: the report's read (the
+		// events kept, tracefile.ReadKeepEach) and orprof kernels' (OpenConsumers) can end a
+		// few ulps apart on some traces (seen: 7405.100600000002 against 7405.1006000000025).
+		for _, col := range []string{"mean_us", "std_us"} {
+			w, _ := want[col].(float64)
+			f, err := strconv.ParseFloat(got[col], 64)
+			if err != nil || math.Abs(f-w) > 1e-12*math.Max(math.Abs(w), 1) {
+				t.Errorf("kernel %q %s: page %s, orprof kernels %v", want["name"], col, got[col], want[col])
+			}
+		}
+		for _, col := range []string{"kind", "category", "op"} {
+			if got[col] != want[col] {
+				t.Errorf("kernel %q %s: page %q, orprof kernels %q", want["name"], col, got[col], want[col])
+			}
+		}
+	}
+	var bars int
+	p.Eval(t, `document.querySelectorAll('#v-kernels svg.kcats rect').length`, &bars)
+	if bars == 0 {
+		t.Error("no device time by category chart")
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/kernels"
 	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/flame"
@@ -57,6 +58,8 @@ type Model struct {
 	Timeline    *timeline.Summary
 	Steps       *tbsteps.Summary
 	TimelineWhy string
+	// Kernels is the kernel view's summary (orprof kernels) of the same trace or traces.
+	Kernels *kernels.Summary
 	// Memory is the memory curve of the trace's [memory] records (memcurve): the Memory view's
 	// chart and peaks.
 	Memory *memcurve.Summary
@@ -92,7 +95,7 @@ type page struct {
 	Table    json.RawMessage   `json:"table"`
 	Flame    *flame.Tree       `json:"flame"`
 	Diff     *diffPage         `json:"diff"`
-	Kernels  any               `json:"kernels"`
+	Kernels  *kernelsPage      `json:"kernels"`
 	Timeline *timelinePage     `json:"timeline"`
 	Steps    *tbsteps.Summary  `json:"steps"`
 	Memory   *memcurve.Summary `json:"memory"`
@@ -113,6 +116,12 @@ type timelinePage struct {
 	SlowestStep *timeline.SlowestStep    `json:"slowest_step,omitempty"`
 	Stragglers  []timeline.StragglerRank `json:"stragglers"`
 	Findings    []timeline.Finding       `json:"findings"`
+}
+
+// kernelsPage is the kernel view: orprof kernels --format json, and the device time by category.
+type kernelsPage struct {
+	Doc        json.RawMessage         `json:"doc"`
+	Categories []kernels.CategoryTotal `json:"categories"`
 }
 
 type diffPage struct {
@@ -223,8 +232,20 @@ func pageData(m *Model) ([]byte, error) {
 	if len(p.Findings) == 0 && (m.Timeline == nil || len(m.Timeline.Findings) == 0) {
 		p.Why["findings"] = "Nothing stands out in the summaries."
 	}
-	p.Why["kernels"] = "No kernel summary: the Kernels view renders the kernel view's summary (orprof kernels), which this build does not have yet."
-	p.Empty["kernels"] = true
+	switch k := m.Kernels; {
+	case k == nil:
+		p.Why["kernels"] = "No kernel summary: the Kernels view is made from traces (orprof report TRACE...); summaries of the table and in-process captures carry no kernels."
+		p.Empty["kernels"] = true
+	case len(k.Kernels) == 0:
+		p.Why["kernels"] = "No kernels: this trace has no device work (a CPU-only profile, or a fallback-mode one whose device time is measured around each op)."
+		p.Empty["kernels"] = true
+	default:
+		var b bytes.Buffer
+		if err := kernels.Write(&b, kernels.JSON, k, kernels.WriteOptions{}); err != nil {
+			return nil, err
+		}
+		p.Kernels = &kernelsPage{Doc: json.RawMessage(b.Bytes()), Categories: k.ByCategory(nil)}
+	}
 	switch {
 	case s == nil:
 		p.Why["memory"] = "No operator summary in this report."
