@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/orprof/orprof/events"
@@ -45,11 +46,16 @@ func BenchmarkTimelineVsTable(b *testing.B) {
 func BenchmarkAnalyzer(b *testing.B) {
 	p := benchTrace(b)
 	var evs []Event
+	var mu sync.Mutex
 	if _, err := tracefile.OpenEach(p, tracefile.Options{}, func() func(*tracefile.TimedEvent) {
+		cls := newClassifier(nil)
 		return func(t *tracefile.TimedEvent) {
 			var e Event
-			fromTimed(t, &e)
-			evs = append(evs, e)
+			if fromTimed(t, &e, &cls) {
+				mu.Lock()
+				evs = append(evs, e)
+				mu.Unlock()
+			}
 		}
 	}); err != nil {
 		b.Fatal(err)

@@ -14,10 +14,15 @@
 //
 // Everything is device-agnostic: a device event is any activity the trace puts on a device
 // row (CUDA, ROCm, MTIA, OpenReg, OpenCL or a plugin's), placed by its device (pid) and
-// stream (tid), and classified by Classify (or by the reader, which knows the category):
-// computation, communication (NCCL/RCCL/HCCL/oneCCL kernels), memory (memcpy, memset, DMA),
-// sync (the device waiting: Stream Sync, Stream Wait Event, Context Sync …), annotation (a
-// device-side range spanning other work) and other. Work is computation, communication,
+// stream (its "stream" argument, else its tid), and classed by what the reader knows of it
+// and by the kernel view's name rules (package kernels), so that every view agrees:
+// memory (a memcpy or memset, a kernel named as a copy, fill or DMA), sync (the device
+// waiting: cuda_sync's Stream Sync, Stream Wait Event, Context Sync …), annotation (a
+// device-side range spanning other work, a scope profiler's metrics slice), communication
+// (NCCL/RCCL/HCCL kernels), other (device work the rules call other: names of
+// synchronizations, MTIA job steps, and, as HolisticTraceAnalysis has it, kernels whose names
+// merely contain Memcpy, Memset, dma or Sync) and computation (every other kernel). Events
+// handed to an Analyzer unclassified are classed by Classify, from the name alone. Work is computation, communication,
 // memory and other; sync and annotation are never work. Times are the traces' own clocks in
 // ns, so that the ranks of one job line up. A launch is a host runtime or driver call whose
 // correlation id a device event carries; the device event's launch is the one with its
@@ -48,8 +53,9 @@
 // whole µs, start up and end down (ns traces lose up to 2 µs per event); and when a trace has
 // two or more ProfilerSteps, only device events launched before the last step starts are
 // kept. idle = span − |union|, compute = |COMPUTATION union|, non-compute = the rest.
-// orprof does not count a device waiting on a sync as busy, keeps every step and the exact
-// times, and classifies by name prefixes (a kernel named fused_Memcpy_kernel computes).
+// Its stream is the "stream" argument, so a Context Sync written with stream 4294967295
+// (uint32 −1) is busy time to it. orprof does not count a device waiting on a sync as busy,
+// and keeps every step and the exact times.
 //
 // Idle (per stream). The stream's work in start order. A gap is the time from the end of
 // everything before on the stream (the latest end so far) to the next start, when positive:

@@ -34,16 +34,12 @@ func FuzzTimeline(f *testing.F) {
 	f.Add([]byte(`{"traceEvents": []}`))
 	f.Add([]byte(`[{"name": "a", "ph": "X", "ts": 1, "dur": 2, "tid": 1}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a := NewAnalyzer(DefaultOptions())
-		td, err := tracefile.ReadEach(bytes.NewReader(data), "fuzz.json", tracefile.Options{}, func() func(*tracefile.TimedEvent) {
-			p := a.Part()
-			var e Event
-			return func(t *tracefile.TimedEvent) { fromTimed(t, &e); p.Add(&e) }
-		})
+		c := NewConsumer(DefaultOptions(), nil)
+		td, err := tracefile.ReadConsumers(bytes.NewReader(data), "fuzz.json", tracefile.Options{Consumers: []tracefile.Consumer{c}})
 		if err != nil {
 			return
 		}
-		s := a.Finish(RankInfo{Rank: td.Rank, HasRank: td.HasRank})
+		s := c.Finish(td, RankInfo{})
 		checkInvariants(t, s)
 		var buf bytes.Buffer
 		for _, f := range []Format{Text, Markdown, CSV, JSON} {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/report/tracefile"
 )
 
 // allTraces are the traces in the repository's testdata.
@@ -151,6 +152,53 @@ func TestEveryTraceKineto(t *testing.T) {
 	}
 }
 
+// TestConsumerSameAsTimedPart: the analyses fed by the reader's Consumers (orprof timeline)
+// and by its converting goroutines (TimedPart, orprof report) give the same summary.
+func TestConsumerSameAsTimedPartKineto(t *testing.T) {
+	for _, path := range allTraces(t) {
+		if st, err := os.Stat(path); err == nil && st.Size() > 1<<20 && (raceEnabled || testing.Short()) {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want, _, err := OpenTrace(path, DefaultOptions(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := NewAnalyzer(DefaultOptions())
+			td, err := tracefile.OpenEach(path, tracefile.Options{}, func() func(*tracefile.TimedEvent) { return a.TimedPart() })
+			if err != nil {
+				t.Fatal(err)
+			}
+			info := RankInfo{Trace: path, Device: td.DeviceName}
+			if td.HasRank {
+				info.Rank, info.HasRank = td.Rank, true
+			}
+			got := a.Finish(info)
+			var x, y bytes.Buffer
+			if err := Write(&x, JSON, want, Views); err != nil {
+				t.Fatal(err)
+			}
+			if err := Write(&y, JSON, got, Views); err != nil {
+				t.Fatal(err)
+			}
+			if x.String() != y.String() {
+				t.Errorf("the two paths differ:\n%s", diffLines(x.String(), y.String()))
+			}
+		})
+	}
+}
+
+// diffLines is the first lines where a and b differ.
+func diffLines(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return "consumer:  " + la[i][:min(len(la[i]), 600)] + "\ntimedpart: " + lb[i][:min(len(lb[i]), 600)]
+		}
+	}
+	return "lengths differ"
+}
+
 // TestGolden pins every view of a few traces in every format.
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"kineto/rocm_mi250_train.json.gz", "kineto-extra/tbplugin_2021_small.json.gz", "kineto/cuda_alexnet.json.gz"} {
@@ -251,6 +299,15 @@ func TestHTADifferencesKineto(t *testing.T) {
 	}
 	if !neg {
 		t.Errorf("mtia_rank0: no stream with HTA's negative kernel wait")
+	}
+	// alexnet: its Context Sync events carry stream 4294967295 (uint32 −1), which HTA takes for
+	// a stream: they are busy time to it and stretch its kernel time past the last kernel.
+	s, _, err = OpenTrace("../testdata/kineto/cuda_alexnet.json.gz", DefaultOptions(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := s.Breakdown[0]; b.HTA.KernelTimeNs <= b.TotalNs || b.HTA.IdleNs <= b.IdleNs {
+		t.Errorf("cuda_alexnet: HTA %+v against orprof's window %d and idle %d", b.HTA, b.TotalNs, b.IdleNs)
 	}
 	// ns-resolution trace with several steps: HTA's last-step filter drops the last step.
 	s, _, err = OpenTrace("../testdata/kineto/cuda_ns_resolution.json.gz", DefaultOptions(), 0)

@@ -90,6 +90,10 @@ type Data struct {
 	DeviceName string
 	// BaseTimeNs is the Kineto "baseTimeNanoseconds" value; 0 when the file has none.
 	BaseTimeNs int64
+	// OriginNs is the trace time (ns, as the file's ts × 1000) that the events' StartUs and
+	// EndUs (and a Consumer Event's) are measured from, in the Kineto form; 0 in the legacy
+	// form, whose times are the file's own.
+	OriginNs int64
 	// Rank is the trace's "distributedInfo" "rank" (a distributed job's rank that wrote it),
 	// when HasRank.
 	Rank    int64

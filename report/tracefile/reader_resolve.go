@@ -328,6 +328,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		base = d.minAny
 	}
 	kineto := d.format == Kineto
+	if kineto {
+		td.OriginNs = base
+	}
 	times := func(r *rawEvent) (float64, float64) {
 		if kineto {
 			return float64(r.ts-base) / 1000, float64(r.ts+r.dur-base) / 1000

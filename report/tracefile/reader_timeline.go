@@ -44,6 +44,11 @@ type TimedEvent struct {
 	Correlation int64
 	// DeviceAnnotation marks a device-side user range (gpu_user_annotation).
 	DeviceAnnotation bool
+	// DeviceKind is a device activity's kind as a Consumer's Event has it (KindKernel,
+	// KindMemcpy, KindMemset, KindSync, KindDeviceAnnotation, KindDeviceOther).
+	DeviceKind Kind
+	// Stream is a device activity's "stream" argument, or its tid when it has none.
+	Stream int64
 	// Memory describes a MemoryRecord.
 	Memory Memory
 }
@@ -124,6 +129,7 @@ func (p *eachPart) record(r *rawEvent) {
 		}
 		e.Kind = DeviceActivity
 		e.DeviceAnnotation = r.cat == catDevUserAnnotation
+		e.DeviceKind, e.Stream = r.devKind(), r.stream()
 	default:
 		return
 	}

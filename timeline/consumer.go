@@ -1,0 +1,104 @@
+package timeline
+
+import (
+	"math"
+
+	"github.com/orprof/orprof/kernels"
+	"github.com/orprof/orprof/report/tracefile"
+)
+
+// Consumer is the analyses as a tracefile.Consumer: given to a read (tracefile.Options
+// Consumers) with the table's, the kernel view's or any other consumer, it costs that read no
+// second pass. Finish gives the rank's summary.
+type Consumer struct {
+	a   *Analyzer
+	p   *Part
+	cls classifier
+	e   Event
+}
+
+// NewConsumer returns a Consumer with the options o, classing kernels by rules (nil:
+// kernels.Default(), the kernel view's built-in rules).
+func NewConsumer(o Options, rules *kernels.Rules) *Consumer {
+	a := NewAnalyzer(o)
+	return &Consumer{a: a, p: a.Part(), cls: newClassifier(rules)}
+}
+
+// Event takes one converted event (the tracefile.Consumer contract: one goroutine, in file
+// order). Its times are µs from the profile's start; Finish puts them back on the trace's clock.
+func (c *Consumer) Event(ev *tracefile.Event) {
+	e := &c.e
+	*e = Event{Name: ev.Name, StartNs: usToNs(ev.StartUs), EndNs: usToNs(ev.EndUs), Device: int(ev.Pid),
+		Stream: ev.Stream, Correlation: ev.Correlation}
+	switch {
+	case ev.Kind.Host():
+		e.Kind = Op
+	case ev.Kind == tracefile.KindRuntime:
+		e.Kind = Launch
+	case ev.Kind.Device():
+		e.Kind, e.Class = Device, c.cls.class(ev.Kind, ev.Name)
+	default:
+		return
+	}
+	c.p.Add(e)
+}
+
+// Finish runs the analyses over the read whose Data is td and returns the summary of its
+// rank (info names it; the trace's distributedInfo rank and device are taken from td). Times
+// go back on the trace's own clock (td.OriginNs), so that the ranks of a job line up.
+func (c *Consumer) Finish(td *tracefile.Data, info RankInfo) *Summary {
+	if td.HasRank {
+		info.Rank, info.HasRank = td.Rank, true
+	}
+	if info.Device == "" {
+		info.Device = td.DeviceName
+	}
+	c.a.shift = td.OriginNs
+	return c.a.Finish(info)
+}
+
+// usToNs turns the reader's µs from the profile start back into its integer ns.
+func usToNs(us float64) int64 { return int64(math.Round(us * 1000)) }
+
+// classifier classes device events by the reader's kind (a copy or a fill is memory, a
+// device-side wait is sync, a device-side range or a scope profiler's metrics slice is not
+// work) and a kernel by its name as the kernel view does (kernels.Rules: communication,
+// memory, other, and computation for every kind of computation), one lookup per name.
+type classifier struct {
+	rules *kernels.Rules
+	names map[string]Class
+}
+
+func newClassifier(rules *kernels.Rules) classifier {
+	if rules == nil {
+		rules = kernels.Default()
+	}
+	return classifier{rules: rules, names: map[string]Class{}}
+}
+
+func (c *classifier) class(k tracefile.Kind, name string) Class {
+	switch k {
+	case tracefile.KindMemcpy, tracefile.KindMemset:
+		return Memory
+	case tracefile.KindSync:
+		return Sync
+	case tracefile.KindDeviceAnnotation, tracefile.KindScopeMetrics:
+		return Annotation
+	case tracefile.KindDeviceOther:
+		return Other
+	}
+	if cl, ok := c.names[name]; ok {
+		return cl
+	}
+	cl := Computation
+	switch c.rules.Classify(name) {
+	case kernels.Communication:
+		cl = Communication
+	case kernels.Memory:
+		cl = Memory
+	case kernels.Other:
+		cl = Other
+	}
+	c.names[name] = cl
+	return cl
+}
