@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,6 +108,12 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 	var n, nl, ns int
 	for _, p := range a.parts {
 		n, nl, ns = n+len(p.dev), nl+len(p.launches), ns+len(p.steps)
+	}
+	if n >= 1<<14 {
+		// The read that handed the events over is done and its records are garbage: collect
+		// them before the analyses allocate, so that these reuse their pages rather than add
+		// to the peak (a few ms; the MTIA trace's peak RSS drops by a fifth).
+		runtime.GC()
 	}
 	launch := make(map[int64]launchRec, nl)
 	stepsRaw := make([]stepRec, 0, ns)
