@@ -1,0 +1,5 @@
+//go:build !race
+
+package gz
+
+const raceEnabled = false
