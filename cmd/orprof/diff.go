@@ -68,6 +68,15 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "diff: %v", err)
 		}
 	}
+	for i, s := range sums {
+		name := pos[i]
+		if name == "-" {
+			name = "<stdin>"
+		}
+		if msg := noOperators(s, []string{name}, warns[i]); msg != "" {
+			return fail(stderr, "diff: %s", msg)
+		}
+	}
 	printWarnings(stderr, append(warns[0], warns[1]...))
 	if err := report.CheckDiff(sums[0], sums[1]); err != nil {
 		var me *report.MergeError

@@ -62,6 +62,8 @@ func TestMessagesUserCanActOn(t *testing.T) {
 		{"metadata-only trace", nil, "", []string{"table", "meta.json"}, []string{`table: no operators in "meta.json"`}},
 		{"empty legacy array", nil, "", []string{"table", "array.json"}, []string{`table: no operators in "array.json"`}},
 		{"empty trace on stdin", nil, `{"traceEvents": []}`, []string{"table", "-"}, []string{`no operators in "<stdin>"`}},
+		{"pprof of an empty trace", nil, "", []string{"pprof", "empty.json", "-o", "e.pb.gz"}, []string{`pprof: no operators in "empty.json"`}},
+		{"diff with an empty trace", nil, "", []string{"diff", "t.json", "meta.json"}, []string{`diff: no operators in "meta.json"`}},
 		{"empty traces", nil, "", []string{"table", "empty.json", "meta.json"},
 			[]string{`table: no operators in any of the 2 inputs ("empty.json", …)`}},
 		{"KINETO_CONFIG", map[string]string{"KINETO_CONFIG": "bad.cfg"}, "", []string{"run", "--trace", ""},

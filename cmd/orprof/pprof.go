@@ -43,7 +43,16 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if name == "-" {
 		name = "<stdin>"
 	}
-	printWarnings(stderr, data.Warnings(name))
+	warns := data.Warnings(name)
+	if len(data.Events) == 0 {
+		// An empty profile would be written without a word: say why there is nothing.
+		msg := "no operators in " + quoteArg(name)
+		if len(warns) > 0 {
+			msg += "; " + warns[0]
+		}
+		return fail(stderr, "pprof: %s", msg)
+	}
+	printWarnings(stderr, warns)
 	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
 	if err := writePprofFile(*out, stdout, l); err != nil {
 		return fail(stderr, "pprof: -o %s: %v", quote.Clip(*out), err)
