@@ -11,7 +11,7 @@ import (
 
 // Analyzer runs every timeline analysis over one trace (one rank) from its events handed over
 // one at a time, in any order, from any number of goroutines (one Part each). It keeps a
-// compact interval record per device event (48 bytes; no names but communication kernels'),
+// compact interval record per device event (56 bytes; no names but communication kernels'),
 // one per correlated launch (24 bytes) and one per step, never the events themselves.
 type Analyzer struct {
 	opts  Options
