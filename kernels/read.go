@@ -58,6 +58,28 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	return c.Summary(r, data.DeviceName), data.Warnings(name), nil
 }
 
+// IsSummaryFile reports whether the file at path (plain or gzip) is a kernels summary rather
+// than a trace. It reads only the start of the file.
+func IsSummaryFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	var r *bufio.Reader = br
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return false, nil
+		}
+		defer gz.Close()
+		r = bufio.NewReader(gz)
+	}
+	head, _ := r.Peek(64)
+	return IsSummary(head), nil
+}
+
 // openSummary reads path as a kernels summary when it is one (ok).
 func openSummary(path string) (s *Summary, ok bool, err error) {
 	f, err := os.Open(path)

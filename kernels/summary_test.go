@@ -329,3 +329,36 @@ func FuzzReadSummary(f *testing.F) {
 		}
 	})
 }
+
+// TestDiff: every kernel of either side, the largest increase first, new and gone kernels at
+// their place, and the totals.
+func TestDiff(t *testing.T) {
+	mk := func(ks ...*Kernel) *Summary {
+		s := &Summary{Ranks: []Rank{{}}, index: map[kernelKey]int{}}
+		for _, k := range ks {
+			s.Kernels = append(s.Kernels, k)
+			s.Ranks[0].DeviceUs += k.TotalUs
+		}
+		return s
+	}
+	before := mk(&Kernel{Name: "gemm", Kind: tracefile.KindKernel, Calls: 2, TotalUs: 10},
+		&Kernel{Name: "gone", Kind: tracefile.KindKernel, Calls: 1, TotalUs: 4},
+		&Kernel{Name: "Memcpy HtoD", Kind: tracefile.KindMemcpy, Calls: 1, TotalUs: 3})
+	after := mk(&Kernel{Name: "gemm", Kind: tracefile.KindKernel, Calls: 2, TotalUs: 25},
+		&Kernel{Name: "new_attn", Kind: tracefile.KindKernel, Calls: 1, TotalUs: 7},
+		&Kernel{Name: "Memcpy HtoD", Kind: tracefile.KindMemcpy, Calls: 1, TotalUs: 3})
+	rows := Diff(before, after, nil)
+	require.Len(t, rows, 4)
+	assert.Equal(t, []string{"gemm", "new_attn", "Memcpy HtoD", "gone"}, []string{rows[0].Name, rows[1].Name, rows[2].Name, rows[3].Name})
+	assert.Equal(t, 15.0, rows[0].DeltaUs())
+	assert.Equal(t, "memory", rows[2].Category)
+	var b bytes.Buffer
+	require.NoError(t, WriteDiff(&b, Text, rows, before, after, 0, 55))
+	assert.Contains(t, b.String(), "+15.000us")
+	assert.Contains(t, b.String(), "150.00%")
+	assert.Contains(t, b.String(), " new ")
+	assert.Contains(t, b.String(), "Device time total: 17.000us before, 35.000us after (+18.000us)")
+	b.Reset()
+	require.NoError(t, WriteDiff(&b, JSON, rows, before, after, 0, 55))
+	assert.Contains(t, b.String(), `"delta_us": -4`)
+}

@@ -41,6 +41,13 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if pos[0] == "-" && pos[1] == "-" {
 		return fail(stderr, "diff: - (stdin) can be only one of BEFORE and AFTER")
 	}
+	if k0, k1 := isKernelsSummary(pos[0]), isKernelsSummary(pos[1]); k0 || k1 {
+		if !k0 || !k1 {
+			return fail(stderr, "diff: one of %s and %s is a kernels summary and the other is not: compare two kernels summaries (orprof kernels --format json) or two table profiles",
+				quoteArg(pos[0]), quoteArg(pos[1]))
+		}
+		return diffKernels(pos, *format, *rowLimit, *nameWidth, stdout, stderr)
+	}
 	var sums [2]*report.Summary
 	var warns [2][]string
 	var errs [2]error
@@ -48,7 +55,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for i, p := range pos {
 		go func() {
 			if p == "-" {
-				sums[i], warns[i], errs[i] = ranks.LoadReader(stdin, "<stdin>", ranks.Options{})
+				sums[i], warns[i], errs[i] = ranks.LoadReader(stdin, "<stdin>", ranks.Options{Link: tracefile.LinkMode(link)})
 				done <- i
 				return
 			}

@@ -110,3 +110,31 @@ func TestKernelsBadInput(t *testing.T) {
 		assert.Empty(t, out.String())
 	}
 }
+
+// TestKernelsMergeAndDiffCommands: `orprof merge` of kernels summaries prints what `orprof
+// kernels` of the same summaries prints; `orprof diff` of two gives the kernel by kernel diff;
+// mixing kinds of summaries is one line, exit 2.
+func TestKernelsMergeAndDiffCommands(t *testing.T) {
+	dir := t.TempDir()
+	var sums []string
+	for i, tr := range []string{"../../testdata/kineto/cuda_alexnet.json.gz", "../../testdata/kineto-extra/hta_sampled_rank0.json.gz"} {
+		js, _ := run(t, "kernels", "--format", "json", tr)
+		p := filepath.Join(dir, "k"+string(rune('0'+i))+".json")
+		require.NoError(t, os.WriteFile(p, []byte(js), 0o644))
+		sums = append(sums, p)
+	}
+	want, _ := run(t, append([]string{"kernels", "--row-limit", "20"}, sums...)...)
+	got, _ := run(t, append([]string{"merge", "--row-limit", "20"}, sums...)...)
+	assert.Equal(t, want, got)
+	diff, _ := run(t, "diff", sums[0], sums[1])
+	assert.Contains(t, diff, "Calls before")
+	assert.Contains(t, diff, "Device time total: 67.681ms before, 607.844ms after")
+	table, _ := run(t, "table", "--format", "json", "../../testdata/kineto/rocm_mi250_train.json.gz")
+	tp := filepath.Join(dir, "t.json")
+	require.NoError(t, os.WriteFile(tp, []byte(table), 0o644))
+	for _, args := range [][]string{{"merge", sums[0], tp}, {"diff", sums[0], tp}, {"merge", "--by-rank", sums[0]}} {
+		var out, errb bytes.Buffer
+		assert.Equal(t, 2, dispatch(args, nil, &out, &errb), "%v", args)
+		assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "%v: %s", args, errb.String())
+	}
+}

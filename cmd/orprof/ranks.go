@@ -180,7 +180,7 @@ func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string,
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	var tf tableFlags
-	pos, byRank, exit, stop := tf.parseRanksCommand("merge", "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, or a directory of them; traces are read too)",
+	pos, byRank, exit, stop := tf.parseRanksCommand("merge", "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, or a directory of them; traces are read too; orprof kernels --format json summaries merge into the kernels view)",
 		"at least one SUMMARY argument", args, stderr)
 	if stop {
 		return exit
@@ -191,6 +191,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	paths, err := ranks.Expand(pos)
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
+	}
+	for _, p := range paths {
+		if isKernelsSummary(p) {
+			return mergeKernels(paths, &tf, *byRank, stdout, stderr)
+		}
 	}
 	s, warns, err := ranks.LoadAll(paths, ranks.Options{Link: tf.linkMode()})
 	if err != nil {

@@ -2,6 +2,7 @@ package tracefile
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/orprof/orprof/devices"
@@ -177,21 +178,85 @@ func (d *decoder) hostIntervals() []hostIv {
 			n++
 		}
 	}
-	ops := make([]hostIv, 0, n)
+	// Grouped by thread in file order (a counting sort: threads are few), then each thread's
+	// events sorted by start, longest first, where the file has them out of that order (a
+	// thread's events mostly come in it).
+	threads := map[int64]int32{}
+	var counts []int32
+	lastTid, lastT := int64(math.MinInt64), int32(-1)
+	for _, r := range d.raws.all() {
+		if r.kind == rawHostOp && !r.async() || r.kind == rawRuntime {
+			if r.tid != lastTid {
+				t, ok := threads[r.tid]
+				if !ok {
+					t = int32(len(counts))
+					threads[r.tid] = t
+					counts = append(counts, 0)
+				}
+				lastTid, lastT = r.tid, t
+			}
+			counts[lastT]++
+		}
+	}
+	// Threads in tid order, as threadOps searches them.
+	tids := make([]int64, 0, len(threads))
+	for tid := range threads {
+		tids = append(tids, tid)
+	}
+	slices.Sort(tids)
+	at := make([]int32, len(counts))
+	var off int32
+	for _, tid := range tids {
+		t := threads[tid]
+		at[t] = off
+		off += counts[t]
+	}
+	ops := make([]hostIv, n)
 	k := int32(-1)
+	lastTid = math.MinInt64
 	for i, r := range d.raws.all() {
 		if r.kind == rawMemory || r.kind == rawOOM {
 			continue
 		}
 		k++
 		if r.kind == rawHostOp && !r.async() || r.kind == rawRuntime {
-			ops = append(ops, hostIv{tid: r.tid, ts: r.ts, end: r.ts + r.dur, ev: k, raw: int32(i), child: -1,
-				rt: r.kind == rawRuntime})
+			if r.tid != lastTid {
+				lastTid, lastT = r.tid, threads[r.tid]
+			}
+			ops[at[lastT]] = hostIv{tid: r.tid, ts: r.ts, end: r.ts + r.dur, ev: k, raw: int32(i), child: -1,
+				rt: r.kind == rawRuntime}
+			at[lastT]++
 		}
 	}
-	slices.SortFunc(ops, func(a, b hostIv) int {
-		return cmp.Or(cmp.Compare(a.tid, b.tid), cmp.Compare(a.ts, b.ts), cmp.Compare(b.end, a.end), cmp.Compare(a.raw, b.raw))
-	})
+	byStart := func(a, b hostIv) int {
+		switch {
+		case a.ts != b.ts:
+			if a.ts < b.ts {
+				return -1
+			}
+			return 1
+		case a.end != b.end:
+			if a.end > b.end {
+				return -1
+			}
+			return 1
+		}
+		return int(a.raw - b.raw)
+	}
+	for lo := 0; lo < len(ops); {
+		hi := lo + 1
+		sorted := true
+		for hi < len(ops) && ops[hi].tid == ops[lo].tid {
+			if sorted && byStart(ops[hi-1], ops[hi]) > 0 {
+				sorted = false
+			}
+			hi++
+		}
+		if !sorted {
+			sortByStart(ops[lo:hi], byStart)
+		}
+		lo = hi
+	}
 	// The tree as events.NewList builds it: an event's parent is the innermost open one that
 	// it starts before the end of and does not outlast.
 	var st []int32
@@ -263,4 +328,40 @@ func innermost(ops []hostIv, qs []ivQuery, stack []*hostIv, pick func(*ivQuery, 
 		}
 	}
 	return stack
+}
+
+// sortByStart sorts one thread's intervals by byStart. Where the starts span less than 2^43 ns
+// (2.4 hours) and there are fewer than 2^20 intervals, it sorts packed (start, position) keys,
+// which needs no comparison function (a third of the time on the MTIA trace), then puts equal
+// starts longest first.
+func sortByStart(ops []hostIv, byStart func(a, b hostIv) int) {
+	lo, hi := ops[0].ts, ops[0].ts
+	for i := range ops {
+		lo, hi = min(lo, ops[i].ts), max(hi, ops[i].ts)
+	}
+	const posBits = 20
+	if len(ops) >= 1<<posBits || uint64(hi-lo) >= 1<<(63-posBits) {
+		slices.SortFunc(ops, byStart)
+		return
+	}
+	keys := make([]uint64, len(ops))
+	for i := range ops {
+		keys[i] = uint64(ops[i].ts-lo)<<posBits | uint64(i)
+	}
+	slices.Sort(keys)
+	sorted := make([]hostIv, len(ops))
+	for i, k := range keys {
+		sorted[i] = ops[k&(1<<posBits-1)]
+	}
+	copy(ops, sorted)
+	for i := 0; i < len(ops); {
+		j := i + 1
+		for j < len(ops) && ops[j].ts == ops[i].ts {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(ops[i:j], byStart)
+		}
+		i = j
+	}
 }

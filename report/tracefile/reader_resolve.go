@@ -673,10 +673,27 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 		}
 	}
 	if later.n() > 0 {
+		// Rule 1's pairs are in file order; the later rules' are sorted and merged with them.
+		n1 := len(lk.pairs)
 		d.linkLater(lk, &later, times)
+		byDev := func(a, b kernelPair) int { return cmp.Compare(a.dev, b.dev) }
+		if rest := lk.pairs[n1:]; len(rest) > 0 {
+			slices.SortFunc(rest, byDev)
+			if n1 > 0 {
+				merged := make([]kernelPair, 0, len(lk.pairs))
+				a, b := lk.pairs[:n1], rest
+				for len(a) > 0 && len(b) > 0 {
+					if a[0].dev < b[0].dev {
+						merged, a = append(merged, a[0]), a[1:]
+					} else {
+						merged, b = append(merged, b[0]), b[1:]
+					}
+				}
+				lk.pairs = append(append(merged, a...), b...)
+			}
+		}
 	}
 	if len(lk.pairs) > 0 {
-		slices.SortFunc(lk.pairs, func(a, b kernelPair) int { return cmp.Compare(a.dev, b.dev) })
 		lk.rule = make([]LinkRule, k+1)
 		for _, p := range lk.pairs {
 			lk.rule[p.dev] = p.rule

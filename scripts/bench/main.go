@@ -495,7 +495,8 @@ func cli(root, tmp string) {
 		"anchor: python3 `json.load` of the raw file", "anchor: `gzip -dc` of the .gz to /dev/null",
 		"`orprof timeline` mtia_rank0 raw (every view)",
 		"`orprof report` mtia_rank0 raw (target: within 1.3× of `orprof table`)",
-		"`orprof table` mtia_rank0 re-saved as json.dump writes it (\", \" and \": \")", "`orprof table` mtia_rank0 minified"}
+		"`orprof table` mtia_rank0 re-saved as json.dump writes it (\", \" and \": \")", "`orprof table` mtia_rank0 minified",
+		"`orprof kernels` mtia_rank0 raw (target: as fast as `orprof table`, ≥ 1 GB/s, peak RSS ≤ 0.5× the file)"}
 	fail := func(why string) {
 		for _, n := range names {
 			add(&row{what: n, note: why})
@@ -544,6 +545,7 @@ func cli(root, tmp string) {
 		{what: names[5], argv: []string{bin, "report", "-o", filepath.Join(tmp, "mtia_rank0.report.html"), raw}, vs: []string{names[0]}},
 		{what: names[6], argv: []string{bin, "table", dump}},
 		{what: names[7], argv: []string{bin, "table", mini}},
+		{what: names[8], argv: []string{bin, "kernels", raw}, vs: []string{names[0]}},
 	}
 	if _, err := exec.LookPath("gzip"); err != nil {
 		jobs[3].skip = "gzip not found"

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/kernels"
+)
+
+// isKernelsSummary reports whether path is a kernels summary (orprof kernels --format json).
+func isKernelsSummary(path string) bool {
+	if path == "-" {
+		return false
+	}
+	if st, err := os.Stat(path); err != nil || st.IsDir() {
+		return false
+	}
+	ok, err := kernels.IsSummaryFile(path)
+	return err == nil && ok
+}
+
+// mergeKernels is `orprof merge` of kernels summaries: the kernels view of all their ranks.
+func mergeKernels(paths []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
+	for _, p := range paths {
+		if !isKernelsSummary(p) {
+			return fail(stderr, "merge: %s is not a kernels summary, %s is: merge kernels summaries (orprof kernels --format json) or table summaries, not both", quote.String(p), quote.String(paths[0]))
+		}
+	}
+	switch {
+	case tf.sortBy != "":
+		return failFlag(stderr, "merge", "--sort-by does not apply to kernels summaries (their rows come largest total first)")
+	case byRank:
+		return failFlag(stderr, "merge", "--by-rank does not apply to kernels summaries")
+	case tf.target113:
+		return failFlag(stderr, "merge", "--pytorch-1.13 does not apply to kernels summaries")
+	}
+	s, _, err := kernels.ReadAll(paths, kernels.ReadOptions{})
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	limit := tf.rowLimit
+	if !tf.rowLimitSet {
+		limit = 50
+	}
+	if limit == 0 {
+		return failFlag(stderr, "merge", "--row-limit 0: kernels summaries print -1 (all) or a count ≥ 1")
+	}
+	f, _ := kernels.ParseFormat(tf.format)
+	if err := kernels.Write(stdout, f, s, kernels.WriteOptions{RowLimit: max(limit, 0), MaxNameWidth: tf.maxNameWidth}); err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	return 0
+}
+
+// diffKernels is `orprof diff` of two kernels summaries: kernel by kernel, largest increase
+// first.
+func diffKernels(pos []string, format string, rowLimit, nameWidth int, stdout, stderr io.Writer) int {
+	var sums [2]*kernels.Summary
+	for i, p := range pos {
+		s, _, err := kernels.ReadAll([]string{p}, kernels.ReadOptions{})
+		if err != nil {
+			return fail(stderr, "diff: %v", err)
+		}
+		sums[i] = s
+	}
+	f, _ := kernels.ParseFormat(format)
+	rows := kernels.Diff(sums[0], sums[1], nil)
+	if rowLimit == 0 {
+		rows = nil
+	}
+	if err := kernels.WriteDiff(stdout, f, rows, sums[0], sums[1], max(rowLimit, 0), nameWidth); err != nil {
+		return fail(stderr, "diff: %v", err)
+	}
+	return 0
+}

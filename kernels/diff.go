@@ -1,0 +1,138 @@
+package kernels
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// DiffRow is one kernel (name and kind) in either of two summaries.
+type DiffRow struct {
+	Name                    string
+	Kind                    string
+	Category                string
+	CallsBefore, CallsAfter int64
+	// BeforeUs and AfterUs are the kernel's total device time on each side (µs).
+	BeforeUs, AfterUs float64
+}
+
+// DeltaUs is AfterUs − BeforeUs.
+func (r *DiffRow) DeltaUs() float64 { return r.AfterUs - r.BeforeUs }
+
+// Diff compares two kernel summaries kernel by kernel: every name and kind of either side,
+// the largest increase of total time first (then the largest decrease last; ties by name).
+func Diff(before, after *Summary, rules *Rules) []DiffRow {
+	idx := map[kernelKey]int{}
+	var rows []DiffRow
+	row := func(k *Kernel) *DiffRow {
+		key := kernelKey{k.Name, k.Kind}
+		i, ok := idx[key]
+		if !ok {
+			i = len(rows)
+			idx[key] = i
+			rows = append(rows, DiffRow{Name: k.Name, Kind: k.Kind.String(), Category: k.Category(rules).String()})
+		}
+		return &rows[i]
+	}
+	for _, k := range before.Kernels {
+		r := row(k)
+		r.CallsBefore, r.BeforeUs = k.Calls, k.TotalUs
+	}
+	for _, k := range after.Kernels {
+		r := row(k)
+		r.CallsAfter, r.AfterUs = k.Calls, k.TotalUs
+	}
+	slices.SortStableFunc(rows, func(a, b DiffRow) int {
+		return cmp.Or(cmp.Compare(b.DeltaUs(), a.DeltaUs()), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
+	})
+	return rows
+}
+
+// WriteDiff renders Diff's rows in format f (rowLimit > 0: at most that many in text and
+// markdown), then the device totals of both sides.
+func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, rowLimit, maxName int) error {
+	tb, ta := before.DeviceUs(), after.DeviceUs()
+	if f == JSON {
+		type rowJSON struct {
+			Name        string  `json:"name"`
+			Kind        string  `json:"kind"`
+			Category    string  `json:"category"`
+			CallsBefore int64   `json:"calls_before"`
+			CallsAfter  int64   `json:"calls_after"`
+			BeforeUs    float64 `json:"total_us_before"`
+			AfterUs     float64 `json:"total_us_after"`
+			DeltaUs     float64 `json:"delta_us"`
+		}
+		doc := struct {
+			BeforeUs float64   `json:"device_us_before"`
+			AfterUs  float64   `json:"device_us_after"`
+			Rows     []rowJSON `json:"kernels"`
+		}{tb, ta, []rowJSON{}}
+		for _, r := range rows {
+			doc.Rows = append(doc.Rows, rowJSON{r.Name, r.Kind, r.Category, r.CallsBefore, r.CallsAfter, r.BeforeUs, r.AfterUs, r.DeltaUs()})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(doc)
+	}
+	all := f == CSV
+	tm := FormatTime
+	if all {
+		tm = us
+	}
+	t := &table{head: []string{"Kernel", "Kind", "Category", "Calls before", "Calls after", "Before", "After", "Delta", "Delta %"},
+		left: []bool{true, true, true, false, false, false, false, false, false}}
+	shown := rows
+	if !all && rowLimit > 0 && len(shown) > rowLimit {
+		shown = shown[:rowLimit]
+	}
+	for _, r := range shown {
+		d := "new"
+		switch {
+		case r.BeforeUs > 0:
+			d = strconv.FormatFloat(100*r.DeltaUs()/r.BeforeUs, 'f', 2, 64) + "%"
+		case r.AfterUs == 0:
+			d = "0.00%"
+		}
+		delta := tm(r.DeltaUs())
+		if r.DeltaUs() > 0 && !all {
+			delta = "+" + delta
+		}
+		t.rows = append(t.rows, []string{r.Name, r.Kind, r.Category, strconv.FormatInt(r.CallsBefore, 10),
+			strconv.FormatInt(r.CallsAfter, 10), tm(r.BeforeUs), tm(r.AfterUs), delta, d})
+	}
+	var b bytes.Buffer
+	switch f {
+	case Text:
+		t.text(&b, maxName)
+	case Markdown:
+		t.markdown(&b)
+		b.WriteByte('\n')
+	case CSV:
+		cw := csv.NewWriter(&b)
+		cw.Write(t.head)
+		for _, r := range t.rows {
+			cw.Write(r)
+		}
+		cw.Flush()
+		_, err := w.Write(b.Bytes())
+		return err
+	default:
+		return fmt.Errorf("format %q: must be text, markdown, csv or json", f)
+	}
+	fmt.Fprintf(&b, "Device time total: %s before, %s after (%s)\n", FormatTime(tb), FormatTime(ta), signed(ta-tb))
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func signed(us float64) string {
+	if us > 0 {
+		return "+" + FormatTime(us)
+	}
+	return FormatTime(us)
+}
