@@ -349,11 +349,26 @@ func sortByStart(ops []hostIv, byStart func(a, b hostIv) int) {
 		keys[i] = uint64(ops[i].ts-lo)<<posBits | uint64(i)
 	}
 	slices.Sort(keys)
-	sorted := make([]hostIv, len(ops))
-	for i, k := range keys {
-		sorted[i] = ops[k&(1<<posBits-1)]
+	// Permute in place, cycle by cycle (position i takes the interval at keys[i]'s position),
+	// without a sorted copy: the read's memory peaks about here.
+	const done = 1 << 63
+	for i := range keys {
+		if keys[i]&done != 0 {
+			continue
+		}
+		tmp := ops[i]
+		j := i
+		for {
+			src := int(keys[j] & (1<<posBits - 1))
+			keys[j] |= done
+			if src == i {
+				ops[j] = tmp
+				break
+			}
+			ops[j] = ops[src]
+			j = src
+		}
 	}
-	copy(ops, sorted)
 	for i := 0; i < len(ops); {
 		j := i + 1
 		for j < len(ops) && ops[j].ts == ops[i].ts {
