@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"sync"
 
+	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/report/tracefile"
 )
 
@@ -111,39 +110,14 @@ func openSummary(path string) (s *Summary, ok bool, err error) {
 func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
 	sums := make([]*Summary, len(paths))
 	warns := make([][]string, len(paths))
-	errs := make([]error, len(paths))
 	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	if len(o.Consumers) > 0 {
 		workers = 1
 	}
-	workers = max(1, min(workers, len(paths)))
-	var mu sync.Mutex
-	next, failed := 0, false
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				k := next
-				next++
-				stop := failed
-				mu.Unlock()
-				if k >= len(paths) || stop {
-					return
-				}
-				sums[k], warns[k], errs[k] = Open(paths[k], k, o)
-				if errs[k] != nil {
-					mu.Lock()
-					failed = true
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
+	errs := fanout.Each(len(paths), workers, func(k int) (err error) {
+		sums[k], warns[k], err = Open(paths[k], k, o)
+		return err
+	})
 	var all []string
 	for k := range paths {
 		if errs[k] != nil {

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/orprof/orprof/internal/fanout"
 )
 
 // ReadAll reads the inputs at paths, workers at a time (0: GOMAXPROCS): each a trace (read in
@@ -22,36 +22,11 @@ func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error)
 		return nil, nil, err
 	}
 	sums := make([]*Summary, len(paths))
-	errs := make([]error, len(paths))
 	warns := make([][]string, len(paths))
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(paths)))
-	var mu sync.Mutex
-	next, failed := 0, false
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				k := next
-				next++
-				stop := failed
-				mu.Unlock()
-				if k >= len(paths) || stop {
-					return
-				}
-				sums[k], warns[k], errs[k] = openInput(paths[k], o, k)
-				if errs[k] != nil {
-					mu.Lock()
-					failed = true
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
+	errs := fanout.Each(len(paths), workers, func(k int) (err error) {
+		sums[k], warns[k], err = openInput(paths[k], o, k)
+		return err
+	})
 	var all []string
 	for k := range paths {
 		if errs[k] != nil {

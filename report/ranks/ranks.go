@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/tracefile"
@@ -68,45 +69,17 @@ func SummarizeAverages(av *tracefile.Averages, file string, pos int, g events.Av
 // sums), and the first error in path order.
 func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 	sums := make([]*report.Summary, len(paths))
-	errs := make([]error, len(paths))
 	warns := make([][]string, len(paths))
 	links := make([]tracefile.DeviceLink, len(paths))
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(paths))
-	var next sync.Mutex
-	i := 0
-	var failed bool
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				next.Lock()
-				k := i
-				i++
-				stop := failed
-				next.Unlock()
-				if k >= len(paths) || stop {
-					return
-				}
-				av, err := tracefile.OpenAverages(paths[k], tracefile.Options{Link: o.Link}, o.Grouping)
-				if err != nil {
-					errs[k] = err
-					next.Lock()
-					failed = true
-					next.Unlock()
-					continue
-				}
-				warns[k], links[k] = av.Data.ReadWarnings(paths[k]), av.Data.DeviceLink
-				sums[k] = SummarizeAverages(av, paths[k], k, o.Grouping)
-			}
-		}()
-	}
-	wg.Wait()
+	errs := fanout.Each(len(paths), o.Workers, func(k int) error {
+		av, err := tracefile.OpenAverages(paths[k], tracefile.Options{Link: o.Link}, o.Grouping)
+		if err != nil {
+			return err
+		}
+		warns[k], links[k] = av.Data.ReadWarnings(paths[k]), av.Data.DeviceLink
+		sums[k] = SummarizeAverages(av, paths[k], k, o.Grouping)
+		return nil
+	})
 	return merge(sums, warns, links, paths, errs)
 }
 

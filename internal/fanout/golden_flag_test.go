@@ -1,0 +1,3 @@
+package fanout
+
+import _ "github.com/orprof/orprof/internal/golden"
