@@ -209,30 +209,38 @@ func runConformanceChild(one string, newBackend func() (stubs.Stubs, error), opt
 	return 0
 }
 
-// runChild re-executes exe as `exe conformance ARGS...` with a time limit and returns the
-// Result the child reported, or a failed Result describing how the child died.
-func runChild(exe string, args []string, timeout time.Duration) stubstest.Result {
-	fail := func(format string, a ...any) stubstest.Result {
-		return stubstest.Result{Status: stubstest.Fail, Reason: fmt.Sprintf(format, a...)}
-	}
+// childRun is how one re-executed check ended: what it wrote on its result descriptor (fd 3),
+// the last bytes of its stderr, and its exit. err is set when the child could not be run.
+type childRun struct {
+	out      []byte
+	ps       *os.ProcessState
+	werr     error
+	stderr   string
+	timedOut bool
+	err      error
+}
+
+// execChild re-executes exe as `exe conformance ARGS...` with a time limit, fd 3 a pipe whose
+// number the child finds in $fdEnv, and its stdout discarded: both kits run each check so.
+func execChild(exe string, args []string, fdEnv string, timeout time.Duration) childRun {
 	rd, wr, err := os.Pipe()
 	if err != nil {
-		return fail("cannot make a result pipe: %v", err)
+		return childRun{err: fmt.Errorf("cannot make a result pipe: %v", err)}
 	}
 	defer rd.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, append([]string{"conformance"}, args...)...)
 	cmd.ExtraFiles = []*os.File{wr} // fd 3 in the child
-	cmd.Env = append(os.Environ(), resultFDEnv+"=3")
+	cmd.Env = append(os.Environ(), fdEnv+"=3")
 	errTail := &tailBuffer{max: 16 << 10}
-	cmd.Stdout = io.Discard // what the backend prints is not ours to judge
+	cmd.Stdout = io.Discard // what the backend or plugin prints is not ours to judge
 	cmd.Stderr = errTail
 	cmd.WaitDelay = 2 * time.Second // do not wait for grandchildren holding stderr
 
 	if err := cmd.Start(); err != nil {
 		wr.Close()
-		return fail("cannot start a child process: %v", err)
+		return childRun{err: fmt.Errorf("cannot start a child process: %v", err)}
 	}
 	wr.Close()
 	got := make(chan []byte, 1)
@@ -243,15 +251,28 @@ func runChild(exe string, args []string, timeout time.Duration) stubstest.Result
 	werr := cmd.Wait()
 	_ = rd.SetReadDeadline(time.Now().Add(time.Second)) // a grandchild may still hold the pipe
 	out := <-got
+	return childRun{out: bytes.TrimSpace(out), ps: cmd.ProcessState, werr: werr, stderr: errTail.String(),
+		timedOut: ctx.Err() == context.DeadlineExceeded}
+}
 
-	if ctx.Err() == context.DeadlineExceeded {
+// runChild runs one stubs check as `exe conformance ARGS...` (execChild) and returns the
+// Result the child reported, or a failed Result describing how the child died.
+func runChild(exe string, args []string, timeout time.Duration) stubstest.Result {
+	fail := func(format string, a ...any) stubstest.Result {
+		return stubstest.Result{Status: stubstest.Fail, Reason: fmt.Sprintf(format, a...)}
+	}
+	c := execChild(exe, args, resultFDEnv, timeout)
+	switch {
+	case c.err != nil:
+		return fail("%v", c.err)
+	case c.timedOut:
 		return fail("timed out after %v", timeout)
 	}
 	var r stubstest.Result
-	if err := json.Unmarshal(bytes.TrimSpace(out), &r); err == nil && r.Status != "" {
+	if err := json.Unmarshal(c.out, &r); err == nil && r.Status != "" {
 		return r
 	}
-	return fail("%s", describeExit(cmd.ProcessState, werr, errTail.String()))
+	return fail("%s", describeExit(c.ps, c.werr, c.stderr))
 }
 
 var (

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -172,55 +167,25 @@ func runPluginCheckChild(one, lib string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runPluginChild re-executes exe for one check with a time limit and returns the Result the
+// runPluginChild runs one plugin check in a child (execChild) and returns the Result the
 // child reported, or a failed Result saying how the child died.
 func runPluginChild(exe, lib, check string, timeout time.Duration) plugintest.Result {
 	fail := func(format string, a ...any) plugintest.Result {
 		return plugintest.Result{Status: plugintest.Fail, Reason: fmt.Sprintf(format, a...)}
 	}
-	rd, wr, err := os.Pipe()
-	if err != nil {
-		return fail("cannot make a result pipe: %v", err)
-	}
-	defer rd.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "conformance", "--plugin", lib, "--plugin-check", check)
-	cmd.ExtraFiles = []*os.File{wr} // fd 3 in the child
-	cmd.Env = append(os.Environ(), pluginResultFDEnv+"=3")
-	errTail := &pluginTail{max: 16 << 10}
-	cmd.Stdout = io.Discard // what the plugin prints is not ours to judge
-	cmd.Stderr = errTail
-	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
-		wr.Close()
-		return fail("cannot start a child process: %v", err)
-	}
-	wr.Close()
-	got := make(chan []byte, 1)
-	go func() {
-		b, _ := io.ReadAll(io.LimitReader(rd, 1<<20))
-		got <- b
-	}()
-	werr := cmd.Wait()
-	_ = rd.SetReadDeadline(time.Now().Add(time.Second))
-	out := <-got
-	if ctx.Err() == context.DeadlineExceeded {
+	c := execChild(exe, []string{"--plugin", lib, "--plugin-check", check}, pluginResultFDEnv, timeout)
+	switch {
+	case c.err != nil:
+		return fail("%v", c.err)
+	case c.timedOut:
 		return fail("timed out after %v", timeout)
 	}
 	var r plugintest.Result
-	if err := json.Unmarshal(bytes.TrimSpace(out), &r); err == nil && r.Status != "" {
+	if err := json.Unmarshal(c.out, &r); err == nil && r.Status != "" {
 		return r
 	}
-	return fail("%s", pluginChildExit(cmd.ProcessState, werr, errTail.String()))
+	return fail("%s", pluginChildExit(c.ps, c.werr, c.stderr))
 }
-
-var (
-	// The Go runtime catches a fatal signal raised in the plugin's C code, prints
-	// "SIGSEGV: segmentation violation" and exits with status 2.
-	pluginSignalLine = regexp.MustCompile(`(?m)^\[?(?:signal )?(SIG[A-Z0-9]+):? `)
-	pluginGoCrash    = regexp.MustCompile(`(?m)^(?:panic|fatal error): .*$`)
-)
 
 // pluginChildExit says how a child that reported no result ended.
 func pluginChildExit(ps *os.ProcessState, werr error, stderr string) string {
@@ -230,10 +195,10 @@ func pluginChildExit(ps *os.ProcessState, werr error, stderr string) string {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return "crashed: killed by signal " + ws.Signal().String() + pluginLastStep(stderr)
 	}
-	if m := pluginSignalLine.FindStringSubmatch(stderr); m != nil {
+	if m := signalLine.FindStringSubmatch(stderr); m != nil {
 		return "crashed: killed by signal " + m[1] + " in the plugin" + pluginLastStep(stderr)
 	}
-	if m := pluginGoCrash.FindString(stderr); m != "" {
+	if m := goCrash.FindString(stderr); m != "" {
 		return fmt.Sprintf("child exited with status %d: %s", ps.ExitCode(), m)
 	}
 	return fmt.Sprintf("child exited with status %d without a result", ps.ExitCode())
@@ -258,27 +223,4 @@ func pluginLastStep(stderr string) string {
 		return " during profilerCreate (assign the handle to params->pProfilerHandle: it is the handle, NULL on entry, not a pointer to write through)"
 	}
 	return " during " + last
-}
-
-// pluginTail keeps the last max bytes written to it (the child's stderr).
-type pluginTail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *pluginTail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *pluginTail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
