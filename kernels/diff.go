@@ -3,7 +3,6 @@ package kernels
 import (
 	"bytes"
 	"cmp"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -114,12 +113,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 		t.markdown(&b)
 		b.WriteByte('\n')
 	case CSV:
-		cw := csv.NewWriter(&b)
-		cw.Write(t.head)
-		for _, r := range t.rows {
-			cw.Write(r)
-		}
-		cw.Flush()
+		t.csv(&b)
 		_, err := w.Write(b.Bytes())
 		return err
 	default:

@@ -3,7 +3,6 @@ package kernels
 import (
 	"bytes"
 	"cmp"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/internal/textfmt"
 	"github.com/orprof/orprof/report/tracefile"
 )
 
@@ -65,12 +65,7 @@ func Write(w io.Writer, f Format, s *Summary, o WriteOptions) error {
 		t.markdown(&b)
 		b.WriteString("\n" + s.footer())
 	case CSV:
-		cw := csv.NewWriter(&b)
-		cw.Write(t.head)
-		for _, r := range t.rows {
-			cw.Write(r)
-		}
-		cw.Flush()
+		t.csv(&b)
 	default:
 		return fmt.Errorf("format %q: must be text, markdown, csv or json", f)
 	}
@@ -256,44 +251,14 @@ func (t *table) text(b *bytes.Buffer, maxName int) {
 	sep()
 }
 
-// markdown writes a GitHub table; '|' and emphasis characters are escaped, control characters
-// written as numeric references.
+// markdown writes a GitHub table (textfmt: cells escaped to render as the exact strings).
 func (t *table) markdown(b *bytes.Buffer) {
-	esc := func(s string) string {
-		var o strings.Builder
-		for _, r := range s {
-			switch {
-			case r == '|' || r == '\\' || r == '*' || r == '_' || r == '`' || r == '<' || r == '>' || r == '[' || r == ']':
-				o.WriteByte('\\')
-				o.WriteRune(r)
-			case r < 0x20 || r == 0x7f:
-				fmt.Fprintf(&o, "&#%d;", r)
-			default:
-				o.WriteRune(r)
-			}
-		}
-		return o.String()
-	}
-	line := func(r []string) {
-		b.WriteString("|")
-		for _, v := range r {
-			b.WriteString(" " + esc(v) + " |")
-		}
-		b.WriteByte('\n')
-	}
-	line(t.head)
-	b.WriteString("|")
-	for i := range t.head {
-		if t.left[i] {
-			b.WriteString(" --- |")
-		} else {
-			b.WriteString(" ---: |")
-		}
-	}
-	b.WriteByte('\n')
-	for _, r := range t.rows {
-		line(r)
-	}
+	(&textfmt.Table{Head: t.head, Left: t.left, Rows: t.rows}).WriteMarkdown(b) // a bytes.Buffer does not fail
+}
+
+// csv writes the table as CSV (textfmt).
+func (t *table) csv(b *bytes.Buffer) {
+	(&textfmt.Table{Head: t.head, Rows: t.rows}).WriteCSV(b) // a bytes.Buffer does not fail
 }
 
 // The JSON document: {"orprof_kernels": version, "device", "device_us", "ranks", "kernels"},

@@ -2,13 +2,14 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/orprof/orprof/internal/textfmt"
 )
 
 // DiffSide is one op's figures on one side of a diff.
@@ -196,19 +197,17 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 		enc.SetIndent("", " ")
 		return enc.Encode(out)
 	case FormatCSV:
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"key", "device_type", "only", "count_before", "count_after",
+		t := textfmt.Table{Head: []string{"key", "device_type", "only", "count_before", "count_after",
 			"self_cpu_time_total_before", "self_cpu_time_total_after", "self_cpu_time_total_delta",
-			"self_device_time_total_before", "self_device_time_total_after", "self_device_time_total_delta"})
+			"self_device_time_total_before", "self_device_time_total_after", "self_device_time_total_delta"}}
 		g := csvTime
 		for i := range rows {
 			r := &rows[i]
-			cw.Write([]string{r.Key, r.DeviceType, r.Only, strconv.FormatInt(r.Before.Count, 10),
+			t.Rows = append(t.Rows, []string{r.Key, r.DeviceType, r.Only, strconv.FormatInt(r.Before.Count, 10),
 				strconv.FormatInt(r.After.Count, 10), g(r.Before.SelfCPU), g(r.After.SelfCPU), g(r.DeltaCPU()),
 				g(r.Before.SelfDevice), g(r.After.SelfDevice), g(r.DeltaDevice())})
 		}
-		cw.Flush()
-		return cw.Error()
+		return t.WriteCSV(w)
 	}
 	t := textTable{md: f == FormatMarkdown, cols: []column{{"Name", 4, false}, {"Calls before", 12, false},
 		{"Calls after", 11, false}, {"Self CPU before", 15, false}, {"Self CPU after", 14, false},

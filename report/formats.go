@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"io"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/textfmt"
 )
 
 // Format is an output format of the operator table.
@@ -82,7 +82,7 @@ func writeMarkdown(w io.Writer, rows []events.Avg, o TableOptions) error {
 		}
 		cells := make([]any, len(ln.cells)) // fresh slice per row: tablewriter keeps it
 		for i, c := range ln.cells {
-			cells[i] = markdownCell(c)
+			cells[i] = textfmt.MarkdownCell(c)
 		}
 		if err := t.Append(cells...); err != nil {
 			return err
@@ -136,17 +136,11 @@ func writeCSV(w io.Writer, rows []events.Avg, o TableOptions) error {
 	if err != nil {
 		return err
 	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(rowFields); err != nil {
-		return err
-	}
+	t := textfmt.Table{Head: rowFields, Rows: make([][]string, len(m.rows))}
 	for i := range m.rows {
-		if err := cw.Write(fieldValues(&m.rows[i])); err != nil {
-			return err
-		}
+		t.Rows[i] = fieldValues(&m.rows[i])
 	}
-	cw.Flush()
-	return cw.Error()
+	return t.WriteCSV(w)
 }
 
 // jsonRow is a row of the JSON table, keyed by PyTorch's FunctionEventAvg attribute names

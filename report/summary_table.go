@@ -2,12 +2,12 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/internal/textfmt"
 )
 
 // SummaryOutput selects what WriteSummary adds to the operator table.
@@ -108,15 +108,14 @@ type textTable struct {
 	rows [][]string
 }
 
-// add adds a row of cells, escaped as the op table escapes its names: for a terminal in text
-// (quote.Printable), for GitHub in markdown (markdownCell).
+// add adds a row of cells: in text escaped as the op table escapes its names, for a terminal
+// (quote.Printable); markdown escapes them as it writes them (textfmt.MarkdownCell).
 func (t *textTable) add(cells ...string) {
 	for i, c := range cells {
 		if t.md {
-			c = markdownCell(c)
-		} else {
-			c = quote.Printable(c)
+			continue
 		}
+		c = quote.Printable(c)
 		cells[i] = c
 		if n := runeLen(c); n > t.cols[i].width {
 			t.cols[i].width = n
@@ -131,26 +130,11 @@ func (t *textTable) write(b *bytes.Buffer) {
 		hdr[i] = c.header
 	}
 	if t.md {
-		line := func(cells []string) {
-			b.WriteString("|")
-			for _, c := range cells {
-				b.WriteString(" " + c + " |")
-			}
-			b.WriteString("\n")
+		m := textfmt.Table{Head: hdr, Left: make([]bool, len(t.cols)), Rows: t.rows}
+		for i, c := range t.cols {
+			m.Left[i] = c.left
 		}
-		line(hdr)
-		b.WriteString("|")
-		for _, c := range t.cols {
-			if c.left {
-				b.WriteString(":---|")
-			} else {
-				b.WriteString("---:|")
-			}
-		}
-		b.WriteString("\n")
-		for _, r := range t.rows {
-			line(r)
-		}
+		m.WriteMarkdown(b) // a bytes.Buffer does not fail
 		return
 	}
 	var sep []byte
@@ -178,13 +162,9 @@ func (t *textTable) write(b *bytes.Buffer) {
 
 // writeSummaryCSV is WriteCSV over the rows idx of s, with the per-rank columns when byRank.
 func writeSummaryCSV(w io.Writer, s *Summary, idx []int, byRank bool) error {
-	cw := csv.NewWriter(w)
-	hdr := rowFields
+	t := textfmt.Table{Head: rowFields}
 	if byRank {
-		hdr = append(hdr[:len(hdr):len(hdr)], "ranks", "slowest_rank", "slowest_time_total", "slowest_by")
-	}
-	if err := cw.Write(hdr); err != nil {
-		return err
+		t.Head = append(t.Head[:len(t.Head):len(t.Head)], "ranks", "slowest_rank", "slowest_time_total", "slowest_by")
 	}
 	for _, k := range idx {
 		r := &s.Rows[k]
@@ -198,10 +178,7 @@ func writeSummaryCSV(w io.Writer, s *Summary, idx []int, byRank bool) error {
 			vals = append(vals, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Rank, 10),
 				csvTime(us), by)
 		}
-		if err := cw.Write(vals); err != nil {
-			return err
-		}
+		t.Rows = append(t.Rows, vals)
 	}
-	cw.Flush()
-	return cw.Error()
+	return t.WriteCSV(w)
 }

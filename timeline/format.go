@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/internal/textfmt"
 )
 
 // Views are the analyses' names, in the order they print.
@@ -224,56 +224,23 @@ func (t *table) text(b *bytes.Buffer) {
 	}
 }
 
-var mdEscaper = strings.NewReplacer(`\`, `\\`, `|`, `\|`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`, `>`, `&gt;`)
-
-func mdCell(s string) string {
-	var b strings.Builder
-	for _, r := range mdEscaper.Replace(s) {
-		if r < 0x20 || r == 0x7f {
-			fmt.Fprintf(&b, "&#%d;", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 func (t *table) markdown(b *bytes.Buffer) {
-	b.WriteString("### " + mdCell(t.title) + "\n\n")
-	row := func(r []string) {
-		b.WriteString("|")
-		for _, c := range r {
-			b.WriteString(" " + mdCell(c) + " |")
-		}
-		b.WriteString("\n")
+	b.WriteString("### " + textfmt.MarkdownCell(t.title) + "\n\n")
+	m := textfmt.Table{Head: t.header, Left: make([]bool, len(t.header)), Rows: t.rows}
+	for i := range m.Left {
+		m.Left[i] = t.left[i]
 	}
-	row(t.header)
-	b.WriteString("|")
-	for i := range t.header {
-		if t.left[i] {
-			b.WriteString(" --- |")
-		} else {
-			b.WriteString(" ---: |")
-		}
-	}
-	b.WriteString("\n")
-	for _, r := range t.rows {
-		row(r)
-	}
+	m.WriteMarkdown(b) // a bytes.Buffer does not fail
 }
 
+// csv writes the table as CSV, each row starting with the view's name and its cells as
+// values (raw).
 func (t *table) csv(b *bytes.Buffer, view string) error {
-	w := csv.NewWriter(b)
-	if err := w.Write(append([]string{"view"}, t.header...)); err != nil {
-		return err
+	m := textfmt.Table{Head: append([]string{"view"}, t.header...), Rows: make([][]string, len(t.rows))}
+	for i, r := range t.rows {
+		m.Rows[i] = append([]string{view}, t.raw(r)...)
 	}
-	for _, r := range t.rows {
-		if err := w.Write(append([]string{view}, t.raw(r)...)); err != nil {
-			return err
-		}
-	}
-	w.Flush()
-	return w.Error()
+	return m.WriteCSV(b)
 }
 
 // raw turns display cells into CSV values: "10 (62.5%)" is 10, "62.5%" is 62.5, "-" (no
