@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/orprof/orprof/devices"
@@ -95,6 +96,16 @@ func (s *Summary) Averages() []events.Avg {
 		out[i] = s.Rows[i].Avg
 	}
 	return out
+}
+
+// DropScopeMetrics removes the scope profiler's "metrics: <kernel>" rows
+// (events.IsScopeMetrics), keeping the others in their order, and returns how many it removed.
+// No total counts those rows, so s is then the summary of the same traces read without them
+// (tracefile.Options.SkipScopeMetrics): the same rows, totals and ranks.
+func (s *Summary) DropScopeMetrics() int {
+	n := len(s.Rows)
+	s.Rows = slices.DeleteFunc(s.Rows, func(r SummaryRow) bool { return events.IsScopeMetrics(r.Key, r.DeviceType) })
+	return n - len(s.Rows)
 }
 
 // Totals are the table footer totals of the merged rows.

@@ -288,3 +288,30 @@ func TestWriteSummaryByRankCPUOnly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, buf.String(), "Self CUDA")
 }
+
+// TestDropScopeMetrics: the scope profiler's device rows "metrics: …" go, in place; a CPU op
+// of that name stays (only device rows are metrics slices), and so do the totals.
+func TestDropScopeMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rows []events.Avg
+		keep []string
+	}{
+		{"none", []events.Avg{{Key: "aten::mm"}}, []string{"aten::mm"}},
+		{"device rows", []events.Avg{{Key: "aten::mm", SelfCPUTimeTotal: 5}, {Key: "metrics: gemm", DeviceType: devices.CUDA, SelfDeviceTimeTotal: 4},
+			{Key: "gemm", DeviceType: devices.CUDA, SelfDeviceTimeTotal: 4}, {Key: "metrics: b", DeviceType: devices.XPU}},
+			[]string{"aten::mm", "gemm"}},
+		{"a CPU op so named", []events.Avg{{Key: "metrics: x", DeviceType: devices.CPU}}, []string{"metrics: x"}},
+	} {
+		s := NewSummary(tc.rows, RankInfo{}, SummaryOptions{Device: "cuda"})
+		before := s.Totals()
+		n := s.DropScopeMetrics()
+		var keys []string
+		for _, r := range s.Rows {
+			keys = append(keys, r.Key)
+		}
+		assert.Equal(t, tc.keep, keys, tc.name)
+		assert.Equal(t, len(tc.rows)-len(tc.keep), n, tc.name)
+		assert.Equal(t, before, s.Totals(), "%s: no total counts the rows", tc.name)
+	}
+}

@@ -6,7 +6,7 @@
 // activities, so the operator table has PyTorch's "metrics: <name>" rows (key_averages() has
 // them; test_xpu_scope_profiler looks for them); their time is their kernel's, so no total
 // counts them (events.IsScopeMetrics), and a trace reader may leave them out
-// (tracefile.Options.SkipScopeMetrics).
+// (tracefile.Options.SkipScopeMetrics; `orprof table --no-scope-metrics`).
 //
 // # Differences from Kineto and PyTorch
 //

@@ -17,6 +17,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
+	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -46,8 +47,12 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "diff: one of %s and %s is a kernels summary and the other is not: compare two kernels summaries (orprof kernels --format json) or two table profiles",
 				quoteArg(pos[0]), quoteArg(pos[1]))
 		}
+		if *noMetrics {
+			return failFlag(stderr, "diff", "--no-scope-metrics does not apply to kernels summaries (they have no \"metrics: …\" rows)")
+		}
 		return diffKernels(pos, *format, *rowLimit, *nameWidth, stdout, stderr)
 	}
+	ro := ranks.Options{Link: tracefile.LinkMode(link), SkipScopeMetrics: *noMetrics}
 	var sums [2]*report.Summary
 	var warns [2][]string
 	var errs [2]error
@@ -55,7 +60,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for i, p := range pos {
 		go func() {
 			if p == "-" {
-				sums[i], warns[i], errs[i] = ranks.LoadReader(stdin, "<stdin>", ranks.Options{Link: tracefile.LinkMode(link)})
+				sums[i], warns[i], errs[i] = ranks.LoadReader(stdin, "<stdin>", ro)
 				done <- i
 				return
 			}
@@ -63,7 +68,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if err != nil {
 				errs[i] = err
 			} else {
-				sums[i], warns[i], errs[i] = ranks.LoadAll(paths, ranks.Options{Link: tracefile.LinkMode(link)})
+				sums[i], warns[i], errs[i] = ranks.LoadAll(paths, ro)
 			}
 			done <- i
 		}()

@@ -34,6 +34,8 @@ func mergeKernels(paths []string, tf *tableFlags, byRank bool, stdout, stderr io
 		return failFlag(stderr, "merge", "--by-rank does not apply to kernels summaries")
 	case tf.target113:
 		return failFlag(stderr, "merge", "--pytorch-1.13 does not apply to kernels summaries")
+	case tf.noScopeMetrics:
+		return failFlag(stderr, "merge", "--no-scope-metrics does not apply to kernels summaries (they have no \"metrics: …\" rows)")
 	}
 	s, _, err := kernels.ReadAll(paths, kernels.ReadOptions{})
 	if err != nil {

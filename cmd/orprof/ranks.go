@@ -140,7 +140,7 @@ func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io
 		}
 	}
 	defer lazyGC(tableGCFloor)()
-	s, warns, err := ranks.ReadTraces(paths, ranks.Options{Grouping: tf.grouping(), Link: tf.linkMode()})
+	s, warns, err := ranks.ReadTraces(paths, tf.ranksOptions())
 	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
@@ -197,7 +197,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			return mergeKernels(paths, &tf, *byRank, stdout, stderr)
 		}
 	}
-	s, warns, err := ranks.LoadAll(paths, ranks.Options{Link: tf.linkMode()})
+	s, warns, err := ranks.LoadAll(paths, tf.ranksOptions())
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}

@@ -32,6 +32,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	diff := fs.Bool("diff", false, "compare two profiles: the arguments are BEFORE and AFTER")
 	byShape := fs.Bool("group-by-input-shape", false, "group operator rows by input shapes too (traces only)")
 	byStackN := fs.Int("group-by-stack-n", 0, "group operator rows by the first `N` stack frames too (traces only)")
+	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -45,6 +46,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "report: --group-by-stack-n %d: must be ≥ 0", *byStackN)
 	}
 	g := events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN}
+	ro := ranks.Options{Grouping: g, SkipScopeMetrics: *noMetrics}
 	stdinUsed := false
 	for _, p := range pos {
 		if p == "-" {
@@ -72,7 +74,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *diff {
 		var sums [2]*report.Summary
 		for i, p := range pos {
-			s, code := loadProfile(p, stdin, g, stderr)
+			s, code := loadProfile(p, stdin, ro, stderr)
 			if code != 0 {
 				return code
 			}
@@ -99,9 +101,9 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		var code int
 		if len(pos) == 1 {
-			m, code = loadProfile(pos[0], stdin, g, stderr)
+			m, code = loadProfile(pos[0], stdin, ro, stderr)
 		} else {
-			m, code = loadRanks(pos, g, stderr)
+			m, code = loadRanks(pos, ro, stderr)
 		}
 		if code != 0 {
 			return code
@@ -132,17 +134,18 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // loadProfile reads one profile argument into a Model: a single trace gives the operator
 // summary and the op tree from one read; a summary file or a directory gives the merged
 // summaries (no tree).
-func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.Writer) (*html.Model, int) {
+func loadProfile(p string, stdin io.Reader, ro ranks.Options, stderr io.Writer) (*html.Model, int) {
+	g := ro.Grouping
 	if p != "-" {
 		if isDir(p) {
-			return loadRanks([]string{p}, g, stderr)
+			return loadRanks([]string{p}, ro, stderr)
 		}
 		isSum, err := ranks.IsSummaryFile(p)
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}
 		if isSum {
-			return loadRanks([]string{p}, g, stderr)
+			return loadRanks([]string{p}, ro, stderr)
 		}
 	}
 	name := p
@@ -154,7 +157,7 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 	// table does: shapes and stacks are read only when grouped by.
 	kc := kernels.NewCollector()
 	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{kc}}
+		Consumers: []tracefile.Consumer{kc}, SkipScopeMetrics: ro.SkipScopeMetrics}
 	an := timeline.NewAnalyzer(timeline.DefaultOptions())
 	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
 	each := func() func(*tracefile.TimedEvent) {
@@ -200,7 +203,8 @@ func loadProfile(p string, stdin io.Reader, g events.AverageOptions, stderr io.W
 
 // loadRanks reads several profiles (traces, summaries, directories of them) into one merged
 // summary, as `orprof table A B …` and `orprof merge` do.
-func loadRanks(args []string, g events.AverageOptions, stderr io.Writer) (*html.Model, int) {
+func loadRanks(args []string, ro ranks.Options, stderr io.Writer) (*html.Model, int) {
+	g := ro.Grouping
 	paths, err := ranks.Expand(args)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
@@ -210,7 +214,7 @@ func loadRanks(args []string, g events.AverageOptions, stderr io.Writer) (*html.
 			return nil, fail(stderr, "report: - (stdin) can only be read alone")
 		}
 	}
-	s, warns, err := ranks.LoadAll(paths, ranks.Options{Grouping: g})
+	s, warns, err := ranks.LoadAll(paths, ro)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}

@@ -152,6 +152,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *reportPath != "" {
 		m := html.ListModel(res.Events, report.RankInfo{}, res.Device, opts.ProfileMemory, tf.grouping())
 		m.Title = "orprof run --workload " + *workload + " --device " + *device
+		if tf.noScopeMetrics {
+			m.Summary.DropScopeMetrics()
+		}
 		if err := outfile.Write(*reportPath, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 			return fail(stderr, "run: --report %s: %v", quote.Clip(*reportPath), err)
 		}

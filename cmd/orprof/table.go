@@ -18,15 +18,16 @@ import (
 
 // tableFlags are the table flags shared by run and table.
 type tableFlags struct {
-	sortBy       string
-	rowLimit     int
-	byShape      bool
-	byStackN     int
-	maxNameWidth int
-	format       string
-	target113    bool
-	rowLimitSet  bool // --row-limit was given (csv and json print every row otherwise)
-	link         linkValue
+	sortBy         string
+	rowLimit       int
+	byShape        bool
+	byStackN       int
+	maxNameWidth   int
+	format         string
+	target113      bool
+	rowLimitSet    bool // --row-limit was given (csv and json print every row otherwise)
+	link           linkValue
+	noScopeMetrics bool // --no-scope-metrics
 }
 
 func (tf *tableFlags) register(fs interface {
@@ -43,7 +44,12 @@ func (tf *tableFlags) register(fs interface {
 	fs.IntVar(&tf.maxNameWidth, "max-name-column-width", 55, "width cap of the Name column")
 	fs.StringVar(&tf.format, "format", "text", "output format: text, markdown, csv or json")
 	fs.BoolVar(&tf.target113, "pytorch-1.13", false, "print PyTorch 1.13's labels (Kb/Mb, CUDA columns, 4 stack frames)")
+	fs.BoolVar(&tf.noScopeMetrics, "no-scope-metrics", false, noScopeMetricsUsage)
 }
+
+// noScopeMetricsUsage is the --no-scope-metrics flag's help, shared by the commands that print
+// operator tables.
+const noScopeMetricsUsage = "leave out the scope profiler's \"metrics: KERNEL\" rows (--metrics; PyTorch's key_averages() has them; their time is their kernel's and in no total either way)"
 
 // check validates the flags; it returns a message naming the bad flag, or "".
 func (tf *tableFlags) check() string {
@@ -72,6 +78,9 @@ func (tf *tableFlags) write(w io.Writer, l *events.List, device string, profileM
 	g := tf.grouping()
 	s := report.NewSummary(l.KeyAverages(g), report.RankInfo{}, report.SummaryOptions{Device: device,
 		ProfileMemory: profileMemory, Grouping: g})
+	if tf.noScopeMetrics {
+		s.DropScopeMetrics()
+	}
 	_, err := tf.writeSummary(w, s, false)
 	return err
 }
@@ -87,7 +96,7 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runTableRanks(pos, &tf, *byRank, stdout, stderr)
 	}
 	defer lazyGC(gcFloorFor(pos[0]))()
-	opts := tracefile.Options{Link: tf.linkMode()}
+	opts := tracefile.Options{Link: tf.linkMode(), SkipScopeMetrics: tf.noScopeMetrics}
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
@@ -124,6 +133,11 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // linkFlagUsage is the --link flag's help, shared by the commands that read traces.
 const linkFlagUsage = "`RULES` that charge device time to operators: all (External id, then the runtime launch's enclosing op, range-profiler order, the op running when an uncorrelated transfer starts) or external-id (the file's External id alone, for the device types PyTorch attaches) (default all)"
+
+// ranksOptions are the reading options the flags ask for, for several inputs.
+func (tf *tableFlags) ranksOptions() ranks.Options {
+	return ranks.Options{Grouping: tf.grouping(), Link: tf.linkMode(), SkipScopeMetrics: tf.noScopeMetrics}
+}
 
 // linkMode is the --link value.
 func (tf *tableFlags) linkMode() tracefile.LinkMode { return tracefile.LinkMode(tf.link) }

@@ -33,6 +33,23 @@ type Options struct {
 	Workers int
 	// Link selects the rules that charge device time to operators (tracefile.Options.Link).
 	Link tracefile.LinkMode
+	// SkipScopeMetrics leaves out the scope profiler's "metrics: <kernel>" rows: traces are
+	// read without them (tracefile.Options.SkipScopeMetrics), summaries drop theirs
+	// (report.Summary.DropScopeMetrics); both give the same rows.
+	SkipScopeMetrics bool
+}
+
+// traceOptions are the reader's options for a trace.
+func (o Options) traceOptions() tracefile.Options {
+	return tracefile.Options{Link: o.Link, SkipScopeMetrics: o.SkipScopeMetrics}
+}
+
+// summary applies o to a summary read from a file: s, err as they are otherwise.
+func (o Options) summary(s *report.Summary, err error) (*report.Summary, error) {
+	if err == nil && o.SkipScopeMetrics {
+		s.DropScopeMetrics()
+	}
+	return s, err
 }
 
 // Summarize turns one trace into the summary of one rank: its events' tree and key averages.
@@ -72,7 +89,7 @@ func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 	warns := make([][]string, len(paths))
 	links := make([]tracefile.DeviceLink, len(paths))
 	errs := fanout.Each(len(paths), o.Workers, func(k int) error {
-		av, err := tracefile.OpenAverages(paths[k], tracefile.Options{Link: o.Link}, o.Grouping)
+		av, err := tracefile.OpenAverages(paths[k], o.traceOptions(), o.Grouping)
 		if err != nil {
 			return err
 		}
@@ -243,10 +260,10 @@ func LoadReader(r io.Reader, name string, o Options) (*report.Summary, []string,
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if isSummaryStart(bytes.NewReader(data)) {
-		s, err := report.ReadSummary(bytes.NewReader(data), name)
+		s, err := o.summary(report.ReadSummary(bytes.NewReader(data), name))
 		return s, nil, err
 	}
-	av, err := tracefile.ReadAverages(bytes.NewReader(data), name, tracefile.Options{}, o.Grouping)
+	av, err := tracefile.ReadAverages(bytes.NewReader(data), name, o.traceOptions(), o.Grouping)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -271,10 +288,10 @@ func Load(path string, pos int, o Options) (*report.Summary, []string, error) {
 		return nil, nil, err
 	}
 	if isSum {
-		s, err := ReadSummaryFile(path)
+		s, err := o.summary(ReadSummaryFile(path))
 		return s, nil, err
 	}
-	av, err := tracefile.OpenAverages(path, tracefile.Options{Link: o.Link}, o.Grouping)
+	av, err := tracefile.OpenAverages(path, o.traceOptions(), o.Grouping)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,10 +306,10 @@ func load(path string, pos int, o Options) (*report.Summary, []string, tracefile
 		return nil, nil, tracefile.DeviceLink{}, err
 	}
 	if isSum {
-		s, err := ReadSummaryFile(path)
+		s, err := o.summary(ReadSummaryFile(path))
 		return s, nil, tracefile.DeviceLink{}, err
 	}
-	av, err := tracefile.OpenAverages(path, tracefile.Options{Link: o.Link}, o.Grouping)
+	av, err := tracefile.OpenAverages(path, o.traceOptions(), o.Grouping)
 	if err != nil {
 		return nil, nil, tracefile.DeviceLink{}, err
 	}
