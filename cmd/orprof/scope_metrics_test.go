@@ -137,3 +137,17 @@ func TestNoScopeMetricsRefused(t *testing.T) {
 		assert.Empty(t, out.String())
 	}
 }
+
+// TestDiffStdinLink: diff reads - with the --link rules the files get (stdin was read with the
+// default rules whatever --link said).
+func TestDiffStdinLink(t *testing.T) {
+	trace := "../../testdata/kineto/cuda_alexnet.json.gz"
+	b, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	for _, link := range []string{"all", "external-id"} {
+		want, _ := run(t, "diff", "--format", "json", "--link", link, trace, trace)
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch([]string{"diff", "--format", "json", "--link", link, "-", trace}, bytes.NewReader(b), &out, &errb), errb.String())
+		assert.Equal(t, want, out.String(), "--link %s", link)
+	}
+}
