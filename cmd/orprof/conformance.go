@@ -36,7 +36,8 @@ docs/backend-guide.md says what each check means and how to read a failure.
 
   --lib PATH.so       a C backend built against orprof_stubs.h
   --device NAME       a Go backend registered in this binary (orprof's registered devices)
-  --verbose, -v       print under each check the rule it enforces (PyTorch's or orprof's)
+  --verbose, -v       print under each check the rule it enforces (PyTorch's or orprof's; with
+                      --plugin, kineto PR #1148's or orprof's)
   --timeout DURATION  time limit of each check (default 30s); a check that runs longer fails
   --plugin LIB.so     check a Kineto profiler plugin instead ('orprof conformance --plugin LIB.so -h')
 `

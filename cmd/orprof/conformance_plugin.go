@@ -19,7 +19,7 @@ import (
 // result to (a pipe kept apart from what the plugin prints).
 const pluginResultFDEnv = "ORPROF_PLUGIN_CONFORMANCE_RESULT_FD"
 
-const pluginConformanceUsage = `usage: orprof conformance --plugin LIB.so [--timeout DURATION]
+const pluginConformanceUsage = `usage: orprof conformance --plugin LIB.so [--verbose | -v] [--timeout DURATION]
 
 Dry-runs a Kineto profiler plugin (built against kineto/kineto_plugin.h) as a host drives it:
 each check of kineto/plugintest runs in its own child process, one line per check (PASS name,
@@ -28,6 +28,7 @@ crashes (a signal in the plugin) or outlives --timeout fails; the others still r
 Exit status: 0 all passed, 1 a check failed, 2 bad flags or LIB.so is not a file.
 
   --plugin LIB.so     the plugin library
+  --verbose, -v       print under each check the rule it enforces (kineto PR #1148's or orprof's)
   --timeout DURATION  time limit of each check (default 30s)
 
 Checks:
@@ -56,6 +57,8 @@ func runPluginConformance(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	lib := fs.String("plugin", "", "")
 	timeout := fs.Duration("timeout", 30*time.Second, "")
+	verbose := fs.Bool("verbose", false, "")
+	fs.BoolVar(verbose, "v", false, "")
 	one := fs.String("plugin-check", "", "") // hidden: run one check in this process (child)
 	fs.String("lib", "", "")
 	fs.String("device", "", "")
@@ -121,6 +124,9 @@ func runPluginConformance(args []string, stdout, stderr io.Writer) int {
 			failed++
 		}
 		fmt.Fprintln(stdout, r)
+		if *verbose {
+			fmt.Fprintln(stdout, "    "+c.Rule)
+		}
 	}
 	summary := fmt.Sprintf("%d passed, %d failed", passed, failed)
 	if skipped > 0 {

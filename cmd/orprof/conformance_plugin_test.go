@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/kineto/plugintest"
 )
 
 // pluginFixture compiles kineto/testdata/src into dir/name with the given defines.
@@ -35,6 +37,15 @@ func TestConformancePlugin(t *testing.T) {
 	code, out, errOut := conformance(t, "--plugin", pluginFixture(t, dir, "sample.so", "sample_plugin.c"))
 	assert.Equal(t, 0, code, errOut)
 	assert.Equal(t, "PASS load\nPASS query\nPASS activity-types\nPASS lifecycle\nPASS correlation\nPASS trace\n6 passed, 0 failed\n", out)
+
+	// -v prints each check's rule under its line, as it does for backends.
+	code, out, errOut = conformance(t, "--plugin", filepath.Join(dir, "sample.so"), "-v")
+	assert.Equal(t, 0, code, errOut)
+	var want strings.Builder
+	for _, c := range plugintest.Cases() {
+		want.WriteString("PASS " + c.Name + "\n    " + c.Rule + "\n")
+	}
+	assert.Equal(t, want.String()+"6 passed, 0 failed\n", out)
 
 	code, out, _ = conformance(t, "--plugin", pluginFixture(t, dir, "bad.so", "broken_plugin.c", "BAD_EVENTS"))
 	assert.Equal(t, 1, code)

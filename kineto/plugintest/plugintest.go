@@ -60,9 +60,13 @@ func (r Result) String() string {
 type Case struct {
 	// Name is the check's name in result lines ("lifecycle").
 	Name string
-	// Doc says what it checks.
+	// Doc says what it checks, in a line (orprof conformance --plugin -h lists them).
 	Doc string
-	run func(lib string) error
+	// Rule is the contract the check enforces and where it comes from: kineto PR #1148's
+	// plugin ABI (kineto_plugin.h states it), how its host drives a plugin, or a rule orprof
+	// adds (orprof conformance --plugin -v prints it under each result).
+	Rule string
+	run  func(lib string) error
 }
 
 // errSkip marks a check that does not apply to the plugin.
@@ -73,12 +77,31 @@ func (e errSkip) Error() string { return e.why }
 // Cases lists the checks in the order they run.
 func Cases() []Case {
 	return []Case{
-		{"load", "the library loads and registers at least one profiler, none refused", checkLoad},
-		{"query", "each profiler's name has 1 to 31 characters and its activity types are known", checkQuery},
-		{"activity-types", "all, one and some of the types make a session reporting only them; none and empty make none", checkTypes},
-		{"lifecycle", "create assigns a handle; start, stop, processEvents and destroy succeed with it, two sessions at once", checkLifecycle},
-		{"correlation", "push/pop of correlation ids from many goroutines at once, without a failure", checkCorrelation},
-		{"trace", "the events are sound: in the session, end ≥ start, flows paired, counters numeric, External id pushed, trace.Check clean", checkTrace},
+		{"load", "the library loads and registers at least one profiler, none refused",
+			"KinetoPlugin_register returns 0 after calling registerProfiler once per profiler, and every interface it " +
+				"hands over has an unpaddedStructSize at least the host's and the functions the host calls " +
+				"(PR #1148: the host validates each struct by its size; a refused profiler is left out).", checkLoad},
+		{"query", "each profiler's name has 1 to 31 characters and its activity types are known",
+			"profilerQuery, called with no session handle, writes a name into the host's buffer (at most its max length, " +
+				"NUL excluded) and the event types the profiler supports, each a type of the ABI's enum " +
+				"(PR #1148's query params: in/out buffers the host sizes).", checkQuery},
+		{"activity-types", "all, one and some of the types make a session reporting only them; none and empty make none",
+			"The host creates a session only for the types the user enabled that the profiler supports, passed in " +
+				"profilerCreate's enabled types; the profiler reports events of those types alone (Kineto: a child " +
+				"profiler records the activities it is configured for, no session when none of its types is on).", checkTypes},
+		{"lifecycle", "create assigns a handle; start, stop, processEvents and destroy succeed with it, two sessions at once",
+			"profilerCreate assigns the session's handle to params->pProfilerHandle itself (by value; the host zero-fills " +
+				"the params and reads the field back) and returns 0; every later call of that session gets that handle; " +
+				"start, stop, processEvents and destroy return 0, and two sessions live side by side (PR #1148).", checkLifecycle},
+		{"correlation", "push/pop of correlation ids from many goroutines at once, without a failure",
+			"The push/pop correlation functions are optional; when present they run around every operator, from any " +
+				"thread and concurrently, and return 0 (PR #1148 calls them on the operator's thread; orprof's goroutines " +
+				"may pop on another OS thread than the push).", checkCorrelation},
+		{"trace", "the events are sound: in the session, end ≥ start, flows paired, counters numeric, External id pushed, trace.Check clean",
+			"processEvents reports through the trace builder synchronously: each event's struct at least the ABI's size, " +
+				"UTC ns times inside the session with end ≥ start, flows in start/end pairs, metadata as JSON text with " +
+				"counter values numbers, an \"External id\" only from an id pushed during the session, and a trace " +
+				"orprof's checker finds sound (PR #1148's trace builder; orprof's checks).", checkTrace},
 	}
 }
 

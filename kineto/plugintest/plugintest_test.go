@@ -79,3 +79,17 @@ func TestResultString(t *testing.T) {
 	assert.Equal(t, "PASS load", plugintest.Result{Name: "load", Status: plugintest.Pass}.String())
 	assert.Equal(t, "FAIL trace: a b", plugintest.Result{Name: "trace", Status: plugintest.Fail, Reason: "a\n  b"}.String())
 }
+
+// TestCasesStateTheirRules: every check has a name, a one-line Doc for -h and a Rule for -v
+// that says more than the Doc and where the rule comes from (kineto PR #1148 or orprof).
+func TestCasesStateTheirRules(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range plugintest.Cases() {
+		assert.Regexp(t, `^[a-z][a-z-]*$`, c.Name)
+		assert.False(t, seen[c.Name], "%s twice", c.Name)
+		seen[c.Name] = true
+		assert.NotContains(t, c.Doc, "\n", c.Name)
+		assert.Greater(t, len(c.Rule), len(c.Doc), "%s: the rule says more than the Doc", c.Name)
+		assert.Regexp(t, `\((PR #1148|Kineto|orprof)[^()]*\)\.$|PR #1148[^()]*\)\.$`, c.Rule, "%s: the rule ends with its source", c.Name)
+	}
+}
