@@ -12,7 +12,8 @@ type CategoryTotal struct {
 	Group   string  `json:"group"`
 	Kernels int     `json:"kernels"`
 	Calls   int64   `json:"calls"`
-	TotalUs float64 `json:"total_us"`
+	TotalNs int64   `json:"total_ns"`
+	TotalUs float64 `json:"total_us"` // TotalNs in µs
 }
 
 // ByCategory sums the kernels' calls and totals per category under rules (nil: the built-in
@@ -40,14 +41,17 @@ func (s *Summary) ByCategory(rules *Rules) []CategoryTotal {
 		}
 		out[i].Kernels++
 		out[i].Calls += k.Calls
-		out[i].TotalUs += k.TotalUs
+		out[i].TotalNs += k.TotalNs
+	}
+	for i := range out {
+		out[i].TotalUs = nsToUs(out[i].TotalNs)
 	}
 	perm := make([]int, len(out))
 	for i := range perm {
 		perm[i] = i
 	}
 	slices.SortStableFunc(perm, func(a, b int) int {
-		return cmp.Or(cmp.Compare(out[b].TotalUs, out[a].TotalUs), cmp.Compare(order[cats[a]], order[cats[b]]))
+		return cmp.Or(cmp.Compare(out[b].TotalNs, out[a].TotalNs), cmp.Compare(order[cats[a]], order[cats[b]]))
 	})
 	sorted := make([]CategoryTotal, len(out))
 	for i, p := range perm {

@@ -16,12 +16,14 @@ type DiffRow struct {
 	Kind                    string
 	Category                string
 	CallsBefore, CallsAfter int64
-	// BeforeUs and AfterUs are the kernel's total device time on each side (µs).
-	BeforeUs, AfterUs float64
+	// BeforeNs and AfterNs are the kernel's total device time on each side (ns).
+	BeforeNs, AfterNs int64
 }
 
-// DeltaUs is AfterUs − BeforeUs.
-func (r *DiffRow) DeltaUs() float64 { return r.AfterUs - r.BeforeUs }
+// BeforeUs, AfterUs and DeltaUs are BeforeNs, AfterNs and AfterNs − BeforeNs in µs.
+func (r *DiffRow) BeforeUs() float64 { return nsToUs(r.BeforeNs) }
+func (r *DiffRow) AfterUs() float64  { return nsToUs(r.AfterNs) }
+func (r *DiffRow) DeltaUs() float64  { return nsToUs(r.AfterNs - r.BeforeNs) }
 
 // Diff compares two kernel summaries kernel by kernel: every name and kind of either side,
 // the largest increase of total time first (then the largest decrease last; ties by name).
@@ -40,14 +42,14 @@ func Diff(before, after *Summary, rules *Rules) []DiffRow {
 	}
 	for _, k := range before.Kernels {
 		r := row(k)
-		r.CallsBefore, r.BeforeUs = k.Calls, k.TotalUs
+		r.CallsBefore, r.BeforeNs = k.Calls, k.TotalNs
 	}
 	for _, k := range after.Kernels {
 		r := row(k)
-		r.CallsAfter, r.AfterUs = k.Calls, k.TotalUs
+		r.CallsAfter, r.AfterNs = k.Calls, k.TotalNs
 	}
 	slices.SortStableFunc(rows, func(a, b DiffRow) int {
-		return cmp.Or(cmp.Compare(b.DeltaUs(), a.DeltaUs()), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
+		return cmp.Or(cmp.Compare(b.AfterNs-b.BeforeNs, a.AfterNs-a.BeforeNs), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
 	})
 	return rows
 }
@@ -73,7 +75,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 			Rows     []rowJSON `json:"kernels"`
 		}{tb, ta, []rowJSON{}}
 		for _, r := range rows {
-			doc.Rows = append(doc.Rows, rowJSON{r.Name, r.Kind, r.Category, r.CallsBefore, r.CallsAfter, r.BeforeUs, r.AfterUs, r.DeltaUs()})
+			doc.Rows = append(doc.Rows, rowJSON{r.Name, r.Kind, r.Category, r.CallsBefore, r.CallsAfter, r.BeforeUs(), r.AfterUs(), r.DeltaUs()})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
@@ -93,9 +95,9 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 	for _, r := range shown {
 		d := "new"
 		switch {
-		case r.BeforeUs > 0:
-			d = strconv.FormatFloat(100*r.DeltaUs()/r.BeforeUs, 'f', 2, 64) + "%"
-		case r.AfterUs == 0:
+		case r.BeforeNs > 0:
+			d = strconv.FormatFloat(100*r.DeltaUs()/r.BeforeUs(), 'f', 2, 64) + "%"
+		case r.AfterNs == 0:
 			d = "0.00%"
 		}
 		delta := tm(r.DeltaUs())
@@ -103,7 +105,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 			delta = "+" + delta
 		}
 		t.rows = append(t.rows, []string{r.Name, r.Kind, r.Category, strconv.FormatInt(r.CallsBefore, 10),
-			strconv.FormatInt(r.CallsAfter, 10), tm(r.BeforeUs), tm(r.AfterUs), delta, d})
+			strconv.FormatInt(r.CallsAfter, 10), tm(r.BeforeUs()), tm(r.AfterUs()), delta, d})
 	}
 	var b bytes.Buffer
 	switch f {

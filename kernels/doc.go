@@ -3,6 +3,24 @@
 // stats` (cuda_gpu_kern_sum), TraceLens's kernel summary and HolisticTraceAnalysis's kernel
 // breakdown give and PyTorch's operator table does not.
 //
+// # Statistics
+//
+// A kernel's durations are whole ns: tracefile.Event's EndNs − StartNs, the reader's times on
+// the trace's own clock (a Kineto trace's µs to three decimals exactly, finer fractions
+// rounded to the ns as read; a legacy trace's float µs rounded to the ns at each end). A
+// Summary keeps per kernel the count, the sum, the least and the greatest as int64 ns and the
+// sum of the squares as an unsigned 128-bit integer (exact.go); the mean (the sum over the
+// count, rounded once) and the sample standard deviation are computed from those integers
+// alone. So a summary is the same bits whatever order its events arrive in, and Merge of
+// per-rank summaries in any grouping gives the same bytes as one read of all the traces. A
+// summary's device time stays below 2⁶³ ns (292 years): the Collector and Merge fail past it.
+// The median comes from a histogram of the durations, which merges by adding counts.
+//
+// Write's json (version 2) carries the exact figures (calls, total_ns, min_ns, max_ns,
+// sum_sq_ns2 as decimal digits, the histogram, the launching ops' calls and total_ns) and µs
+// figures derived from them, which ReadSummary ignores; it refuses version 1, whose float
+// statistics cannot be made exact, in one line naming the file and the field.
+//
 // # Categories
 //
 // Classify puts a kernel name in one Category by the first of a list of rules (regular

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,8 +110,11 @@ func pct(t, total float64) string {
 	if total <= 0 {
 		return "0.00%"
 	}
-	return strconv.FormatFloat(100*t/total, 'f', 2, 64) + "%"
+	return strconv.FormatFloat(pctOf(t, total), 'f', 2, 64) + "%"
 }
+
+// pctOf is 100·t/total, the share every format prints.
+func pctOf(t, total float64) float64 { return 100 * t / total }
 
 // us renders µs for csv: the shortest digits, to the ns.
 func us(v float64) string {
@@ -160,12 +164,12 @@ func (s *Summary) table(o WriteOptions, all bool) *table {
 			if name == "" {
 				name = "(no operator)"
 			}
-			t.rows = append(t.rows, []string{name, "", "", strconv.FormatInt(op.Calls, 10), tm(op.TotalUs), pct(op.TotalUs, total), "100.00%",
-				tm(op.TotalUs / float64(max(op.Calls, 1)))})
+			t.rows = append(t.rows, []string{name, "", "", strconv.FormatInt(op.Calls, 10), tm(op.TotalUs()), pct(op.TotalUs(), total), "100.00%",
+				tm(meanUs(op.TotalNs, op.Calls))})
 			for _, k := range op.Kernels {
 				t.rows = append(t.rows, []string{"", k.Kernel.Name, k.Kernel.Category(o.Rules).String(), strconv.FormatInt(k.Share.Calls, 10),
-					tm(k.Share.TotalUs), pct(k.Share.TotalUs, total), pct(k.Share.TotalUs, op.TotalUs),
-					tm(k.Share.TotalUs / float64(max(k.Share.Calls, 1)))})
+					tm(k.Share.TotalUs()), pct(k.Share.TotalUs(), total), pct(k.Share.TotalUs(), op.TotalUs()),
+					tm(meanUs(k.Share.TotalNs, k.Share.Calls))})
 			}
 		}
 		return t
@@ -190,7 +194,7 @@ func (s *Summary) table(o WriteOptions, all bool) *table {
 			op = "(none)"
 		}
 		t.rows = append(t.rows, []string{k.Name, k.Kind.String(), k.Category(o.Rules).String(), strconv.FormatInt(k.Calls, 10),
-			tm(k.TotalUs), pct(k.TotalUs, total), tm(k.MeanUs), tm(k.MedianUs()), tm(k.MinUs), tm(k.MaxUs), tm(k.StdUs()),
+			tm(k.TotalUs()), pct(k.TotalUs(), total), tm(k.MeanUs()), tm(k.MedianUs()), tm(k.MinUs()), tm(k.MaxUs()), tm(k.StdUs()),
 			streams(k.Streams), op, strconv.Itoa(nops)})
 	}
 	return t
@@ -261,17 +265,32 @@ func (t *table) csv(b *bytes.Buffer) {
 	(&textfmt.Table{Head: t.head, Rows: t.rows}).WriteCSV(b) // a bytes.Buffer does not fail
 }
 
-// The JSON document: {"orprof_kernels": version, "device", "device_us", "ranks", "kernels"},
-// every kernel in first-occurrence order with its statistics for reading and what a merge
-// needs (m2, hist, launched_by).
-const jsonVersion = 1
+// The JSON document (version 2): {"orprof_kernels": 2, "device", "device_ns", "device_us",
+// "ranks", "kernels"}, every kernel in first-occurrence order. The exact figures, which a
+// read and a merge use, are integers of ns: calls, total_ns, min_ns, max_ns, the sum of the
+// squared durations sum_sq_ns2 (ns², a string of decimal digits: it passes 2⁶⁴), the
+// histogram and launched_by's calls and total_ns; each rank's device_ns. The µs figures
+// (total_us, mean_us, median_us, min_us, max_us, std_us, percent_of_device, device_us) and
+// category, group, op and ops are derived from them for people and the report's page: a read
+// ignores them and derives them again.
+//
+// Version 1 (orprof before the exact statistics) had float µs figures and a Welford "m2";
+// a mean and a deviation cannot be made exact from them, so ReadSummary refuses it, naming
+// the file and the field.
+const jsonVersion = 2
 
 type docJSON struct {
 	Version  int          `json:"orprof_kernels"`
 	Device   string       `json:"device"`
+	DeviceNs int64        `json:"device_ns"`
 	DeviceUs float64      `json:"device_us"`
-	Ranks    []Rank       `json:"ranks"`
+	Ranks    []rankJSON   `json:"ranks"`
 	Kernels  []kernelJSON `json:"kernels"`
+}
+
+type rankJSON struct {
+	Rank
+	DeviceUs float64 `json:"device_us"`
 }
 
 type kernelJSON struct {
@@ -280,18 +299,21 @@ type kernelJSON struct {
 	Category   string     `json:"category"`
 	Group      string     `json:"group"`
 	Calls      int64      `json:"calls"`
+	TotalNs    int64      `json:"total_ns"`
 	TotalUs    float64    `json:"total_us"`
 	Percent    float64    `json:"percent_of_device"`
 	MeanUs     float64    `json:"mean_us"`
 	MedianUs   float64    `json:"median_us"`
+	MinNs      int64      `json:"min_ns"`
 	MinUs      float64    `json:"min_us"`
+	MaxNs      int64      `json:"max_ns"`
 	MaxUs      float64    `json:"max_us"`
 	StdUs      float64    `json:"std_us"`
+	SumSqNs2   *u128      `json:"sum_sq_ns2"`
 	Streams    []Stream   `json:"streams"`
 	Op         string     `json:"op"`
 	Ops        int        `json:"ops"`
 	Ranks      int        `json:"ranks"`
-	M2         float64    `json:"m2"`
 	Hist       [][2]int64 `json:"hist"`
 	LaunchedBy []opJSON   `json:"launched_by"`
 }
@@ -299,6 +321,7 @@ type kernelJSON struct {
 type opJSON struct {
 	Op string `json:"op"`
 	OpShare
+	TotalUs float64 `json:"total_us"`
 }
 
 var kindByName = func() map[string]tracefile.Kind {
@@ -310,19 +333,22 @@ var kindByName = func() map[string]tracefile.Kind {
 }()
 
 func writeJSON(w io.Writer, s *Summary, rules *Rules) error {
-	doc := docJSON{Version: jsonVersion, Device: s.Device, DeviceUs: s.DeviceUs(), Ranks: s.Ranks, Kernels: []kernelJSON{}}
-	if doc.Ranks == nil {
-		doc.Ranks = []Rank{}
+	doc := docJSON{Version: jsonVersion, Device: s.Device, DeviceNs: s.DeviceNs(), DeviceUs: s.DeviceUs(),
+		Ranks: []rankJSON{}, Kernels: []kernelJSON{}}
+	for _, r := range s.Ranks {
+		doc.Ranks = append(doc.Ranks, rankJSON{r, r.DeviceUs()})
 	}
 	total := s.DeviceUs()
 	for _, k := range s.Kernels { // first-occurrence order, which a merge keeps
 		op, nops := k.Op()
 		c := k.Category(rules)
+		sq := k.sumSq
 		j := kernelJSON{Name: k.Name, Kind: k.Kind.String(), Category: c.String(), Group: c.Group(), Calls: k.Calls,
-			TotalUs: k.TotalUs, MeanUs: k.MeanUs, MedianUs: k.MedianUs(), MinUs: k.MinUs, MaxUs: k.MaxUs, StdUs: k.StdUs(),
-			Streams: k.Streams, Op: op, Ops: nops, Ranks: k.Ranks, M2: k.M2, Hist: [][2]int64{}, LaunchedBy: []opJSON{}}
+			TotalNs: k.TotalNs, TotalUs: k.TotalUs(), MeanUs: k.MeanUs(), MedianUs: k.MedianUs(), MinNs: k.MinNs, MinUs: k.MinUs(),
+			MaxNs: k.MaxNs, MaxUs: k.MaxUs(), StdUs: k.StdUs(), SumSqNs2: &sq,
+			Streams: k.Streams, Op: op, Ops: nops, Ranks: k.Ranks, Hist: [][2]int64{}, LaunchedBy: []opJSON{}}
 		if total > 0 {
-			j.Percent = 100 * k.TotalUs / total
+			j.Percent = pctOf(k.TotalUs(), total)
 		}
 		if j.Streams == nil {
 			j.Streams = []Stream{}
@@ -332,10 +358,10 @@ func writeJSON(w io.Writer, s *Summary, rules *Rules) error {
 		}
 		slices.SortFunc(j.Hist, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 		for n, sh := range k.Ops {
-			j.LaunchedBy = append(j.LaunchedBy, opJSON{n, *sh})
+			j.LaunchedBy = append(j.LaunchedBy, opJSON{n, *sh, sh.TotalUs()})
 		}
 		slices.SortFunc(j.LaunchedBy, func(a, b opJSON) int {
-			return cmp.Or(cmp.Compare(b.TotalUs, a.TotalUs), cmp.Compare(a.Op, b.Op))
+			return cmp.Or(cmp.Compare(b.TotalNs, a.TotalNs), cmp.Compare(a.Op, b.Op))
 		})
 		doc.Kernels = append(doc.Kernels, j)
 	}
@@ -359,19 +385,34 @@ func IsSummary(prefix []byte) bool {
 // maxSummaryBytes bounds a summary file (a kernel row is a few hundred bytes).
 const maxSummaryBytes = 1 << 30
 
-// ReadSummary reads a kernels summary (Write's json, plain or gzip already undone by the
-// caller) from r; name is used in errors. Strict JSON, one object. Anything inconsistent is an
-// error naming the kernel: an unknown kind, negative counts or times, a histogram or operator
-// counts that do not add up to the calls, two rows with the same name and kind.
+// ReadSummary reads a kernels summary (Write's json, version 2, plain or gzip already undone
+// by the caller) from r; name is used in errors. Strict JSON, one object. Anything
+// inconsistent is an error naming the kernel: an unknown kind, negative counts or times,
+// figures no set of durations can have (a total outside calls × [min, max], a sum of squares
+// below total²/calls or outside total × [min, max]), a histogram or operator counts and
+// times that do not add up to the kernel's, kernel totals that do not add up to the ranks'
+// device time, two rows with the same name and kind. A version 1 summary is refused (its
+// figures are floats that do not merge exactly).
 func ReadSummary(r io.Reader, name string) (*Summary, error) {
 	lr := &io.LimitedReader{R: r, N: maxSummaryBytes + 1}
-	dec := json.NewDecoder(lr)
+	data, err := io.ReadAll(lr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", name, quote.Clip(err.Error()))
+	}
+	if lr.N <= 0 {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not a kernels summary", name, maxSummaryBytes)
+	}
+	if v, ok := peekVersion(data); ok && v != jsonVersion {
+		if v == 1 {
+			return nil, fmt.Errorf("%s: kernels summary version 1: its float statistics (field \"m2\") do not merge exactly; "+
+				"this orprof reads version %d: write the summary again with orprof kernels --format json TRACE", name, jsonVersion)
+		}
+		return nil, fmt.Errorf("%s: kernels summary version %d: this orprof reads version %d", name, v, jsonVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var doc docJSON
 	if err := dec.Decode(&doc); err != nil {
-		if lr.N <= 0 {
-			return nil, fmt.Errorf("%s: larger than %d bytes: not a kernels summary", name, maxSummaryBytes)
-		}
 		return nil, fmt.Errorf("%s: not a valid kernels summary: %s", name, quote.Clip(err.Error()))
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -383,35 +424,57 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 	if len(doc.Ranks) == 0 {
 		return nil, fmt.Errorf("%s: a kernels summary with no ranks", name)
 	}
-	s := &Summary{Device: doc.Device, Ranks: doc.Ranks, index: map[kernelKey]int{}}
+	s := &Summary{Device: doc.Device, index: map[kernelKey]int{}}
+	var ranksNs, kernelsNs int64
+	for i, r := range doc.Ranks {
+		var over bool
+		ranksNs, over = addNs(ranksNs, r.DeviceNs)
+		if r.DeviceNs < 0 || over {
+			return nil, fmt.Errorf("%s: rank %d: device_ns %d out of range", name, i+1, r.DeviceNs)
+		}
+		s.Ranks = append(s.Ranks, r.Rank)
+	}
 	for i, j := range doc.Kernels {
 		bad := func(format string, a ...any) error {
 			return fmt.Errorf("%s: kernel %d (%s): %s", name, i+1, quote.String(j.Name), fmt.Sprintf(format, a...))
 		}
 		kind, ok := kindByName[j.Kind]
-		if !ok {
+		if !ok || !kind.DeviceTime() {
 			return nil, bad("kind %s is not a device event kind", quote.String(j.Kind))
 		}
-		if j.Calls < 1 || j.TotalUs < 0 || j.MinUs < 0 || j.MaxUs < j.MinUs || j.M2 < 0 || j.Ranks < 1 || j.Ranks > len(doc.Ranks) {
+		if j.Calls < 1 || j.TotalNs < 0 || j.MinNs < 0 || j.MaxNs < j.MinNs || j.Ranks < 1 || j.Ranks > len(doc.Ranks) {
 			return nil, bad("calls %d, times or ranks out of range", j.Calls)
 		}
-		k := &Kernel{Name: j.Name, Kind: kind, Calls: j.Calls, TotalUs: j.TotalUs, MinUs: j.MinUs, MaxUs: j.MaxUs,
-			MeanUs: j.MeanUs, M2: j.M2, Hist: map[int32]int64{}, Streams: j.Streams, Ops: map[string]*OpShare{}, Ranks: j.Ranks}
+		if j.SumSqNs2 == nil {
+			return nil, bad("no sum_sq_ns2")
+		}
+		var over bool
+		if kernelsNs, over = addNs(kernelsNs, j.TotalNs); over {
+			return nil, bad("total_ns %d: the kernels' device time passes 2^63 ns", j.TotalNs)
+		}
+		if err := checkMoments(j.Calls, j.TotalNs, j.MinNs, j.MaxNs, *j.SumSqNs2); err != "" {
+			return nil, bad("%s", err)
+		}
+		k := &Kernel{Name: j.Name, Kind: kind, Calls: j.Calls, TotalNs: j.TotalNs, MinNs: j.MinNs, MaxNs: j.MaxNs,
+			sumSq: *j.SumSqNs2, Hist: map[int32]int64{}, Streams: j.Streams, Ops: map[string]*OpShare{}, Ranks: j.Ranks}
 		var n int64
 		for _, h := range j.Hist {
-			if h[1] < 1 || h[0] < -1 || h[0] > 1<<20 {
+			if h[1] < 1 || h[1] > j.Calls || h[0] < -1 || h[0] > 1<<20 {
 				return nil, bad("histogram bucket %d: count %d out of range", h[0], h[1])
 			}
 			k.Hist[int32(h[0])] += h[1]
-			n += h[1]
+			if n += h[1]; n > j.Calls {
+				break
+			}
 		}
 		if n != j.Calls {
 			return nil, bad("the histogram counts %d calls of %d", n, j.Calls)
 		}
 		n = 0
+		var t int64
 		for _, o := range j.LaunchedBy {
-			if o.Calls < 1 || o.TotalUs < 0 {
-				return nil, bad("launched_by %s: calls %d out of range", quote.String(o.Op), o.Calls)
+			if o.Calls < 1 || o.Calls > j.Calls || o.TotalNs < 0 || o.TotalNs > j.TotalNs {
+				return nil, bad("launched_by %s: calls %d or total_ns %d out of range", quote.String(o.Op), o.Calls, o.TotalNs)
 			}
 			if _, dup := k.Ops[o.Op]; dup {
 				return nil, bad("launched_by %s twice", quote.String(o.Op))
@@ -419,9 +482,13 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 			sh := o.OpShare
 			k.Ops[o.Op] = &sh
 			n += o.Calls
+			t += o.TotalNs
+			if n > j.Calls || t > j.TotalNs {
+				break
+			}
 		}
-		if n != j.Calls {
-			return nil, bad("launched_by counts %d calls of %d", n, j.Calls)
+		if n != j.Calls || t != j.TotalNs {
+			return nil, bad("launched_by counts %d calls of %d ns; the kernel, %d of %d ns", n, t, j.Calls, j.TotalNs)
 		}
 		if !slices.IsSortedFunc(k.Streams, cmpStream) {
 			slices.SortFunc(k.Streams, cmpStream)
@@ -434,5 +501,46 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 		s.index[key] = len(s.Kernels)
 		s.Kernels = append(s.Kernels, k)
 	}
+	if kernelsNs != ranksNs {
+		return nil, fmt.Errorf("%s: the kernels' total_ns add up to %d, the ranks' device_ns to %d", name, kernelsNs, ranksNs)
+	}
 	return s, nil
+}
+
+// peekVersion reads the value of the document's first member when it is "orprof_kernels".
+func peekVersion(data []byte) (int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, false
+	}
+	if t, err := dec.Token(); err != nil || t != "orprof_kernels" {
+		return 0, false
+	}
+	var v int
+	if err := dec.Decode(&v); err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// checkMoments says what makes calls durations in [min, max] with sum total and sum of
+// squares s2 impossible ("" if nothing does): the checks that keep every figure derived from
+// them finite and in range (a variance ≥ 0, a mean within [min, max]).
+func checkMoments(calls, total, minNs, maxNs int64, s2 u128) string {
+	n, t := big.NewInt(calls), big.NewInt(total)
+	lo, hi := big.NewInt(minNs), big.NewInt(maxNs)
+	// (n−1)·min + max ≤ total ≤ min + (n−1)·max: the least and the greatest are two of the calls.
+	n1 := big.NewInt(calls - 1)
+	if calls == 1 && (minNs != maxNs || total != minNs) ||
+		new(big.Int).Add(new(big.Int).Mul(n1, lo), hi).Cmp(t) > 0 || new(big.Int).Add(new(big.Int).Mul(n1, hi), lo).Cmp(t) < 0 {
+		return fmt.Sprintf("total_ns %d is not the sum of %d durations from min_ns %d to max_ns %d", total, calls, minNs, maxNs)
+	}
+	sq := s2.big()
+	// total·min ≤ Σd² ≤ total·max (each d² is between d·min and d·max) and n·Σd² ≥ total²
+	// (Cauchy–Schwarz: the variance is not negative).
+	if new(big.Int).Mul(t, lo).Cmp(sq) > 0 || new(big.Int).Mul(t, hi).Cmp(sq) < 0 || new(big.Int).Mul(n, sq).Cmp(new(big.Int).Mul(t, t)) < 0 {
+		return fmt.Sprintf("sum_sq_ns2 %s is not the sum of the squares of %d durations of total_ns %d from min_ns %d to max_ns %d",
+			quote.Clip(s2.String()), calls, total, minNs, maxNs)
+	}
+	return ""
 }

@@ -50,6 +50,9 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	if name == "-" {
 		name = "<stdin>"
 	}
+	if err := c.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
 	r := Rank{Rank: int64(pos), File: name}
 	if data.HasRank {
 		r.Rank, r.FromTrace = data.Rank, true

@@ -65,7 +65,7 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 				}
 				for _, op := range s.ByOp() {
 					if op.Op != "" {
-						view[op.Op] += op.TotalUs
+						view[op.Op] += op.TotalUs()
 					}
 				}
 				for k, us := range table {
@@ -79,7 +79,7 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 				unlinked := 0.0
 				for _, op := range s.ByOp() {
 					if op.Op == "" {
-						unlinked = op.TotalUs
+						unlinked = op.TotalUs()
 					}
 				}
 				assert.InDelta(t, l.UnlinkedUs, unlinked, 1e-6*max(1, l.UnlinkedUs))
@@ -150,9 +150,9 @@ func render(t *testing.T, s *Summary, f Format) string {
 // TestStatistics: the figures of one kernel, against values worked out by hand; the standard
 // deviation is the sample one (n − 1), as pandas' std in HolisticTraceAnalysis; the median is
 // within half a histogram bucket of the exact one; and a merge of two halves gives the figures
-// of the whole.
+// of the whole, bit for bit.
 func TestStatistics(t *testing.T) {
-	durs := []float64{2, 4, 4, 4, 5, 5, 7, 9, 1000}
+	durs := []int64{2000, 4000, 4000, 4000, 5000, 5000, 7000, 9000, 1_000_000} // ns
 	whole, a, b := &Kernel{}, &Kernel{}, &Kernel{}
 	for i, d := range durs {
 		whole.add(d, Stream{0, 7}, "aten::mm")
@@ -163,31 +163,42 @@ func TestStatistics(t *testing.T) {
 		}
 	}
 	assert.Equal(t, int64(9), whole.Calls)
-	assert.Equal(t, 1040.0, whole.TotalUs)
-	assert.InDelta(t, 1040.0/9, whole.MeanUs, 1e-12)
-	var ss float64
-	for _, d := range durs {
-		ss += (d - 1040.0/9) * (d - 1040.0/9)
-	}
-	assert.InDelta(t, math.Sqrt(ss/8), whole.StdUs(), 1e-9)
+	assert.Equal(t, int64(1_040_000), whole.TotalNs)
+	assert.Equal(t, 1040.0, whole.TotalUs())
+	assert.Equal(t, 1040.0/9, whole.MeanUs(), "the total over the calls, rounded once")
+	assert.Equal(t, 2.0, whole.MinUs())
+	assert.Equal(t, 1000.0, whole.MaxUs())
+	// Σd² = 1,000,000² + 9000² + 7000² + 2·5000² + 3·4000² + 2000² ns²; n·Σd² − (Σd)² over
+	// n(n−1), in µs²: (9·1000232 − 1040²)/72 = 110,006.777…
+	assert.Equal(t, "1000232000000", whole.sumSq.String())
+	assert.InDelta(t, math.Sqrt((9*1000232.0-1040*1040)/72), whole.StdUs(), 1e-12)
 	assert.InDelta(t, 5.0, whole.MedianUs(), 5*0.0055, "exact median 5")
-	a.merge(b)
+	require.NoError(t, a.merge(b))
 	assert.Equal(t, whole.Calls, a.Calls)
-	assert.InDelta(t, whole.MeanUs, a.MeanUs, 1e-12)
-	assert.InDelta(t, whole.StdUs(), a.StdUs(), 1e-9)
+	assert.Equal(t, whole.TotalNs, a.TotalNs)
+	assert.Equal(t, whole.sumSq, a.sumSq)
+	assert.Equal(t, math.Float64bits(whole.MeanUs()), math.Float64bits(a.MeanUs()))
+	assert.Equal(t, math.Float64bits(whole.StdUs()), math.Float64bits(a.StdUs()))
 	assert.Equal(t, whole.MedianUs(), a.MedianUs())
 	assert.Equal(t, []Stream{{0, 7}, {1, 3}}, a.Streams)
 	op, n := a.Op()
 	assert.Equal(t, "", op, "five of nine calls reached no op")
 	assert.Equal(t, 1, n)
 	one := &Kernel{}
-	one.add(3.5, Stream{}, "x")
+	one.add(3500, Stream{}, "x")
 	assert.Equal(t, 0.0, one.StdUs())
 	assert.Equal(t, 3.5, one.MedianUs())
+	same := &Kernel{}
+	for range 7 {
+		same.add(1234567, Stream{}, "x") // a float mean of these drifts; the exact one does not
+	}
+	assert.Equal(t, 0.0, same.StdUs(), "equal durations deviate by exactly 0")
+	assert.Equal(t, 1234.567, same.MeanUs())
 	zero := &Kernel{}
 	zero.add(0, Stream{}, "x")
-	zero.add(0.0004, Stream{}, "x")
+	zero.add(0, Stream{}, "x")
 	assert.Equal(t, 0.0, zero.MedianUs())
+	assert.Equal(t, 0.0, zero.MeanUs())
 }
 
 // htaKernel is what HolisticTraceAnalysis's per-kernel breakdown gives a kernel name (sum,
@@ -254,10 +265,10 @@ func TestMatchesHTA(t *testing.T) {
 		h := want[k.Name]
 		require.NotNil(t, h, k.Name)
 		assert.Equal(t, int64(h.n), k.Calls, k.Name)
-		assert.InDelta(t, h.sum, k.TotalUs, 1e-9*h.sum, k.Name)
-		assert.Equal(t, h.max, k.MaxUs, k.Name)
-		assert.Equal(t, h.min, k.MinUs, k.Name)
-		assert.InDelta(t, h.mean, k.MeanUs, 1e-9*h.mean, k.Name)
+		assert.InDelta(t, h.sum, k.TotalUs(), 1e-9*h.sum, k.Name)
+		assert.Equal(t, h.max, k.MaxUs(), k.Name)
+		assert.Equal(t, h.min, k.MinUs(), k.Name)
+		assert.InDelta(t, h.mean, k.MeanUs(), 1e-9*h.mean, k.Name)
 		assert.InDelta(t, h.std, k.StdUs(), 1e-9*max(1, h.std), k.Name)
 		assert.Equal(t, htaType(k.Name), k.Category(nil).Group(), k.Name)
 	}
@@ -284,32 +295,50 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestReadSummaryErrors: every inconsistency of a summary is one line naming the file and the
+// kernel or field; version 1 (float statistics) is refused by name.
 func TestReadSummaryErrors(t *testing.T) {
 	s, _, err := Open("../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
 	require.NoError(t, err)
 	good := render(t, s, JSON)
-	for name, c := range map[string]struct{ from, to, want string }{
-		"version":   {`"orprof_kernels": 1`, `"orprof_kernels": 2`, "version 2"},
-		"kind":      {`"kind": "memcpy"`, `"kind": "cpu"`, `kind "cpu" is not a device event kind`},
-		"hist":      {`"hist": [`, `"hist": [[3, 1],`, "the histogram counts"},
-		"calls":     {`"calls": 2,`, `"calls": -2,`, "out of range"},
-		"unknown":   {`"device": "cuda"`, `"device": "cuda", "x": 1`, `unknown field "x"`},
-		"truncated": {good, good[:len(good)/2], "unexpected EOF"},
-		"no ranks":  {`"ranks": [`, `"ranks": [], "r": [`, `unknown field "r"`},
+	v1, err := os.ReadFile("testdata/rocm_v1.kernels.json")
+	require.NoError(t, err)
+	for _, c := range []struct{ name, from, to, want string }{
+		{"version 3", `"orprof_kernels": 2`, `"orprof_kernels": 3`, "kernels summary version 3: this orprof reads version 2"},
+		{"version 1", good, string(v1), `kernels summary version 1: its float statistics (field "m2") do not merge exactly`},
+		{"kind", `"kind": "memcpy"`, `"kind": "cpu"`, `kind "cpu" is not a device event kind`},
+		{"annotation kind", `"kind": "memcpy"`, `"kind": "device_annotation"`, `kind "device_annotation" is not a device event kind`},
+		{"hist", `"hist": [`, `"hist": [[3, 1],`, "the histogram counts"},
+		{"calls", `"calls": 2,`, `"calls": -2,`, "out of range"},
+		{"unknown", `"device": "cuda"`, `"device": "cuda", "x": 1`, `unknown field "x"`},
+		{"truncated", good, good[:len(good)/2], "unexpected EOF"},
+		{"no ranks", `"ranks": [`, `"ranks": [], "r": [`, `unknown field "r"`},
+		{"total outside calls × [min, max]", `"total_ns": 38161,`, `"total_ns": 48161,`, "total_ns 48161 is not the sum of 2 durations from min_ns 15720 to max_ns 22441"},
+		{"negative variance", `"sum_sq_ns2": "750716881"`, `"sum_sq_ns2": "728000000"`, "sum_sq_ns2 728000000 is not the sum of the squares of 2 durations"},
+		{"sum of squares as a number", `"sum_sq_ns2": "750716881"`, `"sum_sq_ns2": 750716881`, "sum_sq_ns2 must be a string of decimal digits below 2^128"},
+		{"sum of squares past 2^128", `"sum_sq_ns2": "750716881"`, `"sum_sq_ns2": "340282366920938463463374607431768211456"`, "below 2^128"},
+		{"no sum of squares", `"sum_sq_ns2": "750716881",`, ``, "no sum_sq_ns2"},
+		{"launched_by time", "\"calls\": 2,\n     \"total_ns\": 38161", "\"calls\": 2,\n     \"total_ns\": 38160", "launched_by counts 2 calls of 38160 ns; the kernel, 2 of 38161 ns"},
+		{"ranks' device time", "\"device_ns\": 149042,\n   \"device_us\"", "\"device_ns\": 149043,\n   \"device_us\"", "the kernels' total_ns add up to 149042, the ranks' device_ns to 149043"},
+		{"negative device time", "\"device_ns\": 149042,\n   \"device_us\"", "\"device_ns\": -1,\n   \"device_us\"", "rank 1: device_ns -1 out of range"},
 	} {
 		in := strings.Replace(good, c.from, c.to, 1)
-		require.NotEqual(t, good, in, name)
+		require.NotEqual(t, good, in, c.name)
 		_, err := ReadSummary(strings.NewReader(in), "k.json")
-		require.Error(t, err, name)
-		assert.Contains(t, err.Error(), c.want, name)
-		assert.True(t, strings.HasPrefix(err.Error(), "k.json: "), name)
-		assert.NotContains(t, err.Error(), "\n", name)
+		require.Error(t, err, c.name)
+		assert.Contains(t, err.Error(), c.want, c.name)
+		assert.True(t, strings.HasPrefix(err.Error(), "k.json: "), c.name)
+		assert.NotContains(t, err.Error(), "\n", c.name)
 	}
 }
 
+// FuzzReadSummary: whatever ReadSummary accepts renders in every format, reads back from its
+// JSON into the same bytes, and merges with itself (or fails in one line); whatever it
+// refuses, it refuses in one line. The seeds (testdata/fuzz/FuzzReadSummary) are a version 2
+// summary, the version 1 form it refuses, and edge cases of the exact sums.
 func FuzzReadSummary(f *testing.F) {
-	f.Add(`{"orprof_kernels": 1, "device": "cuda", "device_us": 3, "ranks": [{"rank": 0, "rank_from_trace": false, "file": "a", "device_us": 3}], "kernels": [{"name": "k", "kind": "kernel", "category": "gemm", "group": "computation", "calls": 1, "total_us": 3, "percent_of_device": 100, "mean_us": 3, "median_us": 3, "min_us": 3, "max_us": 3, "std_us": 0, "streams": [{"device": 0, "stream": 7}], "op": "aten::mm", "ops": 1, "ranks": 1, "m2": 0, "hist": [[739, 1]], "launched_by": [{"op": "aten::mm", "calls": 1, "total_us": 3}]}]}`)
-	f.Add(`{"orprof_kernels": 1, "ranks": []}`)
+	f.Add(`{"orprof_kernels": 2, "device": "cuda", "device_ns": 3000, "device_us": 3, "ranks": [{"rank": 0, "rank_from_trace": false, "file": "a", "device_ns": 3000, "device_us": 3}], "kernels": [{"name": "k", "kind": "kernel", "category": "gemm", "group": "computation", "calls": 1, "total_ns": 3000, "total_us": 3, "percent_of_device": 100, "mean_us": 3, "median_us": 3, "min_ns": 3000, "min_us": 3, "max_ns": 3000, "max_us": 3, "std_us": 0, "sum_sq_ns2": "9000000", "streams": [{"device": 0, "stream": 7}], "op": "aten::mm", "ops": 1, "ranks": 1, "hist": [[739, 1]], "launched_by": [{"op": "aten::mm", "calls": 1, "total_ns": 3000, "total_us": 3}]}]}`)
+	f.Add(`{"orprof_kernels": 2, "ranks": []}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := ReadSummary(strings.NewReader(in), "f")
 		if err != nil {
@@ -324,8 +353,16 @@ func FuzzReadSummary(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := Merge(s, s); err != nil {
-			t.Fatal(err)
+		js := render(t, s, JSON)
+		back, err := ReadSummary(strings.NewReader(js), "f")
+		if err != nil {
+			t.Fatalf("its own JSON does not read back: %v", err)
+		}
+		if again := render(t, back, JSON); again != js {
+			t.Fatalf("its JSON reads back into other bytes:\n%s\n%s", js, again)
+		}
+		if _, err := Merge(s, s); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("a multi-line error: %q", err)
 		}
 	})
 }
@@ -337,16 +374,16 @@ func TestDiff(t *testing.T) {
 		s := &Summary{Ranks: []Rank{{}}, index: map[kernelKey]int{}}
 		for _, k := range ks {
 			s.Kernels = append(s.Kernels, k)
-			s.Ranks[0].DeviceUs += k.TotalUs
+			s.Ranks[0].DeviceNs += k.TotalNs
 		}
 		return s
 	}
-	before := mk(&Kernel{Name: "gemm", Kind: tracefile.KindKernel, Calls: 2, TotalUs: 10},
-		&Kernel{Name: "gone", Kind: tracefile.KindKernel, Calls: 1, TotalUs: 4},
-		&Kernel{Name: "Memcpy HtoD", Kind: tracefile.KindMemcpy, Calls: 1, TotalUs: 3})
-	after := mk(&Kernel{Name: "gemm", Kind: tracefile.KindKernel, Calls: 2, TotalUs: 25},
-		&Kernel{Name: "new_attn", Kind: tracefile.KindKernel, Calls: 1, TotalUs: 7},
-		&Kernel{Name: "Memcpy HtoD", Kind: tracefile.KindMemcpy, Calls: 1, TotalUs: 3})
+	before := mk(&Kernel{Name: "gemm", Kind: tracefile.KindKernel, Calls: 2, TotalNs: 10000},
+		&Kernel{Name: "gone", Kind: tracefile.KindKernel, Calls: 1, TotalNs: 4000},
+		&Kernel{Name: "Memcpy HtoD", Kind: tracefile.KindMemcpy, Calls: 1, TotalNs: 3000})
+	after := mk(&Kernel{Name: "gemm", Kind: tracefile.KindKernel, Calls: 2, TotalNs: 25000},
+		&Kernel{Name: "new_attn", Kind: tracefile.KindKernel, Calls: 1, TotalNs: 7000},
+		&Kernel{Name: "Memcpy HtoD", Kind: tracefile.KindMemcpy, Calls: 1, TotalNs: 3000})
 	rows := Diff(before, after, nil)
 	require.Len(t, rows, 4)
 	assert.Equal(t, []string{"gemm", "new_attn", "Memcpy HtoD", "gone"}, []string{rows[0].Name, rows[1].Name, rows[2].Name, rows[3].Name})

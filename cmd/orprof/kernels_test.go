@@ -89,6 +89,7 @@ func TestKernelsBadInput(t *testing.T) {
 	badSum := filepath.Join(dir, "s.json")
 	require.NoError(t, os.WriteFile(badSum, []byte(`{"orprof_kernels": 7, "ranks": []}`), 0o644))
 	trace := "../../testdata/kineto/rocm_mi250_train.json.gz"
+	v1 := "../../kernels/testdata/rocm_v1.kernels.json" // orprof kernels --format json before the exact statistics
 	for _, c := range []struct {
 		args []string
 		want string
@@ -100,6 +101,9 @@ func TestKernelsBadInput(t *testing.T) {
 		{[]string{"kernels", "--rules", bad, trace}, `bad.rules:2: "not-a-category" is not a category`},
 		{[]string{"kernels", "--rules", filepath.Join(dir, "none"), trace}, "no such file"},
 		{[]string{"kernels", badSum}, "kernels summary version 7"},
+		{[]string{"kernels", v1}, "rocm_v1.kernels.json: kernels summary version 1: its float statistics (field \"m2\") do not merge exactly"},
+		{[]string{"merge", v1, v1}, "rocm_v1.kernels.json: kernels summary version 1"},
+		{[]string{"diff", v1, v1}, "rocm_v1.kernels.json: kernels summary version 1"},
 		{[]string{"kernels", filepath.Join(dir, "missing.json")}, "no such file"},
 		{[]string{"kernels", "-", trace}, "- (stdin) can only be read alone"},
 	} {

@@ -171,6 +171,9 @@ func loadProfile(p string, stdin io.Reader, ro ranks.Options, stderr io.Writer) 
 	} else {
 		data, err = tracefile.OpenKeepEach(p, opts, each)
 	}
+	if err == nil && kc.Err() != nil {
+		err = fmt.Errorf("%s: %w", name, kc.Err())
+	}
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}

@@ -134,6 +134,12 @@ type Event struct {
 	// StartUs and EndUs are the times the table uses: µs from the profile's start (as
 	// FunctionEvent.StartUs/EndUs; Kineto's ns-resolution times are exact to the ns).
 	StartUs, EndUs float64
+	// StartNs and EndNs are the same times in integer ns on the trace's own clock, as a
+	// TimedEvent has them: the file's times in the Kineto form (µs with up to three decimals
+	// exactly, finer ones rounded to the ns as they are read), round(µs × 1000) of the file's
+	// float µs in the legacy form (saturated at ±2⁶³ ns). EndNs − StartNs is the event's
+	// duration in whole ns, which the kernel view's exact statistics (package kernels) sum.
+	StartNs, EndNs int64
 	// Pid and Tid are the event's "pid" and "tid". For a device event Pid is the device index.
 	Pid, Tid int64
 	// Stream is a device event's "stream" argument, or its tid when it has none; −1 for host

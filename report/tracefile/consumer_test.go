@@ -2,6 +2,7 @@ package tracefile
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,6 +56,8 @@ func TestConsumerSeesWhatTheTableSees(t *testing.T) {
 					require.Equal(t, fe.TraceName, ev.Name, "event %d", i)
 					require.Equal(t, fe.StartUs, ev.StartUs)
 					require.Equal(t, fe.EndUs, ev.EndUs)
+					require.Equal(t, usToNsSat(ev.StartUs)+td.OriginNs, ev.StartNs, "event %d: the same time in ns on the trace's clock", i)
+					require.Equal(t, usToNsSat(ev.EndUs)+td.OriginNs, ev.EndNs, "event %d", i)
 					require.Equal(t, fe.DeviceType != devices.CPU, ev.Kind.Device(), "event %d %q", i, ev.Name)
 					if ev.Kind.Device() {
 						require.Equal(t, fe.ID, ev.Correlation)
@@ -175,5 +178,39 @@ func (printer) Event(ev *Event) {
 		fmt.Printf("%s %s correlation %d → %s\n", ev.Kind, ev.Name, ev.Correlation, ev.Op)
 	default:
 		fmt.Printf("%s %s\n", ev.Kind, ev.Name)
+	}
+}
+
+// TestConsumerNsTimes: a consumer's StartNs and EndNs are the TimedEvent's (ReadEach's) times
+// of the same event: the file's ns in the Kineto form, fractions of a ns rounded as read;
+// the legacy form's float µs rounded to the ns at each end, saturated far out.
+func TestConsumerNsTimes(t *testing.T) {
+	for _, c := range []struct {
+		name, trace    string
+		startNs, endNs int64
+	}{
+		{"kineto, ns exact", `{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1000.001, "dur": 1.5, "pid": 0, "tid": 7}]}`,
+			1_000_001, 1_001_501},
+		{"kineto, a fraction of a ns", `{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1000, "dur": 1.5005, "pid": 0, "tid": 7}]}`,
+			1_000_000, 1_001_501},
+		{"legacy, a fraction of a ns", `[{"name": "k", "ph": "X", "ts": 12.5004, "dur": 1.5005, "tid": 1, "pid": "CPU functions", "args": {}}]`,
+			12_500, 14_001},
+		{"legacy, past 2^63 ns", `[{"name": "k", "ph": "X", "ts": 1e300, "dur": 1, "tid": 1, "pid": "CPU functions", "args": {}}]`,
+			math.MaxInt64, math.MaxInt64},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var col collect
+			_, err := ReadConsumers(strings.NewReader(c.trace), "t.json", Options{Consumers: []Consumer{&col}})
+			require.NoError(t, err)
+			require.Len(t, col.evs, 1)
+			assert.Equal(t, [2]int64{c.startNs, c.endNs}, [2]int64{col.evs[0].StartNs, col.evs[0].EndNs})
+			var timed []TimedEvent
+			_, err = ReadEach(strings.NewReader(c.trace), "t.json", Options{}, func() func(*TimedEvent) {
+				return func(e *TimedEvent) { timed = append(timed, *e) }
+			})
+			require.NoError(t, err)
+			require.Len(t, timed, 1)
+			assert.Equal(t, [2]int64{c.startNs, c.endNs}, [2]int64{timed[0].StartNs, timed[0].EndNs}, "ReadEach's")
+		})
 	}
 }

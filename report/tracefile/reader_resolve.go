@@ -448,6 +448,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 // read's consumers, in file order.
 func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float64)) {
 	cs := d.opts.Consumers
+	kineto := d.format == Kineto
 	opName := func(raw int32) string {
 		return events.RewriteName(d.nameStrs[d.raws.at(int(raw)).name], true)
 	}
@@ -470,6 +471,7 @@ func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float
 		start, end := times(r)
 		ev = Event{Name: d.nameStrs[r.name], StartUs: start, EndUs: end, Pid: r.pid, Tid: r.tid, Stream: -1,
 			Correlation: r.corr, ExternalID: r.extID, OpIndex: -1}
+		ev.StartNs, ev.EndNs = r.timesNs(kineto)
 		switch r.kind {
 		case rawHostOp:
 			ev.Kind = KindOp
