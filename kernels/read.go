@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -38,8 +39,17 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	opts := tracefile.Options{Link: o.Link, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
 	var data *tracefile.Data
 	var err error
-	if path == "-" && o.Stdin != nil {
-		data, err = tracefile.ReadConsumers(o.Stdin, "<stdin>", opts)
+	if path == "-" {
+		stdin := o.Stdin
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		br, isSum := SniffSummary(stdin)
+		if isSum {
+			s, err := ReadSummaryFrom(br, "<stdin>")
+			return s, nil, err
+		}
+		data, err = tracefile.ReadConsumers(br, "<stdin>", opts)
 	} else {
 		data, err = tracefile.OpenConsumers(path, opts)
 	}
@@ -82,6 +92,49 @@ func IsSummaryFile(path string) (bool, error) {
 	return IsSummary(head), nil
 }
 
+// sniffBytes is how much of an input SniffSummary looks at: enough compressed bytes for a gzip
+// member's header and the first block that holds a summary's first key.
+const sniffBytes = 64 << 10
+
+// SniffSummary reports whether the input r (plain or gzip) is a kernels summary, looking at its
+// start through the returned reader, which gives every byte of r: read the input from it,
+// a summary with ReadSummaryFrom, a trace with the trace reader. For a stream (stdin) that
+// cannot be opened twice.
+func SniffSummary(r io.Reader) (*bufio.Reader, bool) {
+	br := bufio.NewReaderSize(r, sniffBytes)
+	head, _ := br.Peek(sniffBytes)
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		gz, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return br, false // not valid gzip: the trace reader says so
+		}
+		buf := make([]byte, 64)
+		n, _ := io.ReadFull(gz, buf)
+		head = buf[:n]
+	}
+	return br, IsSummary(head)
+}
+
+// ReadSummaryFrom is ReadSummary of an input plain or gzip (a summary file written with .gz).
+func ReadSummaryFrom(r io.Reader, name string) (*Summary, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		defer gz.Close()
+		br = bufio.NewReader(gz)
+	}
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
+		br.Discard(3) // a byte order mark, which IsSummary allows and JSON does not
+	}
+	return ReadSummary(br, name)
+}
+
 // openSummary reads path as a kernels summary when it is one (ok).
 func openSummary(path string) (s *Summary, ok bool, err error) {
 	f, err := os.Open(path)
@@ -89,21 +142,11 @@ func openSummary(path string) (s *Summary, ok bool, err error) {
 		return nil, false, err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, false, nil // not valid gzip: the trace reader says so
-		}
-		defer gz.Close()
-		r = bufio.NewReader(gz)
+	br, ok := SniffSummary(f)
+	if !ok {
+		return nil, false, nil // a trace (or not valid gzip: the trace reader says so)
 	}
-	head, _ := r.(*bufio.Reader).Peek(64)
-	if !IsSummary(head) {
-		return nil, false, nil
-	}
-	s, err = ReadSummary(r, path)
+	s, err = ReadSummaryFrom(br, path)
 	return s, true, err
 }
 

@@ -27,6 +27,19 @@ func mergeKernels(paths []string, tf *tableFlags, byRank bool, stdout, stderr io
 			return fail(stderr, "merge: %s is not a kernels summary, %s is: merge kernels summaries (orprof kernels --format json) or table summaries, not both", quote.String(p), quote.String(paths[0]))
 		}
 	}
+	if code := checkKernelsMergeFlags(tf, byRank, stderr); code != 0 {
+		return code
+	}
+	s, _, err := kernels.ReadAll(paths, kernels.ReadOptions{})
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	return writeKernelsMerge(s, tf, stdout, stderr)
+}
+
+// checkKernelsMergeFlags refuses the table flags a merge of kernels summaries cannot honour: it
+// returns the exit code, 0 when none was given.
+func checkKernelsMergeFlags(tf *tableFlags, byRank bool, stderr io.Writer) int {
 	switch {
 	case tf.sortBy != "":
 		return failFlag(stderr, "merge", "--sort-by does not apply to kernels summaries (their rows come largest total first)")
@@ -37,10 +50,11 @@ func mergeKernels(paths []string, tf *tableFlags, byRank bool, stdout, stderr io
 	case tf.noScopeMetrics:
 		return failFlag(stderr, "merge", "--no-scope-metrics does not apply to kernels summaries (they have no \"metrics: …\" rows)")
 	}
-	s, _, err := kernels.ReadAll(paths, kernels.ReadOptions{})
-	if err != nil {
-		return fail(stderr, "merge: %v", err)
-	}
+	return 0
+}
+
+// writeKernelsMerge prints the kernels view of the merged summary s.
+func writeKernelsMerge(s *kernels.Summary, tf *tableFlags, stdout, stderr io.Writer) int {
 	limit := tf.rowLimit
 	if !tf.rowLimitSet {
 		limit = 50

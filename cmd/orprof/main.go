@@ -56,7 +56,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "table":
 		return runTable(args[1:], stdin, stdout, stderr)
 	case "merge":
-		return runMerge(args[1:], stdout, stderr)
+		return runMerge(args[1:], stdin, stdout, stderr)
 	case "diff":
 		return runDiff(args[1:], stdin, stdout, stderr)
 	case "pprof":

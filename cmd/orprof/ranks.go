@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/kernels"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/ranks"
 )
@@ -178,15 +180,21 @@ func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string,
 	return pos, byRank, 0, false
 }
 
-func runMerge(args []string, stdout, stderr io.Writer) int {
+func runMerge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var tf tableFlags
-	pos, byRank, exit, stop := tf.parseRanksCommand("merge", "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, or a directory of them; traces are read too; orprof kernels --format json summaries merge into the kernels view)",
+	pos, byRank, exit, stop := tf.parseRanksCommand("merge", "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, a directory of them, or - for stdin alone; traces are read too; orprof kernels --format json summaries merge into the kernels view)",
 		"at least one SUMMARY argument", args, stderr)
 	if stop {
 		return exit
 	}
 	if tf.byShape || tf.byStackN > 0 {
 		return fail(stderr, "merge: --group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")
+	}
+	if slices.Contains(pos, "-") {
+		if len(pos) > 1 {
+			return fail(stderr, "merge: - (stdin) can only be read alone")
+		}
+		return mergeStdin(stdin, &tf, *byRank, stdout, stderr)
 	}
 	paths, err := ranks.Expand(pos)
 	if err != nil {
@@ -201,12 +209,39 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
+	return writeMerged(s, warns, paths, &tf, *byRank, stdout, stderr)
+}
+
+// mergeStdin is `orprof merge -`: one summary (a table's or a kernels summary) or trace on
+// stdin, plain or gzip, printed as merge prints files.
+func mergeStdin(stdin io.Reader, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
+	br, isKernels := kernels.SniffSummary(stdin)
+	if isKernels {
+		if code := checkKernelsMergeFlags(tf, byRank, stderr); code != 0 {
+			return code
+		}
+		s, err := kernels.ReadSummaryFrom(br, "<stdin>")
+		if err != nil {
+			return fail(stderr, "merge: %v", err)
+		}
+		return writeKernelsMerge(s, tf, stdout, stderr)
+	}
+	s, warns, err := ranks.LoadReader(br, "<stdin>", tf.ranksOptions())
+	if err != nil {
+		return fail(stderr, "merge: %v", err)
+	}
+	return writeMerged(s, warns, []string{"<stdin>"}, tf, byRank, stdout, stderr)
+}
+
+// writeMerged prints the table of the merged summary s of the inputs names, with the reading's
+// warnings.
+func writeMerged(s *report.Summary, warns, paths []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
 	if msg := noOperators(s, paths, warns); msg != "" {
 		return fail(stderr, "merge: %s", msg)
 	}
 	printWarnings(stderr, warns)
 	warnRanks(stderr, s)
-	left, err := tf.writeSummary(stdout, s, *byRank)
+	left, err := tf.writeSummary(stdout, s, byRank)
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
