@@ -75,7 +75,7 @@ func TestMergeStdin(t *testing.T) {
 		{[]string{"merge", "-", ts}, tableSum, "merge: - (stdin) can only be read alone"},
 		{[]string{"merge", ts, "-"}, tableSum, "merge: - (stdin) can only be read alone"},
 		{[]string{"merge", "--by-rank", "-"}, kernelsSum, "merge: --by-rank does not apply to kernels summaries"},
-		{[]string{"merge", "-"}, "{\"orprof_kernels\": 1, \"ranks\": [", "merge: <stdin>: not a valid kernels summary"},
+		{[]string{"merge", "-"}, kernelsSum[:len(kernelsSum)/2], "merge: <stdin>: "},
 		{[]string{"merge", "-"}, "[", "<stdin>"},
 	} {
 		out.Reset()
