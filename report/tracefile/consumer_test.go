@@ -181,9 +181,9 @@ func (printer) Event(ev *Event) {
 	}
 }
 
-// TestConsumerNsTimes: a consumer's StartNs and EndNs are the TimedEvent's (ReadEach's) times
-// of the same event: the file's ns in the Kineto form, fractions of a ns rounded as read;
-// the legacy form's float µs rounded to the ns at each end, saturated far out.
+// TestConsumerNsTimes: a consumer's StartNs and EndNs are the file's ns in the Kineto form,
+// fractions of a ns rounded as read; the legacy form's float µs rounded to the ns at each
+// end, saturated far out (a plain int64 conversion of 1e303 ns gave −2⁶³).
 func TestConsumerNsTimes(t *testing.T) {
 	for _, c := range []struct {
 		name, trace    string
@@ -204,13 +204,6 @@ func TestConsumerNsTimes(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, col.evs, 1)
 			assert.Equal(t, [2]int64{c.startNs, c.endNs}, [2]int64{col.evs[0].StartNs, col.evs[0].EndNs})
-			var timed []TimedEvent
-			_, err = ReadEach(strings.NewReader(c.trace), "t.json", Options{}, func() func(*TimedEvent) {
-				return func(e *TimedEvent) { timed = append(timed, *e) }
-			})
-			require.NoError(t, err)
-			require.Len(t, timed, 1)
-			assert.Equal(t, [2]int64{c.startNs, c.endNs}, [2]int64{timed[0].StartNs, timed[0].EndNs}, "ReadEach's")
 		})
 	}
 }

@@ -2,7 +2,6 @@ package tracefile
 
 import (
 	"io"
-	"math"
 	"os"
 
 	"github.com/orprof/orprof/events"
@@ -129,29 +128,4 @@ func (p *eachPart) record(r *rawEvent) {
 		return
 	}
 	p.f(e)
-}
-
-// timesNs are the record's start and end in integer ns on the trace's own clock: its ns in
-// the Kineto form; in the legacy form, its float µs times 1000, rounded, and saturated at
-// ±(2⁶³ − 1) (a legacy time beyond ±9.2·10¹⁵ µs has no ns to give).
-func (r *rawEvent) timesNs(kineto bool) (start, end int64) {
-	if kineto {
-		return r.ts, r.ts + r.dur
-	}
-	t, d := math.Float64frombits(uint64(r.ts)), math.Float64frombits(uint64(r.dur))
-	return usToNsSat(t), usToNsSat(t + d)
-}
-
-// usToNsSat is round(us × 1000) as an int64, saturated at ±(2⁶³ − 1).
-func usToNsSat(us float64) int64 {
-	ns := math.Round(us * 1000)
-	switch {
-	case ns >= math.MaxInt64: // 2⁶³ as a float64
-		return math.MaxInt64
-	case ns <= -math.MaxInt64:
-		return -math.MaxInt64
-	case ns != ns:
-		return 0
-	}
-	return int64(ns)
 }
