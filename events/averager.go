@@ -31,6 +31,10 @@ type Averager struct {
 	memOnce sync.Once
 	mem     []avgMem
 	done    bool
+	// walk, links and kerns serve WalkTree (tree.go); nil unless it was called.
+	walk  func(*TreeEvent)
+	links []treeLink
+	kerns []treeKernel
 }
 
 // AveragerPart sets events of an Averager from one goroutine; several parts may set events
@@ -40,6 +44,7 @@ type AveragerPart struct {
 	g      *grouper
 	id     uint8
 	memory bool
+	kerns  []treeKernel // the events' own kernels, when the Averager walks its tree
 }
 
 // avgRec is one event: its times, its row and its flags, then its derived figures.
@@ -154,6 +159,11 @@ func (p *AveragerPart) Set(i int, e *FunctionEvent) {
 		k = g.add(row)
 	}
 	r.row = int32(k)
+	if a.walk != nil {
+		for _, kn := range e.Kernels {
+			p.kerns = append(p.kerns, treeKernel{int32(i), kn})
+		}
+	}
 	if e.CPUMemoryUsage != 0 || e.DeviceMemoryUsage != 0 || e.Flops != 0 {
 		a.memOnce.Do(func() { a.mem = make([]avgMem, len(a.recs)) })
 		a.mem[i] = avgMem{cpu: e.CPUMemoryUsage, dev: e.DeviceMemoryUsage, flops: e.Flops}
@@ -321,6 +331,9 @@ func (a *Averager) tree(order []int32, rows []Avg) {
 		}
 		if len(st) > 0 {
 			r.flags |= recHasParent
+			if a.links != nil {
+				a.links[i].parent = st[len(st)-1].i
+			}
 		}
 		*last = append(st, avgOpen{i: i, end: r.end, only: -1})
 	}
@@ -343,6 +356,9 @@ func (a *Averager) close(st []avgOpen, rows []Avg) []avgOpen {
 		// its children.
 		a.recs[x.only].flags |= recDeleted
 		kern, sum = x.onlyKern, x.onlySum
+		if a.links != nil {
+			a.links[x.i].kern = a.links[x.only].kern
+		}
 	}
 	cpu := r.end - r.start
 	r.selfCPU = cpu - sum.cpu
@@ -379,12 +395,36 @@ func (a *Averager) close(st []avgOpen, rows []Avg) []avgOpen {
 func (a *Averager) sum(order []int32, rows []Avg) []Avg {
 	at := make([]int32, len(rows)) // row → index in out + 1
 	var out []Avg
+	var kernAt []int32
+	var kernAll []Kernel
+	if a.walk != nil {
+		kernAt, kernAll = a.kernelIndex()
+	}
+	var te TreeEvent
 	for k := range a.recs {
 		i := int32(k)
 		if order != nil {
 			i = order[k]
 		}
 		r := &a.recs[i]
+		if a.walk != nil {
+			// A parent comes before its children: a collapsed one's parent is final, and
+			// its children take it.
+			lk := &a.links[i]
+			if p := lk.parent; p >= 0 && a.recs[p].flags&recDeleted != 0 {
+				lk.parent = a.links[p].parent
+			}
+			if r.flags&recDeleted == 0 {
+				row := &rows[r.row]
+				te = TreeEvent{ID: int(i), Parent: int(lk.parent), Name: row.Key, DeviceType: row.DeviceType,
+					IsAsync: r.flags&recAsync != 0, IsLegacy: r.flags&recLegacy != 0, IsUserAnnotation: row.IsUserAnnotation,
+					StartUs: r.start, EndUs: r.end, SelfCPUUs: r.selfCPU, SelfDeviceUs: r.selfDev}
+				if kernAt != nil {
+					te.Kernels = kernAll[kernAt[lk.kern]:kernAt[lk.kern+1]:kernAt[lk.kern+1]]
+				}
+				a.walk(&te)
+			}
+		}
 		if r.flags&recDeleted != 0 {
 			continue
 		}

@@ -43,8 +43,13 @@ type Tree struct {
 	Nodes int `json:"nodes"`
 }
 
-// FromList is the call tree of l's operators, as `orprof pprof` writes it.
-func FromList(l *events.List) *Tree { return FromProfile(pprof.FromList(l)) }
+// FromList is the call tree of l's operators, as `orprof pprof` writes it: the tree a Builder
+// makes of l's walk (events.List.WalkTree).
+func FromList(l *events.List) *Tree {
+	b := NewBuilder()
+	l.WalkTree(b.Add)
+	return b.Tree()
+}
 
 // FromProfile folds the samples of a profile pprof.FromList made into the tree of their stacks.
 // Children are in the order their path first occurs among the samples.

@@ -244,6 +244,12 @@ type Options struct {
 	// Link selects the rules that charge device events to operators; the zero value applies
 	// them all (LinkRule lists them).
 	Link LinkMode
+	// Tree, for ReadAverages and OpenAverages (other reads ignore it), is handed every event
+	// of PyTorch's tree in list order, after the same-name collapse, with its parent, self
+	// times and kernels (events.TreeEvent), while the rows are made: the op call tree of the
+	// trace (report/flame.Builder.Add) from the same streaming read, no event kept. It is
+	// called on one goroutine before ReadAverages returns.
+	Tree func(*events.TreeEvent)
 }
 
 // Read reads a Chrome trace — PyTorch's legacy JSON array or Kineto's JSON object,
@@ -398,7 +404,7 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 		if err != nil {
 			return nil, err
 		}
-		return AveragesOf(td, g), nil
+		return averagesOf(td, g, opts.Tree), nil
 	}
 	var a *events.Averager
 	// The rows carry input shapes only when grouped by them, and stacks never here (grouping
@@ -407,7 +413,7 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 	skip := skipArgs{shapes: !g.GroupByInputShape, stacks: true}
 	td, err := decodeTrace(r, name, opts, par, skip, func(d *decoder) *Data {
 		var td *Data
-		td, a = d.resolveAverages(g)
+		td, a = d.resolveAverages(g, opts.Tree)
 		return td
 	})
 	if err != nil {
@@ -423,11 +429,17 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 
 // AveragesOf returns the key averages of td's events grouped by g, with td: the events are
 // taken over (td.Events is nil afterwards).
-func AveragesOf(td *Data, g events.AverageOptions) *Averages {
+func AveragesOf(td *Data, g events.AverageOptions) *Averages { return averagesOf(td, g, nil) }
+
+// averagesOf is AveragesOf that also walks the list's tree with tree (nil: not).
+func averagesOf(td *Data, g events.AverageOptions, tree func(*events.TreeEvent)) *Averages {
 	evs := td.Events
 	td.Events = nil
-	return &Averages{Data: td, Memory: hasMemory(evs),
-		Rows: events.NewListOwned(evs, events.ListOptions{}).KeyAverages(g)}
+	l := events.NewListOwned(evs, events.ListOptions{})
+	if tree != nil {
+		l.WalkTree(tree)
+	}
+	return &Averages{Data: td, Memory: hasMemory(evs), Rows: l.KeyAverages(g)}
 }
 
 // hasMemory reports whether any event carries memory figures.

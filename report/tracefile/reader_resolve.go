@@ -276,6 +276,13 @@ func (s averagerSink) apply(lk *links) {
 	for _, t := range lk.threads {
 		s.a.SetThread(int(t.ev), t.tid)
 	}
+	if s.a.WalksTree() {
+		for _, p := range lk.pairs { // in file order, as links.apply appends them
+			s.a.AddNamedKernel(int(p.op), events.Kernel{Name: events.RewriteName(lk.names[p.name], true),
+				Device: int(p.device), DurationUs: p.durUs})
+		}
+		return
+	}
 	for _, p := range lk.pairs { // in file order, as links.apply appends them
 		s.a.AddKernel(int(p.op), p.durUs)
 	}
@@ -301,10 +308,13 @@ func (d *decoder) resolve() *Data {
 
 // resolveAverages turns the scanned records into the Data, without events, and their key
 // averages grouped by g, which must not group by stack.
-func (d *decoder) resolveAverages(g events.AverageOptions) (*Data, *events.Averager) {
+func (d *decoder) resolveAverages(g events.AverageOptions, tree func(*events.TreeEvent)) (*Data, *events.Averager) {
 	var a *events.Averager
 	td := d.resolveInto(func(n int) eventSink {
 		a, _ = events.NewAverager(n, g)
+		if tree != nil {
+			a.WalkTree(tree)
+		}
 		return averagerSink{a}
 	})
 	return td, a

@@ -1,0 +1,5 @@
+//go:build !race
+
+package flame_test
+
+const raceEnabled = false
