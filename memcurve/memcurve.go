@@ -1,8 +1,9 @@
 // Package memcurve is the memory of each device over a trace's time, from its "[memory]"
 // records, as a summary the report's Memory view draws: per device, the allocated (and
 // reserved) bytes after each record, the peaks, and the curve cut to at most MaxPoints points.
-// A Collector takes the reader's events one at a time (tracefile.ReadEach or ReadKeepEach: the
-// same pass as the other consumers) and keeps 40 bytes per memory record, none per other event.
+// A Collector is a tracefile.MemoryConsumer: it takes the reader's "[memory]" records one at a
+// time in the same pass as the other consumers, and keeps 40 bytes per memory record, none per
+// other event.
 //
 // Definitions (the TensorBoard plugin's memory curve, tb_plugin.md §5, in our words): a device
 // is a c10 device type and index ("CPU", "CUDA 0"; the type's number when it has no name);
@@ -19,7 +20,6 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/report/tracefile"
@@ -61,38 +61,28 @@ type rec struct {
 	typ, id              int32
 }
 
-// Collector gathers the memory records of one trace.
+// Collector gathers the memory records of one trace: a tracefile.MemoryConsumer (one
+// goroutine, file order).
 type Collector struct {
-	mu    sync.Mutex
-	parts []*[]rec
+	recs []rec
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
-// Part returns the function one converting goroutine hands its events to.
-func (c *Collector) Part() func(*tracefile.TimedEvent) {
-	p := new([]rec)
-	c.mu.Lock()
-	c.parts = append(c.parts, p)
-	c.mu.Unlock()
-	return func(e *tracefile.TimedEvent) {
-		if e.Kind != tracefile.MemoryRecord {
-			return
-		}
-		m := &e.Memory
-		*p = append(*p, rec{e.StartNs, m.Bytes, m.TotalAllocated, m.TotalReserved, int32(m.DeviceType), int32(m.DeviceID)})
-	}
+// Event ignores the trace's other events (a MemoryConsumer is a tracefile.Consumer).
+func (c *Collector) Event(*tracefile.Event) {}
+
+// Memory takes one "[memory]" record, at its time on the trace's own clock.
+func (c *Collector) Memory(m *tracefile.MemoryEvent) {
+	c.recs = append(c.recs, rec{m.TraceNs, m.Bytes, m.TotalAllocated, m.TotalReserved, int32(m.DeviceType), int32(m.DeviceID)})
 }
 
-// Finish returns the curves of the records handed over so far; nil when there were none.
+// Finish returns the curves of the records handed over so far; nil when there were none. The
+// Collector is done.
 func (c *Collector) Finish() *Summary {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var all []rec
-	for _, p := range c.parts {
-		all = append(all, *p...)
-	}
+	all := c.recs
+	c.recs = nil
 	if len(all) == 0 {
 		return nil
 	}

@@ -1,9 +1,15 @@
 package memcurve_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/golden"
 
 	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report/tracefile"
@@ -23,7 +29,7 @@ func kineto(mem ...string) string {
 func curves(t *testing.T, trace string) *memcurve.Summary {
 	t.Helper()
 	c := memcurve.NewCollector()
-	if _, err := tracefile.ReadEach(strings.NewReader(trace), "t.json", tracefile.Options{}, c.Part); err != nil {
+	if _, err := tracefile.ReadConsumers(strings.NewReader(trace), "t.json", tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 		t.Fatal(err)
 	}
 	return c.Finish()
@@ -87,8 +93,8 @@ func TestCutKeepsPeak(t *testing.T) {
 func ExampleCollector() {
 	trace := kineto(`"Device Type":1,"Device Id":0,"Bytes":4096,"Total Allocated":4096,"Total Reserved":2097152`,
 		`"Device Type":1,"Device Id":0,"Bytes":-4096,"Total Allocated":0,"Total Reserved":2097152`)
-	c := memcurve.NewCollector()
-	if _, err := tracefile.ReadEach(strings.NewReader(trace), "t.json", tracefile.Options{}, c.Part); err != nil {
+	c := memcurve.NewCollector() // a tracefile.MemoryConsumer
+	if _, err := tracefile.ReadConsumers(strings.NewReader(trace), "t.json", tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -96,4 +102,40 @@ func ExampleCollector() {
 		fmt.Printf("%s: peak %d allocated, %d reserved, %d records\n", d.Name, d.PeakAllocated, d.PeakReserved, d.Records)
 	}
 	// Output: CUDA 0: peak 4096 allocated, 2097152 reserved, 2 records
+}
+
+// The Collector as a consumer of a read shared with the table's Averager (what orprof report
+// does) gives, on every trace in testdata, the curves in testdata/traces: written by the
+// Collector's former form, fed by the reader's converting goroutines (tracefile.ReadEach), so
+// the figures did not change when it became a tracefile.MemoryConsumer.
+func TestConsumerOnTestdata(t *testing.T) {
+	n := 0
+	for _, pat := range []string{"../testdata/kineto/*.json.gz", "../testdata/kineto-extra/*.json.gz",
+		"../testdata/pytorch-1.13/*/trace.json", "../report/tracefile/testdata/reader/*.json"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			n++
+			name := filepath.Base(filepath.Dir(p)) + "_" + filepath.Base(p) + ".golden"
+			if st, err := os.Stat(p); err == nil && st.Size() > 1<<20 && (raceEnabled || testing.Short()) {
+				continue // the 87 MB trace: too slow under -race
+			}
+			t.Run(name, func(t *testing.T) {
+				c := memcurve.NewCollector()
+				if _, err := tracefile.OpenAverages(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}, events.AverageOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				b, err := json.MarshalIndent(c.Finish(), "", " ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden.Check(t, filepath.Join("testdata", "traces", name), append(b, '\n'))
+			})
+		}
+	}
+	if n < 20 {
+		t.Fatalf("%d traces: the repository's traces are missing", n)
+	}
 }

@@ -1,10 +1,11 @@
 // Package tbsteps is the step-time breakdown of the TensorBoard profiler plugin (removed from
 // Kineto in 2026), as a summary of a trace: per ProfilerStep, the time of the step spent in
 // Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec and Other, and the
-// average step — the Overview chart its users learned profiling from. A Collector takes the
-// reader's events one at a time (tracefile.ReadEach or ReadKeepEach: one pass shared with the
-// other consumers) and keeps intervals, not events; Finish gives one rank's Summary, and
-// summaries of ranks merge (Merge) by keeping each rank's steps.
+// average step — the Overview chart its users learned profiling from. A Collector is a
+// tracefile.Consumer: it takes the reader's events one at a time (one pass shared with the
+// other consumers: the table's, the kernel view's, the timeline's) and keeps intervals, not
+// events; Finish gives one rank's Summary, and summaries of ranks merge (Merge) by keeping each
+// rank's steps.
 //
 // # Definitions (the plugin's, in our words; reference: tb_plugin.md §2, §3.1, §3.2)
 //
@@ -41,10 +42,10 @@ package tbsteps
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/timeline"
@@ -114,10 +115,11 @@ type launch struct {
 	span
 }
 
-// Collector gathers one trace's intervals from the reader's converting goroutines.
+// Collector gathers one trace's intervals: a tracefile.Consumer (one goroutine, file order).
 type Collector struct {
-	mu    sync.Mutex
-	parts []*part
+	p part
+	// roles caches each device event name's role (−1: none), one lookup per name.
+	roles map[string]int8
 }
 
 type part struct {
@@ -125,7 +127,7 @@ type part struct {
 	steps    []step
 	launches []launch
 	devices  []launch // device work by correlation id
-	host     span
+	hostWin  span     // the host events' extent
 	hasHost  bool
 	hasDev   bool
 }
@@ -133,14 +135,36 @@ type part struct {
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
-// Part returns the function one converting goroutine hands its events to.
-func (c *Collector) Part() func(*tracefile.TimedEvent) {
-	p := &part{}
-	c.mu.Lock()
-	c.parts = append(c.parts, p)
-	c.mu.Unlock()
-	return p.add
+// Event takes one converted event (the tracefile.Consumer contract). Its times are µs from
+// the profile's start; Finish puts the steps back on the trace's clock.
+func (c *Collector) Event(ev *tracefile.Event) {
+	sp := span{usToNs(ev.StartUs), usToNs(ev.EndUs)}
+	switch {
+	case ev.Kind.Host():
+		c.p.host(ev.Name, sp)
+	case ev.Kind == tracefile.KindRuntime:
+		c.p.runtime(sp, ev.Correlation)
+	case ev.Kind == tracefile.KindScopeMetrics:
+		// a metrics slice over a kernel, not device work of its own
+	case ev.Kind == tracefile.KindDeviceAnnotation:
+		// a device-side range: no role
+	case ev.Kind.Device():
+		role, ok := c.roles[ev.Name]
+		if !ok {
+			role = deviceRole(ev.Name)
+			if c.roles == nil {
+				c.roles = map[string]int8{}
+			}
+			c.roles[ev.Name] = role
+		}
+		if role >= 0 {
+			c.p.device(int(role), sp, ev.Correlation)
+		}
+	}
 }
+
+// usToNs turns the reader's µs from the profile start back into its integer ns.
+func usToNs(us float64) int64 { return int64(math.Round(us * 1000)) }
 
 // commHost are the host ranges of collectives the plugin counts as communication.
 var commHost = func() map[string]bool {
@@ -153,66 +177,76 @@ var commHost = func() map[string]bool {
 	return m
 }()
 
-func (p *part) add(e *tracefile.TimedEvent) {
-	sp := span{e.StartNs, e.EndNs}
+// deviceRole is the role of device work named name; −1 for none (synchronization).
+func deviceRole(name string) int8 {
+	switch timeline.Classify(name) {
+	case timeline.Sync:
+		return -1
+	case timeline.Communication:
+		return Communication
+	case timeline.Memory:
+		if len(name) >= 6 && strings.EqualFold(name[:6], "memset") || strings.Contains(strings.ToLower(name), "memset") {
+			return Memset
+		}
+		return Memcpy
+	}
+	return Kernel
+}
+
+// device takes device work of a role.
+func (p *part) device(role int, sp span, corr int64) {
 	if sp.e < sp.s {
 		return
 	}
-	switch e.Kind {
-	case tracefile.DeviceActivity:
-		if e.DeviceAnnotation {
-			return
-		}
-		role := Kernel
-		switch timeline.Classify(e.Name) {
-		case timeline.Sync:
-			return
-		case timeline.Communication:
-			role = Communication
-		case timeline.Memory:
-			role = Memcpy
-			if len(e.Name) >= 6 && strings.EqualFold(e.Name[:6], "memset") || strings.Contains(strings.ToLower(e.Name), "memset") {
-				role = Memset
-			}
-		}
-		p.roles[role] = append(p.roles[role], sp)
-		p.hasDev = true
-		if e.Correlation != 0 {
-			p.devices = append(p.devices, launch{e.Correlation, sp})
-		}
-	case tracefile.RuntimeCall:
-		p.roles[Runtime] = append(p.roles[Runtime], sp)
-		p.hasDev = true
-		if e.Correlation != 0 {
-			p.launches = append(p.launches, launch{e.Correlation, sp})
-		}
-	case tracefile.HostOp:
-		if rest, ok := strings.CutPrefix(e.Name, "ProfilerStep#"); ok {
-			n, err := strconv.ParseInt(rest, 10, 64)
-			if err == nil {
-				p.steps = append(p.steps, step{n, rest, sp})
-				p.hostSpan(sp)
-				return
-			}
-		}
-		role := CPUExec
-		switch {
-		case isDataLoader(e.Name):
-			role = DataLoader
-		case len(e.Name) > 5 && e.Name[4] == ':' && commHost[e.Name]:
-			role = Communication
-		}
-		p.roles[role] = append(p.roles[role], sp)
-		p.hostSpan(sp)
+	p.roles[role] = append(p.roles[role], sp)
+	p.hasDev = true
+	if corr != 0 {
+		p.devices = append(p.devices, launch{corr, sp})
 	}
+}
+
+// runtime takes a runtime or driver call.
+func (p *part) runtime(sp span, corr int64) {
+	if sp.e < sp.s {
+		return
+	}
+	p.roles[Runtime] = append(p.roles[Runtime], sp)
+	p.hasDev = true
+	if corr != 0 {
+		p.launches = append(p.launches, launch{corr, sp})
+	}
+}
+
+// host takes a host operator or range.
+func (p *part) host(name string, sp span) {
+	if sp.e < sp.s {
+		return
+	}
+	if rest, ok := strings.CutPrefix(name, "ProfilerStep#"); ok {
+		n, err := strconv.ParseInt(rest, 10, 64)
+		if err == nil {
+			p.steps = append(p.steps, step{n, rest, sp})
+			p.hostSpan(sp)
+			return
+		}
+	}
+	role := CPUExec
+	switch {
+	case isDataLoader(name):
+		role = DataLoader
+	case len(name) > 5 && name[4] == ':' && commHost[name]:
+		role = Communication
+	}
+	p.roles[role] = append(p.roles[role], sp)
+	p.hostSpan(sp)
 }
 
 func (p *part) hostSpan(sp span) {
 	if !p.hasHost {
-		p.host, p.hasHost = sp, true
+		p.hostWin, p.hasHost = sp, true
 		return
 	}
-	p.host.s, p.host.e = min(p.host.s, sp.s), max(p.host.e, sp.e)
+	p.hostWin.s, p.hostWin.e = min(p.hostWin.s, sp.s), max(p.hostWin.e, sp.e)
 }
 
 func isDataLoader(name string) bool {
@@ -220,23 +254,17 @@ func isDataLoader(name string) bool {
 		strings.HasPrefix(name, "enumerate(DataPipe)#")
 }
 
-// Finish computes the breakdown of the events handed over so far, as rank rank of trace.
-func (c *Collector) Finish(rank int64, trace string) *Summary {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var all part
-	for _, p := range c.parts {
-		for r := range p.roles {
-			all.roles[r] = append(all.roles[r], p.roles[r]...)
-		}
-		all.steps = append(all.steps, p.steps...)
-		all.launches = append(all.launches, p.launches...)
-		all.devices = append(all.devices, p.devices...)
-		if p.hasHost {
-			all.hostSpan(p.host)
-		}
-		all.hasDev = all.hasDev || p.hasDev
+// Finish computes the breakdown of the events handed over so far, as rank rank of trace,
+// from the read whose Data is td: the steps' times go back on the trace's own clock
+// (td.OriginNs), so that the ranks of a job line up (nil: times from the profile's start).
+// The Collector is done.
+func (c *Collector) Finish(td *tracefile.Data, rank int64, trace string) *Summary {
+	var origin int64
+	if td != nil {
+		origin = td.OriginNs
 	}
+	all := c.p
+	c.p = part{}
 	out := Rank{Rank: rank, Trace: trace, HasDevice: all.hasDev, HasCommunication: len(all.roles[Communication]) > 0}
 	steps := all.stepWindows()
 	if len(steps) == 0 {
@@ -262,7 +290,7 @@ func (c *Collector) Finish(rank int64, trace string) *Summary {
 	}
 	counted[Other] = free
 	for _, s := range steps {
-		st := Step{Name: s.name, StartNs: s.s, EndNs: s.e, TotalNs: s.e - s.s}
+		st := Step{Name: s.name, StartNs: s.s + origin, EndNs: s.e + origin, TotalNs: s.e - s.s}
 		w := []span{s.span}
 		for r := range counted {
 			st.Ns[r] = total(intersect(counted[r], w))
@@ -290,7 +318,7 @@ func (all *part) stepWindows() []step {
 		if !all.hasHost {
 			return nil
 		}
-		return []step{{0, "0", all.host}}
+		return []step{{0, "0", all.hostWin}}
 	}
 	slices.SortFunc(steps, func(a, b step) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(b.e, a.e)) })
 	// Device work → its launch → the step whose host range holds the launch entirely.

@@ -1,42 +1,46 @@
 package tbsteps_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/golden"
 	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/tbsteps"
 )
 
-func ev(kind tracefile.EventKind, name string, s, e, corr int64) tracefile.TimedEvent {
-	return tracefile.TimedEvent{Kind: kind, Name: name, StartNs: s, EndNs: e, Correlation: corr}
+// ev is an event as the reader hands it over, its times given in ns from the profile's start.
+func ev(kind tracefile.Kind, name string, s, e, corr int64) tracefile.Event {
+	return tracefile.Event{Kind: kind, Name: name, StartUs: float64(s) / 1000, EndUs: float64(e) / 1000, Correlation: corr}
 }
 
 // Two steps by hand: the priorities, a kernel running past its step's host end (the next step
 // starts after it), DataLoader and runtime time, Other for what nothing covers.
 func TestBreakdownByHand(t *testing.T) {
-	h, r, d := tracefile.HostOp, tracefile.RuntimeCall, tracefile.DeviceActivity
-	evs := []tracefile.TimedEvent{
+	h, r, d := tracefile.KindOp, tracefile.KindRuntime, tracefile.KindKernel
+	evs := []tracefile.Event{
 		ev(h, "ProfilerStep#1", 0, 100, 0),
 		ev(h, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 20, 0),
 		ev(h, "aten::mm", 20, 60, 0),
 		ev(r, "cudaLaunchKernel", 30, 40, 7),
-		ev(d, "gemm", 50, 130, 7),           // runs past step 1's host end: step 1 ends at 130
-		ev(d, "Memset (Device)", 60, 70, 0), // under the kernel: counted as Kernel
+		ev(d, "gemm", 50, 130, 7),                              // runs past step 1's host end: step 1 ends at 130
+		ev(tracefile.KindMemset, "Memset (Device)", 60, 70, 0), // under the kernel: counted as Kernel
 		ev(h, "ProfilerStep#2", 100, 200, 0),
 		ev(r, "cudaMemcpyAsync", 140, 150, 8),
-		ev(d, "Memcpy HtoD (Pageable -> Device)", 150, 170, 8),
+		ev(tracefile.KindMemcpy, "Memcpy HtoD (Pageable -> Device)", 150, 170, 8),
 		ev(h, "aten::add", 170, 180, 0),
 	}
 	c := tbsteps.NewCollector()
-	add := c.Part()
 	for i := range evs {
-		add(&evs[i])
+		c.Event(&evs[i])
 	}
-	s := c.Finish(0, "t")
+	s := c.Finish(nil, 0, "t")
 	got := fmt.Sprint(s.Ranks[0].Steps)
 	// Step 1 [0,130): DataLoader 0-20, CPU Exec 20-30 and 40-50, Runtime 30-40, Kernel 50-130.
 	// Step 2 [130,200): Memcpy 150-170, Runtime 140-150, CPU Exec 170-180, Other 130-140, 180-200.
@@ -59,11 +63,12 @@ func TestInvariantsOnTestdata(t *testing.T) {
 			return nil
 		}
 		c := tbsteps.NewCollector()
-		if _, err := tracefile.OpenEach(p, tracefile.Options{}, c.Part); err != nil {
+		td, err := tracefile.OpenConsumers(p, tracefile.Options{Consumers: []tracefile.Consumer{c}})
+		if err != nil {
 			t.Errorf("%s: %v", p, err)
 			return nil
 		}
-		s := c.Finish(0, p)
+		s := c.Finish(td, 0, p)
 		prev := int64(-1 << 62)
 		for _, st := range s.Ranks[0].Steps {
 			var sum int64
@@ -87,18 +92,17 @@ func TestInvariantsOnTestdata(t *testing.T) {
 }
 
 func ExampleCollector() {
-	evs := []tracefile.TimedEvent{
-		{Kind: tracefile.HostOp, Name: "ProfilerStep#3", StartNs: 0, EndNs: 1000},
-		{Kind: tracefile.HostOp, Name: "aten::relu", StartNs: 100, EndNs: 400},
-		{Kind: tracefile.RuntimeCall, Name: "cudaLaunchKernel", StartNs: 200, EndNs: 300, Correlation: 1},
-		{Kind: tracefile.DeviceActivity, Name: "relu_kernel", StartNs: 350, EndNs: 750, Correlation: 1},
+	evs := []tracefile.Event{ // times in µs, as the reader hands them over
+		{Kind: tracefile.KindUserAnnotation, Name: "ProfilerStep#3", StartUs: 0, EndUs: 1},
+		{Kind: tracefile.KindOp, Name: "aten::relu", StartUs: 0.1, EndUs: 0.4},
+		{Kind: tracefile.KindRuntime, Name: "cudaLaunchKernel", StartUs: 0.2, EndUs: 0.3, Correlation: 1},
+		{Kind: tracefile.KindKernel, Name: "relu_kernel", StartUs: 0.35, EndUs: 0.75, Correlation: 1},
 	}
-	c := tbsteps.NewCollector()
-	add := c.Part()
+	c := tbsteps.NewCollector() // a tracefile.Consumer: Options{Consumers: …} of a read
 	for i := range evs {
-		add(&evs[i])
+		c.Event(&evs[i])
 	}
-	st := c.Finish(0, "trace.json").Ranks[0].Steps[0]
+	st := c.Finish(nil, 0, "trace.json").Ranks[0].Steps[0]
 	for k, ns := range st.Ns {
 		if ns > 0 {
 			fmt.Printf("%-8s %4d ns\n", tbsteps.Names[k], ns)
@@ -117,16 +121,15 @@ func TestFindings(t *testing.T) {
 		loader int64
 		want   string
 	}{{80, "data loading takes 80.0% of the average step"}, {5, ""}} {
-		evs := []tracefile.TimedEvent{
-			ev(tracefile.HostOp, "ProfilerStep#1", 0, 100, 0),
-			ev(tracefile.HostOp, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0, c.loader, 0),
+		evs := []tracefile.Event{
+			ev(tracefile.KindUserAnnotation, "ProfilerStep#1", 0, 100, 0),
+			ev(tracefile.KindUserAnnotation, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0, c.loader, 0),
 		}
 		col := tbsteps.NewCollector()
-		add := col.Part()
 		for i := range evs {
-			add(&evs[i])
+			col.Event(&evs[i])
 		}
-		f := col.Finish(0, "t").Findings()
+		f := col.Finish(nil, 0, "t").Findings()
 		got := ""
 		if len(f) > 0 {
 			got = f[0].Text
@@ -134,5 +137,49 @@ func TestFindings(t *testing.T) {
 		if c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, c.want) {
 			t.Errorf("DataLoader %d ns of 100: finding %q, want %q", c.loader, got, c.want)
 		}
+	}
+}
+
+// testTraces are every trace the repository holds, with the names of their golden files.
+func testTraces(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, pat := range []string{"../testdata/kineto/*.json.gz", "../testdata/kineto-extra/*.json.gz",
+		"../testdata/pytorch-1.13/*/trace.json", "../report/tracefile/testdata/reader/*.json"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			out[p] = filepath.Base(filepath.Dir(p)) + "_" + filepath.Base(p) + ".golden"
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("%d traces: the repository's traces are missing", len(out))
+	}
+	return out
+}
+
+// The Collector as a consumer of a read shared with the table's Averager (what orprof report
+// does) gives, on every trace in testdata, the summary in testdata/traces: written by the
+// Collector's former form, fed by the reader's converting goroutines (tracefile.ReadEach), so
+// the figures did not change when it became a tracefile.Consumer.
+func TestConsumerOnTestdata(t *testing.T) {
+	for p, name := range testTraces(t) {
+		if st, err := os.Stat(p); err == nil && st.Size() > 1<<20 && (raceEnabled || testing.Short()) {
+			continue // the 87 MB trace: too slow under -race
+		}
+		t.Run(name, func(t *testing.T) {
+			c := tbsteps.NewCollector()
+			av, err := tracefile.OpenAverages(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}, events.AverageOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.MarshalIndent(c.Finish(av.Data, 0, "t"), "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "traces", name), append(b, '\n'))
+		})
 	}
 }

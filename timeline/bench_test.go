@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/orprof/orprof/events"
@@ -45,21 +44,11 @@ func BenchmarkTimelineVsTable(b *testing.B) {
 // BenchmarkAnalyzer is the analyses alone on the events of the trace: Add of each, Finish.
 func BenchmarkAnalyzer(b *testing.B) {
 	p := benchTrace(b)
-	var evs []Event
-	var mu sync.Mutex
-	if _, err := tracefile.OpenEach(p, tracefile.Options{}, func() func(*tracefile.TimedEvent) {
-		cls := newClassifier(nil)
-		return func(t *tracefile.TimedEvent) {
-			var e Event
-			if fromTimed(t, &e, &cls) {
-				mu.Lock()
-				evs = append(evs, e)
-				mu.Unlock()
-			}
-		}
-	}); err != nil {
+	col := eventsOf{c: NewConsumer(DefaultOptions(), nil)}
+	if _, err := tracefile.OpenConsumers(p, tracefile.Options{Consumers: []tracefile.Consumer{&col}}); err != nil {
 		b.Fatal(err)
 	}
+	evs := col.evs
 	b.ResetTimer()
 	for b.Loop() {
 		a := NewAnalyzer(DefaultOptions())
@@ -68,5 +57,18 @@ func BenchmarkAnalyzer(b *testing.B) {
 			pt.Add(&evs[i])
 		}
 		a.Finish(RankInfo{})
+	}
+}
+
+// eventsOf keeps the events a Consumer hands to the analyses.
+type eventsOf struct {
+	c   *Consumer
+	evs []Event
+}
+
+func (o *eventsOf) Event(ev *tracefile.Event) {
+	o.c.Event(ev)
+	if ev.Kind.Host() || ev.Kind == tracefile.KindRuntime || ev.Kind.Device() {
+		o.evs = append(o.evs, o.c.e)
 	}
 }

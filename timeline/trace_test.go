@@ -13,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/kernels"
 	"github.com/orprof/orprof/report/tracefile"
 )
 
@@ -152,9 +154,10 @@ func TestEveryTraceKineto(t *testing.T) {
 	}
 }
 
-// TestConsumerSameAsTimedPart: the analyses fed by the reader's Consumers (orprof timeline)
-// and by its converting goroutines (TimedPart, orprof report) give the same summary.
-func TestConsumerSameAsTimedPartKineto(t *testing.T) {
+// TestConsumerInSharedRead: the analyses as one consumer of a read shared with the table's
+// Averager, its op tree walk and the kernel view (what orprof report does) give the summary of
+// orprof timeline's own read (OpenTrace), on every testdata trace.
+func TestConsumerInSharedRead(t *testing.T) {
 	for _, path := range allTraces(t) {
 		if st, err := os.Stat(path); err == nil && st.Size() > 1<<20 && (raceEnabled || testing.Short()) {
 			continue
@@ -164,16 +167,19 @@ func TestConsumerSameAsTimedPartKineto(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := NewAnalyzer(DefaultOptions())
-			td, err := tracefile.OpenEach(path, tracefile.Options{}, func() func(*tracefile.TimedEvent) { return a.TimedPart() })
+			c := NewConsumer(DefaultOptions(), nil)
+			walked := 0
+			av, err := tracefile.OpenAverages(path, tracefile.Options{
+				Consumers: []tracefile.Consumer{kernels.NewCollector(), c},
+				Tree:      func(*events.TreeEvent) { walked++ },
+			}, events.AverageOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			info := RankInfo{Trace: path, Device: td.DeviceName}
-			if td.HasRank {
-				info.Rank, info.HasRank = td.Rank, true
+			if walked == 0 && len(av.Rows) > 0 {
+				t.Fatal("the tree was not walked")
 			}
-			got := a.Finish(info)
+			got := c.Finish(av.Data, RankInfo{Trace: path})
 			var x, y bytes.Buffer
 			if err := Write(&x, JSON, want, Views); err != nil {
 				t.Fatal(err)
@@ -182,7 +188,7 @@ func TestConsumerSameAsTimedPartKineto(t *testing.T) {
 				t.Fatal(err)
 			}
 			if x.String() != y.String() {
-				t.Errorf("the two paths differ:\n%s", diffLines(x.String(), y.String()))
+				t.Errorf("the two reads differ:\n%s", diffLines(x.String(), y.String()))
 			}
 		})
 	}
@@ -193,7 +199,7 @@ func diffLines(a, b string) string {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := range min(len(la), len(lb)) {
 		if la[i] != lb[i] {
-			return "consumer:  " + la[i][:min(len(la[i]), 600)] + "\ntimedpart: " + lb[i][:min(len(lb[i]), 600)]
+			return "own read:    " + la[i][:min(len(la[i]), 600)] + "\nshared read: " + lb[i][:min(len(lb[i]), 600)]
 		}
 	}
 	return "lengths differ"

@@ -15,6 +15,7 @@ import (
 	"github.com/orprof/orprof/kernels"
 	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/flame"
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/report/ranks"
 	"github.com/orprof/orprof/report/tracefile"
@@ -152,24 +153,22 @@ func loadProfile(p string, stdin io.Reader, ro ranks.Options, stderr io.Writer) 
 	if p == "-" {
 		name = "<stdin>"
 	}
-	// One read: the events are kept for the op tree and the table, and each is handed as it
-	// is converted to the timeline analyses and the step breakdown. The report groups as the
-	// table does: shapes and stacks are read only when grouped by.
-	kc := kernels.NewCollector()
-	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{kc}, SkipScopeMetrics: ro.SkipScopeMetrics}
-	an := timeline.NewAnalyzer(timeline.DefaultOptions())
+	// One read, no event kept: the table's Averager makes the rows and walks the op tree as
+	// the events stream through it, and the kernel view, the timeline analyses, the step
+	// breakdown and the memory curve consume the same events (tracefile.Consumer). The report
+	// groups as the table does: shapes are read only when grouped by them.
+	kc, tc := kernels.NewCollector(), timeline.NewConsumer(timeline.DefaultOptions(), nil)
 	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
-	each := func() func(*tracefile.TimedEvent) {
-		a, b, c := an.TimedPart(), steps.Part(), memory.Part()
-		return func(e *tracefile.TimedEvent) { a(e); b(e); c(e) }
-	}
-	var data *tracefile.Data
+	tree := flame.NewBuilder()
+	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0,
+		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, Tree: tree.Add,
+		SkipScopeMetrics: ro.SkipScopeMetrics, Link: ro.Link}
+	var av *tracefile.Averages
 	var err error
 	if p == "-" {
-		data, err = tracefile.ReadKeepEach(stdin, name, opts, each)
+		av, err = tracefile.ReadAverages(stdin, name, opts, g)
 	} else {
-		data, err = tracefile.OpenKeepEach(p, opts, each)
+		av, err = tracefile.OpenAverages(p, opts, g)
 	}
 	if err == nil && kc.Err() != nil {
 		err = fmt.Errorf("%s: %w", name, kc.Err())
@@ -177,29 +176,16 @@ func loadProfile(p string, stdin io.Reader, ro ranks.Options, stderr io.Writer) 
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}
+	data := av.Data
 	printWarnings(stderr, data.Warnings(name))
-	mem := tracefile.HasMemory(data.Events)
 	rank := report.RankInfo{File: p}
 	info := timeline.RankInfo{Trace: name, Device: data.DeviceName}
 	if data.HasRank {
 		rank.Rank, rank.FromTrace = data.Rank, true
 		info.Rank, info.HasRank = data.Rank, true
 	}
-	// The consumers' summaries are finished while the list builds the table and the tree:
-	// two cores, two halves of the work.
-	var tl *timeline.Summary
-	var st *tbsteps.Summary
-	var mc *memcurve.Summary
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tl, st, mc = an.Finish(info), steps.Finish(info.Rank, name), memory.Finish()
-	}()
-	l := events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName})
-	data.Events = nil
-	m := html.ListModel(l, rank, data.DeviceName, mem, g)
-	<-done
-	m.Timeline, m.Steps, m.Memory = tl, st, mc
+	m := html.RowsModel(av.Rows, tree.Tree(), rank, data.DeviceName, av.Memory, g)
+	m.Timeline, m.Steps, m.Memory = tc.Finish(data, info), steps.Finish(data, info.Rank, name), memory.Finish()
 	m.Kernels = kc.Summary(kernels.Rank{File: name, Rank: info.Rank, FromTrace: data.HasRank}, data.DeviceName)
 	return m, 0
 }

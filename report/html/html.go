@@ -349,8 +349,16 @@ func ListModel(l *events.List, rank report.RankInfo, device string, profileMemor
 	var tree *flame.Tree
 	done := make(chan struct{})
 	go func() { defer close(done); tree = flame.FromList(l) }()
-	s := report.NewSummary(l.KeyAverages(g), rank, report.SummaryOptions{Device: device, ProfileMemory: profileMemory, Grouping: g})
+	rows := l.KeyAverages(g)
 	<-done
+	return RowsModel(rows, tree, rank, device, profileMemory, g)
+}
+
+// RowsModel is the Model of one profile read for its rows and its op tree alone (a streaming
+// read: tracefile.ReadAverages, its Tree walk building tree with a flame.Builder): what
+// ListModel gives for the list of the same events.
+func RowsModel(rows []events.Avg, tree *flame.Tree, rank report.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
+	s := report.NewSummary(rows, rank, report.SummaryOptions{Device: device, ProfileMemory: profileMemory, Grouping: g})
 	m := &Model{Summary: s, Flame: tree}
 	if rank.File != "" {
 		m.Title, m.Inputs = rank.File, []string{rank.File}

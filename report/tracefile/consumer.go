@@ -31,6 +31,8 @@ import (
 // The contract: Event is called once per converted event (host operators, user annotations,
 // runtime calls and device events; not memory instants, flows, counters or metadata), in file
 // order, on one goroutine, before Read (Open, ReadAverages, …) returns; nothing else calls it.
+// A consumer that also has a Memory method (MemoryConsumer) gets the "[memory]" records of a
+// Kineto trace the same way, in file order among the events.
 // The *Event and its strings are valid during the call only for the struct (copy what you
 // keep; the strings themselves may be kept). A consumer that fails keeps its own error and
 // reports it after the read. Each consumer should end in a mergeable summary of its own (as
@@ -68,6 +70,34 @@ func OpenConsumers(path string, opts Options) (*Data, error) {
 // Consumer receives the converted events of a read (see the contract above).
 type Consumer interface {
 	Event(ev *Event)
+}
+
+// MemoryConsumer is a Consumer that takes the trace's "[memory]" records too (the memory
+// curve): each, in file order among the events, on the same goroutine. The *MemoryEvent is
+// valid during the call only.
+type MemoryConsumer interface {
+	Consumer
+	Memory(m *MemoryEvent)
+}
+
+// Memory is what a "[memory]" record (MemoryEvent) says: the bytes allocated (negative: freed), the device (a
+// c10::DeviceType number and an index, −1 when absent) and the allocator's totals after it
+// (−1 when absent).
+type Memory struct {
+	Bytes                         int64
+	DeviceType, DeviceID          int64
+	TotalAllocated, TotalReserved int64
+}
+
+// MemoryEvent is one "[memory]" record (Kineto form): an allocation or a free.
+type MemoryEvent struct {
+	// AtUs is its time as an Event's times are (µs from the profile's start); TraceNs, the
+	// same on the trace's own clock (the file's ts × 1000: Data.OriginNs + AtUs × 1000).
+	AtUs    float64
+	TraceNs int64
+	Pid     int64
+	Tid     int64
+	Memory
 }
 
 // Kind is what a converted event is.

@@ -61,17 +61,23 @@ func TestReadScopeMetricsSlices(t *testing.T) {
 	assert.Equal(t, []string{"gemm"}, dev)
 }
 
-// TestReadEachSkipsScopeMetrics: the timeline's event stream sees the kernel, not the metrics
-// slice around it (which would count its time twice).
-func TestReadEachSkipsScopeMetrics(t *testing.T) {
-	var dev []string
-	_, err := ReadEach(strings.NewReader(scopeMetricsTrace), "m.json", Options{}, func() func(*TimedEvent) {
-		return func(e *TimedEvent) {
-			if e.Kind == DeviceActivity {
-				dev = append(dev, e.Name)
-			}
-		}
-	})
+// TestConsumersSeeScopeMetricsKind: a consumer sees the kernel as a kernel and the metrics
+// slice around it as KindScopeMetrics (not device time: it would count the kernel's twice).
+func TestConsumersSeeScopeMetricsKind(t *testing.T) {
+	var c kindsSeen
+	_, err := ReadConsumers(strings.NewReader(scopeMetricsTrace), "m.json", Options{Consumers: []Consumer{&c}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"gemm"}, dev)
+	assert.Equal(t, []string{"gemm"}, c.deviceTime)
+	assert.Len(t, c.metrics, 1)
+}
+
+type kindsSeen struct{ deviceTime, metrics []string }
+
+func (k *kindsSeen) Event(ev *Event) {
+	switch {
+	case ev.Kind == KindScopeMetrics:
+		k.metrics = append(k.metrics, ev.Name)
+	case ev.Kind.DeviceTime():
+		k.deviceTime = append(k.deviceTime, ev.Name)
+	}
 }

@@ -398,24 +398,27 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			td.SkipReason = fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
 		}
 	}
-	if len(d.opts.Consumers) > 0 {
-		d.feedConsumers(lk, times)
-	}
 	sink := newSink(nKeep + nMem)
 	if sink == nil {
 		// The consumers were all the read was for: no event is made.
+		if len(d.opts.Consumers) > 0 {
+			d.feedConsumers(lk, times)
+		}
 		d.raws = rawList{}
 		return td
 	}
+	// The consumers are fed on a goroutine of their own while the events are converted: both
+	// only read the records, which are released once both are done.
+	var fed chan struct{}
+	if len(d.opts.Consumers) > 0 {
+		fed = make(chan struct{})
+		go func() {
+			defer close(fed)
+			d.feedConsumers(lk, times)
+		}()
+	}
 	first := sink.part()
 	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
-	if mp, ok := first.(interface{ memory(*rawEvent) }); ok && kineto {
-		for _, r := range d.raws.all() {
-			if r.kind == rawMemory {
-				mp.memory(r)
-			}
-		}
-	}
 
 	// convert fills the events of chunks [k0, k1) through out, releasing each chunk's records
 	// after it.
@@ -429,14 +432,13 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 					continue
 				}
 				d.convert(out.event(j), r, td.Device, mem, times, &legacyID)
-				if rp, ok := out.(interface{ record(*rawEvent) }); ok {
-					rp.record(r)
-				}
 				out.done(j)
 				j++
 			}
-			d.raws.chunks[k] = nil
-			releaseRecords(c)
+			if fed == nil {
+				d.raws.chunks[k] = nil
+				releaseRecords(c)
+			}
 		}
 	}
 	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
@@ -448,6 +450,12 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		wg.Wait()
 	} else {
 		convert(sink.part(), 0, len(d.raws.chunks))
+	}
+	if fed != nil {
+		<-fed
+		for _, c := range d.raws.chunks {
+			releaseRecords(c)
+		}
 	}
 	d.raws = rawList{}
 	sink.apply(lk)
@@ -469,11 +477,30 @@ func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float
 			opEv[p.opRaw] = p.op
 		}
 	}
+	var mcs []MemoryConsumer
+	if d.format == Kineto {
+		for _, c := range cs {
+			if mc, ok := c.(MemoryConsumer); ok {
+				mcs = append(mcs, mc)
+			}
+		}
+	}
 	var ev Event
+	var mev MemoryEvent
 	next := 0 // the next pair, in event order
 	k := -1
 	var legacy int64
 	for i, r := range d.raws.all() {
+		if r.kind == rawMemory && len(mcs) > 0 {
+			at, _ := times(r)
+			alloc, res := r.memTotals()
+			mev = MemoryEvent{AtUs: at, TraceNs: r.ts, Pid: r.pid, Tid: r.tid, Memory: Memory{Bytes: r.memBytes(),
+				DeviceType: r.memDevice(), DeviceID: r.memDeviceID(), TotalAllocated: alloc, TotalReserved: res}}
+			for _, c := range mcs {
+				c.Memory(&mev)
+			}
+			continue
+		}
 		if r.kind == rawMemory || r.kind == rawOOM {
 			continue
 		}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package memcurve_test
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build race
+
+package tbsteps_test
+
+const raceEnabled = true
