@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/orprof/orprof/internal/quote"
 )
@@ -93,6 +94,10 @@ type rule struct {
 // a name no rule matches is ComputeOther. A Rules is safe for concurrent use.
 type Rules struct {
 	rules []rule
+	// memo holds each name's category once classified (string → Category): a trace names a
+	// few hundred kernels, classified by each consumer and view of them, and the regular
+	// expressions cost ~0.5 M instructions per long name.
+	memo sync.Map
 }
 
 // The built-in rules, in the order they are tried. The first three follow
@@ -132,12 +137,18 @@ func (r *Rules) Classify(name string) Category {
 	if r == nil {
 		r = defaultRules
 	}
+	if c, ok := r.memo.Load(name); ok {
+		return c.(Category)
+	}
+	c := ComputeOther
 	for i := range r.rules {
 		if r.rules[i].re.MatchString(name) {
-			return r.rules[i].cat
+			c = r.rules[i].cat
+			break
 		}
 	}
-	return ComputeOther
+	r.memo.Store(name, c)
+	return c
 }
 
 // ParseRules reads a rules file and returns the built-in rules extended by it: its rules are

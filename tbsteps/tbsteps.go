@@ -123,6 +123,8 @@ type Collector struct {
 }
 
 type part struct {
+	// roles are each role's intervals; one inside the role's last interval is not kept (the
+	// union is what counts: a thread's nested ops come after their parent).
 	roles    [NumCategories][]span
 	steps    []step
 	launches []launch
@@ -193,12 +195,22 @@ func deviceRole(name string) int8 {
 	return Kernel
 }
 
+// add adds sp to role's intervals, unless the last one holds it.
+func (p *part) add(role int, sp span) {
+	if r := p.roles[role]; len(r) > 0 {
+		if last := r[len(r)-1]; last.s <= sp.s && sp.e <= last.e {
+			return
+		}
+	}
+	p.roles[role] = append(p.roles[role], sp)
+}
+
 // device takes device work of a role.
 func (p *part) device(role int, sp span, corr int64) {
 	if sp.e < sp.s {
 		return
 	}
-	p.roles[role] = append(p.roles[role], sp)
+	p.add(role, sp)
 	p.hasDev = true
 	if corr != 0 {
 		p.devices = append(p.devices, launch{corr, sp})
@@ -210,7 +222,7 @@ func (p *part) runtime(sp span, corr int64) {
 	if sp.e < sp.s {
 		return
 	}
-	p.roles[Runtime] = append(p.roles[Runtime], sp)
+	p.add(Runtime, sp)
 	p.hasDev = true
 	if corr != 0 {
 		p.launches = append(p.launches, launch{corr, sp})
@@ -237,7 +249,7 @@ func (p *part) host(name string, sp span) {
 	case len(name) > 5 && name[4] == ':' && commHost[name]:
 		role = Communication
 	}
-	p.roles[role] = append(p.roles[role], sp)
+	p.add(role, sp)
 	p.hostSpan(sp)
 }
 
