@@ -42,7 +42,6 @@ package tbsteps
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,10 +136,10 @@ type part struct {
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
-// Event takes one converted event (the tracefile.Consumer contract). Its times are µs from
-// the profile's start; Finish puts the steps back on the trace's clock.
+// Event takes one converted event (the tracefile.Consumer contract), at its ns on the trace's
+// own clock (so that the steps of the ranks of a job line up).
 func (c *Collector) Event(ev *tracefile.Event) {
-	sp := span{usToNs(ev.StartUs), usToNs(ev.EndUs)}
+	sp := span{ev.StartNs, ev.EndNs}
 	switch {
 	case ev.Kind.Host():
 		c.p.host(ev.Name, sp)
@@ -164,9 +163,6 @@ func (c *Collector) Event(ev *tracefile.Event) {
 		}
 	}
 }
-
-// usToNs turns the reader's µs from the profile start back into its integer ns.
-func usToNs(us float64) int64 { return int64(math.Round(us * 1000)) }
 
 // commHost are the host ranges of collectives the plugin counts as communication.
 var commHost = func() map[string]bool {
@@ -266,15 +262,9 @@ func isDataLoader(name string) bool {
 		strings.HasPrefix(name, "enumerate(DataPipe)#")
 }
 
-// Finish computes the breakdown of the events handed over so far, as rank rank of trace,
-// from the read whose Data is td: the steps' times go back on the trace's own clock
-// (td.OriginNs), so that the ranks of a job line up (nil: times from the profile's start).
-// The Collector is done.
-func (c *Collector) Finish(td *tracefile.Data, rank int64, trace string) *Summary {
-	var origin int64
-	if td != nil {
-		origin = td.OriginNs
-	}
+// Finish computes the breakdown of the events handed over so far, as rank rank of trace. The
+// Collector is done.
+func (c *Collector) Finish(rank int64, trace string) *Summary {
 	all := c.p
 	c.p = part{}
 	out := Rank{Rank: rank, Trace: trace, HasDevice: all.hasDev, HasCommunication: len(all.roles[Communication]) > 0}
@@ -302,7 +292,7 @@ func (c *Collector) Finish(td *tracefile.Data, rank int64, trace string) *Summar
 	}
 	counted[Other] = free
 	for _, s := range steps {
-		st := Step{Name: s.name, StartNs: s.s + origin, EndNs: s.e + origin, TotalNs: s.e - s.s}
+		st := Step{Name: s.name, StartNs: s.s, EndNs: s.e, TotalNs: s.e - s.s}
 		w := []span{s.span}
 		for r := range counted {
 			st.Ns[r] = total(intersect(counted[r], w))

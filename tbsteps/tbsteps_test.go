@@ -15,9 +15,9 @@ import (
 	"github.com/orprof/orprof/tbsteps"
 )
 
-// ev is an event as the reader hands it over, its times given in ns from the profile's start.
+// ev is an event as the reader hands it over, its times in ns.
 func ev(kind tracefile.Kind, name string, s, e, corr int64) tracefile.Event {
-	return tracefile.Event{Kind: kind, Name: name, StartUs: float64(s) / 1000, EndUs: float64(e) / 1000, Correlation: corr}
+	return tracefile.Event{Kind: kind, Name: name, StartNs: s, EndNs: e, Correlation: corr}
 }
 
 // Two steps by hand: the priorities, a kernel running past its step's host end (the next step
@@ -40,7 +40,7 @@ func TestBreakdownByHand(t *testing.T) {
 	for i := range evs {
 		c.Event(&evs[i])
 	}
-	s := c.Finish(nil, 0, "t")
+	s := c.Finish(0, "t")
 	got := fmt.Sprint(s.Ranks[0].Steps)
 	// Step 1 [0,130): DataLoader 0-20, CPU Exec 20-30 and 40-50, Runtime 30-40, Kernel 50-130.
 	// Step 2 [130,200): Memcpy 150-170, Runtime 140-150, CPU Exec 170-180, Other 130-140, 180-200.
@@ -63,12 +63,11 @@ func TestInvariantsOnTestdata(t *testing.T) {
 			return nil
 		}
 		c := tbsteps.NewCollector()
-		td, err := tracefile.OpenConsumers(p, tracefile.Options{Consumers: []tracefile.Consumer{c}})
-		if err != nil {
+		if _, err := tracefile.OpenConsumers(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 			t.Errorf("%s: %v", p, err)
 			return nil
 		}
-		s := c.Finish(td, 0, p)
+		s := c.Finish(0, p)
 		prev := int64(-1 << 62)
 		for _, st := range s.Ranks[0].Steps {
 			var sum int64
@@ -92,17 +91,17 @@ func TestInvariantsOnTestdata(t *testing.T) {
 }
 
 func ExampleCollector() {
-	evs := []tracefile.Event{ // times in µs, as the reader hands them over
-		{Kind: tracefile.KindUserAnnotation, Name: "ProfilerStep#3", StartUs: 0, EndUs: 1},
-		{Kind: tracefile.KindOp, Name: "aten::relu", StartUs: 0.1, EndUs: 0.4},
-		{Kind: tracefile.KindRuntime, Name: "cudaLaunchKernel", StartUs: 0.2, EndUs: 0.3, Correlation: 1},
-		{Kind: tracefile.KindKernel, Name: "relu_kernel", StartUs: 0.35, EndUs: 0.75, Correlation: 1},
+	evs := []tracefile.Event{
+		{Kind: tracefile.KindUserAnnotation, Name: "ProfilerStep#3", StartNs: 0, EndNs: 1000},
+		{Kind: tracefile.KindOp, Name: "aten::relu", StartNs: 100, EndNs: 400},
+		{Kind: tracefile.KindRuntime, Name: "cudaLaunchKernel", StartNs: 200, EndNs: 300, Correlation: 1},
+		{Kind: tracefile.KindKernel, Name: "relu_kernel", StartNs: 350, EndNs: 750, Correlation: 1},
 	}
 	c := tbsteps.NewCollector() // a tracefile.Consumer: Options{Consumers: …} of a read
 	for i := range evs {
 		c.Event(&evs[i])
 	}
-	st := c.Finish(nil, 0, "trace.json").Ranks[0].Steps[0]
+	st := c.Finish(0, "trace.json").Ranks[0].Steps[0]
 	for k, ns := range st.Ns {
 		if ns > 0 {
 			fmt.Printf("%-8s %4d ns\n", tbsteps.Names[k], ns)
@@ -129,7 +128,7 @@ func TestFindings(t *testing.T) {
 		for i := range evs {
 			col.Event(&evs[i])
 		}
-		f := col.Finish(nil, 0, "t").Findings()
+		f := col.Finish(0, "t").Findings()
 		got := ""
 		if len(f) > 0 {
 			got = f[0].Text
@@ -171,11 +170,10 @@ func TestConsumerOnTestdata(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			c := tbsteps.NewCollector()
-			av, err := tracefile.OpenAverages(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}, events.AverageOptions{})
-			if err != nil {
+			if _, err := tracefile.OpenAverages(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}, events.AverageOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			b, err := json.MarshalIndent(c.Finish(av.Data, 0, "t"), "", " ")
+			b, err := json.MarshalIndent(c.Finish(0, "t"), "", " ")
 			if err != nil {
 				t.Fatal(err)
 			}

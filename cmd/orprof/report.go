@@ -185,7 +185,7 @@ func loadProfile(p string, stdin io.Reader, ro ranks.Options, stderr io.Writer) 
 		info.Rank, info.HasRank = data.Rank, true
 	}
 	m := html.RowsModel(av.Rows, tree.Tree(), rank, data.DeviceName, av.Memory, g)
-	m.Timeline, m.Steps, m.Memory = tc.Finish(data, info), steps.Finish(data, info.Rank, name), memory.Finish()
+	m.Timeline, m.Steps, m.Memory = tc.Finish(data, info), steps.Finish(info.Rank, name), memory.Finish()
 	m.Kernels = kc.Summary(kernels.Rank{File: name, Rank: info.Rank, FromTrace: data.HasRank}, data.DeviceName)
 	return m, 0
 }
