@@ -10,6 +10,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/gid"
+	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/stubs"
 )
 
@@ -504,8 +505,11 @@ func (s *Session) forget(lanes []*lane) {
 	}
 }
 
-// records counts the slots the session's lanes have published so far: what a capture's bound
-// (CaptureOptions.MaxEvents) compares. It walks the chunks, not the slots.
+// records counts what the session holds so far: what a capture's bound
+// (CaptureOptions.MaxEvents) compares. The host records are the slots the lanes have
+// published; in a fallback session each slot also holds its device events (devSlot), one
+// device record more; and the child profilers that can say so (kineto.RecordCounter) add the
+// device activities they have buffered (kernels mode). It walks the chunks, not the slots.
 func (s *Session) records() int {
 	s.mu.Lock()
 	lanes := s.lanes
@@ -513,7 +517,16 @@ func (s *Session) records() int {
 	n := 0
 	for _, l := range lanes {
 		for c := l.head; c != nil; c = c.next.Load() {
-			n += int(c.n.Load())
+			k := int(c.n.Load())
+			if c.dev != nil {
+				k *= 2
+			}
+			n += k
+		}
+	}
+	for _, c := range s.children {
+		if rc, ok := c.sess.(kineto.RecordCounter); ok {
+			n += rc.Records()
 		}
 	}
 	return n

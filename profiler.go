@@ -269,10 +269,14 @@ type CaptureOptions struct {
 	Duration time.Duration
 	// Options are the session's options; nil keeps the profiler's.
 	Options *Options
-	// MaxEvents, when > 0, bounds the capture's memory: once its session holds that many host
-	// records (ops, ranges, memory records; checked every 20 ms, so a few more may get in) the
-	// capture ends there, before its steps or its time are done, and its result says so in
-	// Warnings (a warning starting with CaptureBoundWarning). 0 is no bound.
+	// MaxEvents, when > 0, bounds the capture's memory: once its session holds that many
+	// records (checked every 20 ms, so a few more may get in) the capture ends there, before
+	// its steps or its time are done, and its result says so in Warnings (a warning starting
+	// with CaptureBoundWarning). 0 is no bound. The records are the host records (ops, ranges,
+	// memory records) and the device records: in fallback mode each op's device events (one
+	// more record per host record), in kernels mode the kernels, copies and launches the child
+	// profilers hold so far (those that count them, kineto.RecordCounter: OpenReg's does;
+	// Kineto plugins cannot say).
 	MaxEvents int
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 // TestCaptureBounds: a handler's Options bound what a request may capture — steps and seconds
-// past the bound are refused with 400 naming it, and a capture that reaches MaxEvents host
+// past the bound are refused with 400 naming it, and a capture that reaches MaxEvents
 // records ends there, long before the 60 s it asked for, with a warning header (before, a
 // capture grew without end: ~14 MB a second until the process died) — and OmitSpans leaves
 // the span event out of the traces served.

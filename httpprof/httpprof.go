@@ -14,8 +14,8 @@
 // public port. Like net/http/pprof, the handler does no authentication of its own.
 //
 // A capture is bounded (Options, NewHandler): steps and seconds past the bound are refused with
-// 400 naming it, and a capture that reaches Options.MaxEvents host records ends there with a
-// warning header, so that no request can make the program's memory grow without end.
+// 400 naming it, and a capture that reaches Options.MaxEvents records (host and device) ends
+// there with a warning header, so that no request can make the program's memory grow without end.
 //
 // Only one capture runs at a time: another request meanwhile gets 409 Conflict. A client that
 // disconnects cancels its capture. The server's WriteTimeout, if any, must exceed the longest
@@ -64,10 +64,9 @@ import (
 // Prefix is where programs usually mount the handler: mux.Handle(httpprof.Prefix, h).
 const Prefix = "/debug/orprof/"
 
-// The default bounds of a capture (Options). A second of capture of orprof run's built-in mlp
-// workload holds 7,500–12,500 host records (3–5 MB of trace JSON) and the process peaks at
-// ~2.2 kB per host record when the capture ends (docs/on-demand.md): DefaultMaxEvents is ~10 s
-// of it and ~220 MB.
+// The default bounds of a capture (Options). A capture of orprof run's built-in mlp workload
+// reaches DefaultMaxEvents records (host records and their device events or kernels) in 5–9 s,
+// with the process at 140–170 MB at its peak (docs/on-demand.md).
 const (
 	DefaultMaxEvents  = 100000
 	DefaultMaxSteps   = 10000
@@ -76,12 +75,12 @@ const (
 
 // Options bound what one request may capture, so that a capture cannot grow without end
 // (steps=100000 or seconds=3600 of a busy program is gigabytes). A request past MaxSteps or
-// MaxSeconds is refused with 400 naming the bound; a capture that reaches MaxEvents host
-// records ends there (orprof.CaptureOptions.MaxEvents) and its response carries an
+// MaxSeconds is refused with 400 naming the bound; a capture that reaches MaxEvents records
+// ends there (orprof.CaptureOptions.MaxEvents) and its response carries an
 // X-Orprof-Warning header saying so. A zero field takes its default; a negative one removes
 // the bound.
 type Options struct {
-	MaxEvents  int     // host records (ops, ranges, memory records) of one capture
+	MaxEvents  int     // records of one capture: host records and device records (orprof.CaptureOptions.MaxEvents)
 	MaxSteps   int     // steps=N
 	MaxSeconds float64 // seconds=S
 	// OmitSpans leaves the span event with "pid":"Spans" out of the traces served (speedscope

@@ -84,6 +84,15 @@ type DeviceActivitySource interface {
 	DeviceActivities() []DeviceActivity
 }
 
+// RecordCounter is implemented by sessions that can say how many activities they hold so far
+// while they record: a capture bounded by its records (orprof.CaptureOptions.MaxEvents,
+// httpprof's MaxEvents) counts them with the host records, so that the bound bounds memory in
+// kernels mode too. Records is called from another goroutine than the recording ones, every
+// few milliseconds, before Stop: it must be safe for concurrent use and cheap.
+type RecordCounter interface {
+	Records() int
+}
+
 // UserCorrelator is implemented by sessions that also take user correlation ids. The methods
 // follow the rules of PushCorrelationID.
 type UserCorrelator interface {

@@ -147,6 +147,14 @@ func (rt *Runtime) Subscribe() *ActivitySubscription {
 	return sub
 }
 
+// Len is how many activities (work and launches) the subscription holds so far; 0 once closed.
+// Safe for concurrent use.
+func (sub *ActivitySubscription) Len() int {
+	sub.rt.actMu.Lock()
+	defer sub.rt.actMu.Unlock()
+	return len(sub.work) + len(sub.launches)
+}
+
 // Close ends the subscription and returns what it recorded, as DisableActivityTracingWithLaunches
 // does: the device work and the host side of every launch, each ordered by start time (then
 // launch id). The caller owns the slices. A second Close returns nil slices. Tracing stays on

@@ -50,10 +50,10 @@ type activitySession struct {
 	rt   *Runtime
 	acts kineto.ActivitySet
 
-	sub   *ActivitySubscription
 	order kineto.SessionOrder
 
 	mu       sync.Mutex
+	sub      *ActivitySubscription // set by Start
 	work     []Activity
 	launches []Activity
 }
@@ -64,9 +64,26 @@ func (s *activitySession) Start() error {
 	if err := s.order.Start(); err != nil {
 		return err
 	}
-	s.sub = s.rt.Subscribe()
+	sub := s.rt.Subscribe()
+	s.mu.Lock()
+	s.sub = sub
+	s.mu.Unlock()
 	return nil
 }
+
+// Records is how many activities (work and launches, of every kind) the session's
+// subscription holds so far: a bounded capture's count (kineto.RecordCounter).
+func (s *activitySession) Records() int {
+	s.mu.Lock()
+	sub := s.sub
+	s.mu.Unlock()
+	if sub == nil {
+		return 0
+	}
+	return sub.Len()
+}
+
+var _ kineto.RecordCounter = (*activitySession)(nil)
 
 // Stop waits for the device work already queued, then takes the records.
 func (s *activitySession) Stop() error {
@@ -74,7 +91,10 @@ func (s *activitySession) Stop() error {
 		return err
 	}
 	err := s.rt.Synchronize()
-	work, launches := s.sub.Close()
+	s.mu.Lock()
+	sub := s.sub
+	s.mu.Unlock()
+	work, launches := sub.Close()
 	s.mu.Lock()
 	s.work, s.launches = work, launches
 	s.mu.Unlock()

@@ -123,3 +123,28 @@ func TestActivityProfilerConformance(t *testing.T) {
 		},
 	})
 }
+
+// TestActivityProfilerRecords: a session says how many activities it holds while it records
+// (kineto.RecordCounter, what a bounded capture counts): none before Start, the work and the
+// launches as they complete, none once Stop took them.
+func TestActivityProfilerRecords(t *testing.T) {
+	rt := useRuntime(t)
+	s, err := (&openreg.ActivityProfiler{}).Configure(0, kineto.NewConfig())
+	require.NoError(t, err)
+	rc, ok := s.(kineto.RecordCounter)
+	require.True(t, ok, "OpenReg's session counts its records")
+	assert.Zero(t, rc.Records(), "before Start")
+	require.NoError(t, s.Start())
+	st, err := rt.DefaultStream(0)
+	require.NoError(t, err)
+	const kernels = 5
+	for range kernels {
+		require.NoError(t, st.LaunchKernel(context.Background(), "k", openreg.KernelWork{Flops: 1}, func() {}))
+	}
+	require.NoError(t, rt.Synchronize())
+	// Each launch: the kernel, its runtime call and its driver hand-off.
+	assert.Equal(t, 3*kernels, rc.Records())
+	require.NoError(t, s.Stop())
+	assert.Zero(t, rc.Records(), "Stop took them")
+	require.NoError(t, s.ProcessTrace(&trace.Trace{}))
+}

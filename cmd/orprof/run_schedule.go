@@ -42,7 +42,7 @@ func (sf *stepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&sf.steps, "steps", 0, "workload steps to run (default: as many as --schedule needs); alone, profiles that many steps as one cycle")
 	fs.StringVar(&sf.http, "http", "", "serve on-demand captures on ADDR (e.g. 127.0.0.1:6060) while the workload runs: GET /debug/orprof/trace?steps=N or /debug/orprof/table?steps=N; each capture's table is printed too")
 	fs.BoolVar(&sf.loop, "loop", false, "run workload steps until SIGINT or SIGTERM (with --http or --schedule)")
-	fs.IntVar(&sf.maxEvents, "http-max-events", 0, fmt.Sprintf("with --http: end a capture once it holds `N` host records (ops, ranges), with a warning; default %d, -1 for no bound (a second of the mlp workload is ~10,000)", httpprof.DefaultMaxEvents))
+	fs.IntVar(&sf.maxEvents, "http-max-events", 0, fmt.Sprintf("with --http: end a capture once it holds `N` records (host records and their device events or kernels), with a warning; default %d, -1 for no bound (a second of the mlp workload is ~12,000–20,000)", httpprof.DefaultMaxEvents))
 }
 
 // used reports whether any step flag was given (--steps 0 too, which runSteps refuses): run
