@@ -363,6 +363,30 @@ func RegisterPlugins(dir string) ([]*Plugin, []PluginError) {
 	return ps, errs
 }
 
+// RegisterPluginFile is RegisterPlugins for the one library at path (a caller that chose the
+// files itself, after probing each in a child process, say).
+func RegisterPluginFile(path string) ([]*Plugin, []PluginError) {
+	ps, errs := LoadPluginFile(path)
+	regMu.Lock()
+	defer regMu.Unlock()
+	for _, p := range ps {
+		addRegisteredLocked(p)
+	}
+	for _, e := range errs {
+		addRegisteredLocked(refusedPlugin{e})
+	}
+	return ps, errs
+}
+
+// RegisterRefused registers a library the caller refused without loading it (one whose
+// loading crashed a child process, say): every session reports it in its warnings, as it
+// reports the libraries RegisterPlugins refuses.
+func RegisterRefused(e PluginError) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	addRegisteredLocked(refusedPlugin{e})
+}
+
 // LoadPluginsFromEnv registers the plugins of the directory $KINETO_PLUGIN_LIB_DIR_PATH names
 // (RegisterPlugins). It does nothing when the variable is unset or empty. Nothing loads
 // plugins implicitly: a program (the CLI) calls this once at start-up.

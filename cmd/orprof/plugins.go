@@ -192,6 +192,16 @@ var probeSignal = regexp.MustCompile(`(?m)^\[?(?:signal )?(SIG[A-Z0-9]+):? `)
 // set: not a flag of the command) and returns its lines;
 // a child that crashes, hangs or fails gives one refusal line saying so.
 func probePlugin(exe, lib string) []string {
+	lines, failed := probePluginChild(exe, lib)
+	if failed != "" {
+		return []string{lib + "\trefused: " + quote.Printable(failed)}
+	}
+	return lines
+}
+
+// probePluginChild is probePlugin's child: the lines it printed, or why it did not finish
+// (crashed, killed, hung, failed), which makes the library unsafe to load in this process.
+func probePluginChild(exe, lib string) (lines []string, failed string) {
 	ctx, cancel := context.WithTimeout(context.Background(), pluginProbeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "plugins", "--probe", lib)
@@ -202,13 +212,12 @@ func probePlugin(exe, lib string) []string {
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	if err == nil {
-		var lines []string
 		for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
 			if l != "" {
 				lines = append(lines, l)
 			}
 		}
-		return lines
+		return lines, ""
 	}
 	why := ""
 	stderrText := errb.String()
@@ -231,7 +240,7 @@ func probePlugin(exe, lib string) []string {
 			why += ": " + quote.Clip(last)
 		}
 	}
-	return []string{lib + "\trefused: " + quote.Printable(why)}
+	return nil, why
 }
 
 // signaled names the signal that ended a process ("SIGKILL (killed)"), or "".

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,4 +98,53 @@ func TestRunWithPlugin(t *testing.T) {
 	require.Equal(t, 0, dispatch([]string{"plugins", "--dir", dir}, nil, &list, &stderr), stderr.String())
 	assert.Contains(t, list.String(), "sample.so")
 	assert.Contains(t, list.String(), "garbage.so")
+}
+
+// TestRunSkipsCrashingPlugin: orprof run --plugin-dir (and $KINETO_PLUGIN_LIB_DIR_PATH) loads
+// each plugin in a child process first, as orprof plugins does: a library that crashes while
+// it registers is reported in one warning line naming it and is not loaded, and the run goes
+// on with the good plugin (before, the crash took the run down with a Go crash dump).
+func TestRunSkipsCrashingPlugin(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not found")
+	}
+	// Plugins stay registered for the life of the process, and a crash in one would end it:
+	// run in a child process.
+	if os.Getenv("ORPROF_TEST_PLUGIN_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRunSkipsCrashingPlugin$", "-test.v")
+		cmd.Env = append(os.Environ(), "ORPROF_TEST_PLUGIN_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Contains(t, string(out), "--- PASS: TestRunSkipsCrashingPlugin")
+		return
+	}
+	dir := t.TempDir()
+	gccPlugin(t, dir, "good.so", filepath.Join("..", "..", "kineto", "testdata", "sample_plugin.c"))
+	gccPlugin(t, dir, "crash_register.so", filepath.Join("testdata", "crash_plugin.c"))
+	gccPlugin(t, dir, "crash_ctor.so", filepath.Join("testdata", "crash_plugin.c"), "-DCRASH_CTOR")
+	for _, viaEnv := range []bool{false, true} {
+		tracePath := filepath.Join(t.TempDir(), "trace.json")
+		args := []string{"run", "--device", "cpu", "--trace", tracePath, "--row-limit", "-1", "--activities", "cpu_op,kernel"}
+		if viaEnv {
+			t.Setenv("KINETO_PLUGIN_LIB_DIR_PATH", dir)
+		} else {
+			args = append(args, "--plugin-dir", dir)
+		}
+		var stdout, stderr bytes.Buffer
+		code := dispatch(args, nil, &stdout, &stderr)
+		require.Equal(t, 0, code, stderr.String())
+		for _, lib := range []string{"crash_register.so", "crash_ctor.so"} {
+			var lines []string
+			for _, l := range strings.Split(stderr.String(), "\n") {
+				if strings.Contains(l, lib) {
+					lines = append(lines, l)
+				}
+			}
+			require.Len(t, lines, 1, "one line names %s:\n%s", lib, stderr.String())
+			assert.Contains(t, lines[0], "crashed the process: signal SIGSEGV; not loaded")
+			assert.True(t, strings.HasPrefix(lines[0], "orprof: warning: "), lines[0])
+		}
+		assert.NotContains(t, stderr.String(), "goroutine", "no Go crash dump")
+		assert.Contains(t, stdout.String(), "test_kernel", "the good plugin's kernel is in the table")
+	}
 }

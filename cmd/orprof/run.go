@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -222,6 +223,28 @@ func workloadNames() string {
 	return strings.Join(names, ", ")
 }
 
+// registerProbedPlugins registers the plugin libraries of dir, each loaded first in a child
+// process (probePluginChild, as orprof plugins does): a library whose loading crashes, hangs
+// or fails there is not loaded in this process, where it would end the run, but registered as
+// refused with the reason, which the session reports in one warning line naming it. The rest
+// load as kineto.RegisterPlugins loads them (a library under several names once). A probe is
+// a child start per library, tens of ms.
+func registerProbedPlugins(dir string) {
+	libs, _, err := pluginCandidates(dir)
+	exe, exeErr := os.Executable()
+	if err != nil || exeErr != nil {
+		kineto.RegisterPlugins(dir) // the unreadable directory's refusal, as before; or no way to probe
+		return
+	}
+	for _, lib := range libs {
+		if _, failed := probePluginChild(exe, lib.path); failed != "" {
+			kineto.RegisterRefused(kineto.PluginError{Path: lib.path, Err: errors.New(quote.Printable(failed) + "; not loaded")})
+			continue
+		}
+		kineto.RegisterPluginFile(lib.path)
+	}
+}
+
 // loadPlugins registers the Kineto plugins of dir (or $KINETO_PLUGIN_LIB_DIR_PATH). Plugins
 // that are refused are reported as warnings and the profile goes on; an unreadable --plugin-dir
 // is an error.
@@ -232,9 +255,9 @@ func loadPlugins(dir string, opts *orprof.Options, stderr io.Writer) int {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return fail(stderr, "run: --plugin-dir %s: not a readable directory", dir)
 		}
-		kineto.RegisterPlugins(dir)
-	} else {
-		kineto.LoadPluginsFromEnv()
+		registerProbedPlugins(dir)
+	} else if env := os.Getenv(kineto.PluginDirEnv); env != "" {
+		registerProbedPlugins(env)
 	}
 	if (dir != "" || os.Getenv(kineto.PluginDirEnv) != "") && opts.Activities.Empty() {
 		// Plugins take part only in sessions with activities: loading them asks for Kineto's
