@@ -191,6 +191,13 @@ type Event struct {
 	// Launch is, for a device event linked through a runtime call (rules 1 through it, 2 and
 	// 3), that call's correlation; 0 otherwise.
 	Launch int64
+	// Comm is the collective or point-to-point call the event is part of, as c10d recorded it
+	// (collective.go): on the record_param_comms operator that carries its args, on a device
+	// event that carries them (Kineto copies them onto the kernel), and on a device event
+	// whose launch (or, without one, linked operator) lies within such an operator on its
+	// thread. nil for every other event. It is the read's: the struct is valid during the
+	// call only, as the Event is (its strings may be kept).
+	Comm *Collective
 }
 
 // LinkRule says how a device event was charged to a host operator: the rules are tried in

@@ -56,7 +56,8 @@ type evFields struct {
 	fallback  bool   // args "device_time": "fallback": orprof's drawing of a fallback interval
 	labels    []byte // M process_labels: args.labels (copied)
 	hasLabels bool
-	unused    bool // the event cannot contribute: its remaining members are only validated
+	unused    bool  // the event cannot contribute: its remaining members are only validated
+	comm      int32 // 1 + the index in decoder.comms of its collective args; 0: none
 }
 
 // skipArgs names the event arguments a read does not need: they are validated and skipped, and
@@ -87,6 +88,9 @@ type decoder struct {
 	shapeStrs []string
 	stackIdx  map[string]int32 // raw "Call stack" → index into stacks
 	stacks    [][]string
+	// comms are the collective args of the events that carry them (collective.go), indexed by
+	// their records (rawComm).
+	comms []Collective
 
 	baseTimeNs int64
 	rank       int64 // top-level "distributedInfo": {"rank": N}; valid when hasRank
@@ -991,6 +995,11 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 			ev.labels, ev.hasLabels = append(ev.labels[:0], v...), true
 		}
 	default:
+		if mayBeCollective(key) {
+			if k := collectiveKey(key); k != 0 {
+				return d.collectiveArg(ev, k)
+			}
+		}
 		err = s.Skip()
 	}
 	return err

@@ -132,6 +132,9 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 	if ev.async {
 		r.flags |= rawAsync
 	}
+	if ev.comm != 0 && !ev.remote {
+		r.node, r.flags = ev.comm-1, r.flags|rawComm
+	}
 	if ev.scope >= 0 && ev.scope <= 127 {
 		r.scope = int8(ev.scope)
 	}

@@ -69,6 +69,7 @@ type segResult struct {
 	names  []string
 	shapes []string
 	stacks [][]string
+	comms  []Collective // the segment's own (rawComm records index them)
 }
 
 // idMaps renumber one worker's name, shape and stack ids into the main decoder's (value+1;
@@ -342,9 +343,14 @@ func (p *parser) merge(seg *segment) {
 	if n := len(r.stacks); len(m.stacks) < n {
 		m.stacks = append(m.stacks, make([]int32, n-len(m.stacks))...)
 	}
+	base := int32(len(d.comms))
+	d.comms = append(d.comms, r.comms...)
 	for _, c := range r.raws.chunks {
 		for i := range c {
 			e := &c[i]
+			if e.flags&rawComm != 0 {
+				e.node += base
+			}
 			if v := m.names[e.name]; v != 0 {
 				e.name = v - 1
 			} else {
@@ -437,6 +443,7 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 	d.factsGen++
 	// The records go on in the worker's current chunk: each segment hands over its own part.
 	d.raws = rawList{spare: spare}
+	d.comms = nil
 	res := segResult{worker: w}
 	it := s.InArray()
 	for !p.quit.Load() {
@@ -471,6 +478,7 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 	if res.status != segFailed { // a failed segment's records are dropped
 		res.raws, res.facts = d.raws, d.scanFacts
 		res.names, res.shapes, res.stacks = d.nameStrs, d.shapeStrs, d.stacks
+		res.comms = d.comms
 	}
 	seg.res = res
 	d.raws = rawList{}

@@ -117,6 +117,7 @@ type rawEvent struct {
 const (
 	rawRemote = 1 << iota // a legacy remote event (node holds its node id)
 	rawAsync              // an explicit "Async": true argument (orprof traces)
+	rawComm               // collective args (not a remote event): node is their index in decoder.comms
 )
 
 // remote and async read the flags.

@@ -490,6 +490,7 @@ func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float
 	next := 0 // the next pair, in event order
 	k := -1
 	var legacy int64
+	comms := d.newCommIndex(times)
 	for i, r := range d.raws.all() {
 		if r.kind == rawMemory && len(mcs) > 0 {
 			at, _ := times(r)
@@ -530,13 +531,22 @@ func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float
 			for next < len(lk.pairs) && int(lk.pairs[next].dev) < k {
 				next++
 			}
+			rt, op := int32(-1), int32(-1)
 			if next < len(lk.pairs) && int(lk.pairs[next].dev) == k {
 				p := &lk.pairs[next]
 				ev.Op, ev.OpIndex, ev.Rule = opName(p.opRaw), int(p.op), p.rule
+				op = p.opRaw
 				if p.launch > 0 {
 					ev.Launch = d.raws.at(int(p.launch - 1)).corr
+					rt = p.launch - 1
 				}
 			}
+			if comms != nil || r.flags&rawComm != 0 {
+				ev.Comm = d.commOf(r, comms, rt, op, times)
+			}
+		}
+		if r.kind == rawHostOp && r.flags&rawComm != 0 {
+			ev.Comm = d.commOf(r, nil, -1, -1, times)
 		}
 		for _, c := range cs {
 			c.Event(&ev)
