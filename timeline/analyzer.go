@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Analyzer runs every timeline analysis over one trace (one rank) from its events handed over
 // one at a time, in any order, from any number of goroutines (one Part each). It keeps a
-// compact interval record per device event (56 bytes; no names but communication kernels'),
+// compact interval record per device event (48 bytes; communication kernels' names and
+// collective identities apart),
 // one per correlated launch (24 bytes) and one per step, never the events themselves.
 type Analyzer struct {
 	opts  Options
@@ -30,16 +32,23 @@ type Part struct {
 	dev      []devRec
 	launches []launchRec
 	steps    []stepRec
+	colls    map[string]*collRec // communication kernels known by name alone
 }
 
 type devRec struct {
 	start, end int64
 	corr       int64
 	stream     int64
-	name       string // communication kernels only
+	coll       *collRec // communication kernels only
 	device     int32
 	class      Class
 	htaComp    bool // HolisticTraceAnalysis would call it COMPUTATION
+}
+
+// collRec is a communication kernel's name and what the trace says of its call.
+type collRec struct {
+	name string
+	id   *CommID
 }
 
 type launchRec struct{ corr, start, end int64 }
@@ -74,10 +83,27 @@ func (p *Part) Add(e *Event) {
 		r := devRec{start: e.StartNs, end: max(e.EndNs, e.StartNs), corr: e.Correlation, stream: e.Stream,
 			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && htaComputation(e.Name)}
 		if c == Communication {
-			r.name = e.Name
+			r.coll = p.collective(e)
 		}
 		p.dev = append(p.dev, r)
 	}
+}
+
+// collective is the record of communication kernel e's name and call: one per name for
+// kernels the trace says nothing more of.
+func (p *Part) collective(e *Event) *collRec {
+	if e.Comm != nil {
+		return &collRec{name: e.Name, id: e.Comm}
+	}
+	if c, ok := p.colls[e.Name]; ok {
+		return c
+	}
+	if p.colls == nil {
+		p.colls = map[string]*collRec{}
+	}
+	c := &collRec{name: e.Name}
+	p.colls[e.Name] = c
+	return c
 }
 
 // stepNumber reads N from "ProfilerStep#N".
@@ -142,7 +168,7 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 			}
 			recs = append(recs, r)
 		}
-		p.dev, p.launches, p.steps = nil, nil, nil
+		p.dev, p.launches, p.steps, p.colls = nil, nil, nil, nil
 	}
 	a.parts = nil
 	return analyze(recs, steps, a.opts, info)
@@ -471,11 +497,11 @@ func overlapOf(recs []rec, in func(*rec) bool, rank int64, t Times) Overlap {
 		if r.class != Communication || !in(r) {
 			continue
 		}
-		j, ok := idx[r.name]
+		j, ok := idx[r.coll.name]
 		if !ok {
 			j = len(ov.Collectives)
-			idx[r.name] = j
-			ov.Collectives = append(ov.Collectives, CollectiveExposure{Name: r.name})
+			idx[r.coll.name] = j
+			ov.Collectives = append(ov.Collectives, CollectiveExposure{Name: r.coll.name})
 		}
 		c := &ov.Collectives[j]
 		d := span{r.start, r.end}
@@ -587,9 +613,16 @@ func collectivesOf(recs []rec, in func(*rec) bool, rank int64) RankCollectives {
 	rc := RankCollectives{Rank: rank, Items: []Collective{}}
 	for i := range recs {
 		if r := &recs[i]; r.class == Communication && in(r) {
-			rc.Items = append(rc.Items, Collective{Name: r.name, StartNs: r.start, EndNs: r.end})
+			c := Collective{Name: r.coll.name, StartNs: r.start, EndNs: r.end}
+			if id := r.coll.id; id != nil {
+				c.Op, c.Group, c.Ranks, c.Seq, c.HasSeq, c.P2P, c.Peer = id.Op, id.Group, id.Ranks, id.Seq, id.HasSeq, id.P2P, id.Peer
+			}
+			rc.Items = append(rc.Items, c)
 		}
 	}
 	slices.SortStableFunc(rc.Items, func(a, b Collective) int { return cmp.Compare(a.StartNs, b.StartNs) })
 	return rc
 }
+
+// The device record's size is what a large trace's memory in the analyses is made of.
+var _ [48 - unsafe.Sizeof(devRec{})]struct{}

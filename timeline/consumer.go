@@ -37,6 +37,9 @@ func (c *Consumer) Event(ev *tracefile.Event) {
 		e.Kind = Launch
 	case ev.Kind.Device():
 		e.Kind, e.Class = Device, c.cls.class(ev.Kind, ev.Name)
+		if ev.Comm != nil && e.Class == Communication {
+			e.Comm = commID(ev.Comm)
+		}
 	default:
 		return
 	}
@@ -55,6 +58,20 @@ func (c *Consumer) Finish(td *tracefile.Data, info RankInfo) *Summary {
 	}
 	c.a.shift = td.OriginNs
 	return c.a.Finish(info)
+}
+
+// commID is the collective identity of the reader's c.
+func commID(c *tracefile.Collective) *CommID {
+	id := &CommID{Op: c.Name, Group: c.Group, Ranks: c.Ranks, Seq: c.Seq, HasSeq: c.Seq >= 0, Peer: -1}
+	switch {
+	case c.Dst >= 0:
+		id.P2P, id.Peer = "send", c.Dst
+	case c.Src >= 0:
+		id.P2P, id.Peer = "recv", c.Src
+	case c.Name == "send" || c.Name == "recv":
+		id.P2P = c.Name
+	}
+	return id
 }
 
 // usToNs turns the reader's µs from the profile start back into its integer ns.

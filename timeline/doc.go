@@ -91,12 +91,34 @@
 // and mean are given beside.
 //
 // Stragglers (across ranks). A rank's collectives are its communication kernels in start
-// order; instance k of a kernel name on one rank matches instance k of that name on every
-// other rank (the traces hold no process group and sequence number the reader keeps, so the
-// order matches them; ranks must have profiled the same collectives). A rank arrives when
-// its kernel starts. The last to arrive made every other rank wait from its own arrival;
-// per rank: how often it arrived last (ties at a spread of 0 count for no one), the total
-// wait it caused, and the total it waited.
+// order, each with what the trace says of its call: PyTorch's c10d records every collective
+// and point-to-point call in a record_param_comms op whose args name its process group
+// ("Process Group Name"; "Process Group ID" in builds of early 2024), the group's ranks and the
+// group's sequence number ("Seq"), and the peer of a send ("Dst Rank") or recv ("Src Rank");
+// Kineto copies them onto the kernel. A kernel gets them from its own args, else from the
+// record_param_comms op its launch ran in on its thread (package tracefile, Event.Comm). An
+// instance is matched across ranks by the first rule that applies to it:
+//   - group+seq: the same process group and sequence number (the k-th kernel of that call
+//     with the k-th: a call of several kernels);
+//   - p2p: a send and its recv: the same group, sender and receiver (the sender's rank and
+//     its Dst Rank; the receiver's Src Rank and its rank), the k-th of that direction on
+//     both sides;
+//   - group+order: the same group and call ("allreduce", …), the k-th on each rank, for traces
+//     that name the group but carry no sequence number;
+//   - order: the same kernel name, the k-th on each rank, for traces that say nothing of the
+//     call (ranks must then have profiled the same collectives).
+//
+// Only the ranks of a group are compared in its calls. A rank that takes part in an instance
+// and has none of it is counted missing (per rank and in all): a member of the group (its
+// "Process Group Ranks" among the ranks read; all of the ranks with kernels in the group when
+// the trace cuts the list short), either side of a point-to-point call, every rank with
+// kernels of that name under order matching; an instance found on one rank only is counted
+// unmatched. The summary says how many instances each rule matched. A rank arrives when its
+// kernel starts. The last to arrive made every other rank wait from its own arrival; per
+// rank: how often it arrived last (ties at a spread of 0 count for no one), the total wait it
+// caused, and the total it waited. HolisticTraceAnalysis's get_potential_stragglers looks at
+// ncclKernel durations and start times per iteration, by name, without groups or sequence
+// numbers.
 //
 // Findings (per rank and for the job) are derived from the figures above, never from events,
 // at fixed thresholds (findings.go): a device idle at least 20 % of its window, with the share

@@ -65,6 +65,28 @@ type Event struct {
 	Correlation int64
 	// Class of a device event; Unclassified classifies by name.
 	Class Class
+	// Comm identifies the collective call a communication kernel belongs to, as the trace
+	// records it (nil: the trace says nothing; its instances are matched across ranks by
+	// name and order). Kept by reference.
+	Comm *CommID
+}
+
+// CommID is what a trace says of the collective or point-to-point call a communication
+// kernel belongs to (c10d's record_param_comms args): within a process group, the group's
+// sequence number names one call on every rank of the group.
+type CommID struct {
+	// Op is the call: "allreduce", "allgather", "send", "recv", … ("": unknown).
+	Op string
+	// Group is the process group's name ("": unknown); Ranks the group's global ranks as the
+	// trace writes them ("[0, 2]"; PyTorch cuts long lists with "...").
+	Group, Ranks string
+	// Seq is the group's sequence number of the call (HasSeq: the trace has one).
+	Seq    int64
+	HasSeq bool
+	// P2P is "send" or "recv" for a point-to-point call ("" for a collective), Peer the
+	// other side's global rank (−1: unknown).
+	P2P  string
+	Peer int64
 }
 
 // Classify is the class of a device event named name, from its name alone, device-agnostic:

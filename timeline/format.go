@@ -130,7 +130,7 @@ func writeJSON(w io.Writer, s *Summary, views []string) error {
 			}
 		case "stragglers":
 			st := s.Stragglers
-			st.Collectives, st.Ranks, st.Worst = nonNil(st.Collectives), nonNil(st.Ranks), nonNil(st.Worst)
+			st.Collectives, st.Ranks, st.Worst, st.ByRule = nonNil(st.Collectives), nonNil(st.Ranks), nonNil(st.Worst), nonNil(st.ByRule)
 			err = member(v, st)
 		case "findings":
 			err = member(v, nonNil(s.Findings))
@@ -352,16 +352,33 @@ func tablesOf(s *Summary, view string) []*table {
 		return []*table{t}
 	case "stragglers":
 		st := s.Stragglers
-		t := &table{title: fmt.Sprintf("Stragglers: %d collective instances matched across %d ranks (µs)", st.Matched, len(st.Collectives)),
-			header: []string{"rank", "instances", "arrived last", "last %", "wait caused", "waited"}}
+		var rules []string
+		for _, r := range st.ByRule {
+			rules = append(rules, fmt.Sprintf("%s %d", r.Rule, r.Matched))
+		}
+		title := fmt.Sprintf("Stragglers: %d collective instances matched across %d ranks (µs)", st.Matched, len(st.Collectives))
+		if len(st.Collectives) > 1 {
+			title += fmt.Sprintf("; matched by %s; %d on one rank only, %d missing on a rank that takes part",
+				strings.Join(rules, ", "), st.Unmatched, st.Missing)
+		}
+		t := &table{title: title, header: []string{"rank", "instances", "arrived last", "last %", "wait caused", "waited", "missing"}}
 		for _, r := range st.Ranks {
 			t.rows = append(t.rows, []string{fmtInt(r.Rank), fmtInt(int64(r.Instances)), fmtInt(int64(r.ArrivedLast)),
-				pctCount(r.ArrivedLast, r.Instances), fmtUs(r.WaitCausedNs), fmtUs(r.WaitedNs)})
+				pctCount(r.ArrivedLast, r.Instances), fmtUs(r.WaitCausedNs), fmtUs(r.WaitedNs), fmtInt(int64(r.Missing))})
 		}
 		w := &table{title: "Collective instances that kept the ranks waiting longest (µs)",
-			header: []string{"name", "instance", "ranks", "last rank", "spread", "total wait"}, left: map[int]bool{0: true}}
+			header: []string{"name", "rule", "group", "seq", "instance", "ranks", "last rank", "spread", "total wait"},
+			left:   map[int]bool{0: true, 1: true, 2: true}}
 		for _, in := range st.Worst {
-			w.rows = append(w.rows, []string{in.Name, fmtInt(int64(in.Ordinal)), fmtInt(int64(in.Ranks)), fmtInt(in.LastRank),
+			seq := "-"
+			if in.Rule == RuleGroupSeq {
+				seq = fmtInt(in.Seq)
+			}
+			group := in.Group
+			if group == "" {
+				group = "-"
+			}
+			w.rows = append(w.rows, []string{in.Name, in.Rule, group, seq, fmtInt(int64(in.Ordinal)), fmtInt(int64(in.Ranks)), fmtInt(in.LastRank),
 				fmtUs(in.SpreadNs), fmtUs(in.WaitNs)})
 		}
 		return []*table{t, w}

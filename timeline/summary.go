@@ -1,10 +1,8 @@
 package timeline
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // Version is the version of the Summary's JSON form; members are only ever added.
@@ -249,12 +247,45 @@ type Stragglers struct {
 	// Collectives are each rank's communication kernels in start order: what the matching
 	// works from, kept so that summaries merge.
 	Collectives []RankCollectives `json:"collectives"`
-	// Matched counts the collective instances found on at least two ranks.
-	Matched int `json:"matched"`
+	// Matched counts the collective instances found on at least two ranks; ByRule splits them
+	// by the rule that matched them (Rules, in that order).
+	Matched int         `json:"matched"`
+	ByRule  []RuleCount `json:"by_rule"`
+	// Unmatched counts the instances found on one rank only; Missing the times a rank that
+	// takes part in an instance (a member of its process group, the two sides of a
+	// point-to-point call, every rank with such kernels under order matching) has none of it.
+	Unmatched int `json:"unmatched"`
+	Missing   int `json:"missing"`
 	// Ranks says, per rank, how often it arrived last and the waiting it caused.
 	Ranks []StragglerRank `json:"ranks"`
 	// Worst are the instances that made the ranks wait longest (at most MaxWorst).
 	Worst []Instance `json:"worst"`
+}
+
+// The rules that match a collective instance across ranks, tried in this order for each
+// kernel (package doc, Stragglers).
+const (
+	// RuleGroupSeq: the same process group and sequence number (and, for a call of several
+	// kernels, the same kernel of it).
+	RuleGroupSeq = "group+seq"
+	// RuleP2P: a send and its recv: the same group, sender and receiver, the k-th of that
+	// direction on both sides.
+	RuleP2P = "p2p"
+	// RuleGroupOrder: the same process group and call, the k-th of them on each rank (traces
+	// that name the group but have no sequence number).
+	RuleGroupOrder = "group+order"
+	// RuleOrder: the same kernel name, the k-th of it on each rank (traces that say nothing
+	// of the call).
+	RuleOrder = "order"
+)
+
+// Rules are the matching rules in the order they are tried.
+var Rules = []string{RuleGroupSeq, RuleP2P, RuleGroupOrder, RuleOrder}
+
+// RuleCount is how many instances one rule matched.
+type RuleCount struct {
+	Rule    string `json:"rule"`
+	Matched int    `json:"matched"`
 }
 
 // MaxWorst is how many instances Stragglers.Worst lists.
@@ -266,12 +297,19 @@ type RankCollectives struct {
 	Items []Collective `json:"items"`
 }
 
-// Collective is one communication kernel; instance k of a name on one rank matches instance k
-// of that name on every other rank.
+// Collective is one communication kernel and what the trace says of its call (CommID; the
+// members are omitted when it says nothing).
 type Collective struct {
 	Name    string `json:"name"`
 	StartNs int64  `json:"start_ns"`
 	EndNs   int64  `json:"end_ns"`
+	Op      string `json:"op,omitempty"`
+	Group   string `json:"group,omitempty"`
+	Ranks   string `json:"group_ranks,omitempty"`
+	Seq     int64  `json:"seq,omitempty"`
+	HasSeq  bool   `json:"has_seq,omitempty"`
+	P2P     string `json:"p2p,omitempty"`
+	Peer    int64  `json:"peer,omitempty"`
 }
 
 // StragglerRank is one rank's part in the matched collectives.
@@ -284,11 +322,20 @@ type StragglerRank struct {
 	WaitCausedNs int64 `json:"wait_caused_ns"`
 	// WaitedNs is how long it waited for the last rank, summed over its instances.
 	WaitedNs int64 `json:"waited_ns"`
+	// Missing counts the instances it takes part in and has none of (Stragglers.Missing).
+	Missing int `json:"missing"`
 }
 
 // Instance is one collective matched across ranks.
 type Instance struct {
-	Name    string `json:"name"`
+	// Name is the kernel's name (on the first rank that has it); Op the call, Group its
+	// process group and Seq its sequence number when the rule is RuleGroupSeq.
+	Name  string `json:"name"`
+	Op    string `json:"op,omitempty"`
+	Group string `json:"group,omitempty"`
+	Seq   int64  `json:"seq,omitempty"`
+	// Rule is the rule that matched it; Ordinal its k (from 0) under that rule.
+	Rule    string `json:"rule"`
 	Ordinal int    `json:"ordinal"`
 	Ranks   int    `json:"ranks"`
 	// LastRank started it last, SpreadNs after the first; WaitNs sums every rank's wait.
@@ -339,90 +386,4 @@ func (s *Summary) derive() {
 	}
 	s.Stragglers.derive()
 	s.Findings = findings(s)
-}
-
-// derive matches the collectives of the ranks: instance k of a name on each rank.
-func (st *Stragglers) derive() {
-	st.Matched, st.Ranks, st.Worst = 0, nil, nil
-	if len(st.Collectives) < 2 {
-		return
-	}
-	type key struct {
-		name string
-		k    int
-	}
-	type arrival struct {
-		rank  int // index into st.Collectives
-		start int64
-	}
-	byKey := map[key][]arrival{}
-	var order []key
-	for ri, rc := range st.Collectives {
-		seen := map[string]int{}
-		for _, c := range rc.Items {
-			k := key{c.Name, seen[c.Name]}
-			seen[c.Name]++
-			if _, ok := byKey[k]; !ok {
-				order = append(order, k)
-			}
-			byKey[k] = append(byKey[k], arrival{ri, c.StartNs})
-		}
-	}
-	ranks := make([]StragglerRank, len(st.Collectives))
-	for i, rc := range st.Collectives {
-		ranks[i].Rank = rc.Rank
-	}
-	var all []Instance
-	var keys []key // of all, in the same order
-	for _, k := range order {
-		as := byKey[k]
-		if len(as) < 2 {
-			continue
-		}
-		st.Matched++
-		first, last := as[0], as[0]
-		for _, a := range as[1:] {
-			if a.start < first.start {
-				first = a
-			}
-			if a.start > last.start {
-				last = a
-			}
-		}
-		in := Instance{Name: k.name, Ordinal: k.k, Ranks: len(as), LastRank: st.Collectives[last.rank].Rank,
-			SpreadNs: last.start - first.start}
-		for _, a := range as {
-			w := last.start - a.start
-			ranks[a.rank].Instances++
-			ranks[a.rank].WaitedNs += w
-			in.WaitNs += w
-		}
-		if in.SpreadNs > 0 {
-			ranks[last.rank].ArrivedLast++
-			ranks[last.rank].WaitCausedNs += in.WaitNs
-		}
-		all = append(all, in)
-		keys = append(keys, k)
-	}
-	idx := make([]int, len(all))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(all[b].WaitNs, all[a].WaitNs) })
-	if len(idx) > MaxWorst {
-		idx = idx[:MaxWorst]
-	}
-	worst := make([]Instance, len(idx))
-	for i, j := range idx {
-		worst[i] = all[j]
-		as := byKey[keys[j]]
-		first := as[0].start
-		for _, a := range as {
-			first = min(first, a.start)
-		}
-		for _, a := range as {
-			worst[i].Arrivals = append(worst[i].Arrivals, Arrival{Rank: st.Collectives[a.rank].Rank, AfterNs: a.start - first})
-		}
-	}
-	st.Ranks, st.Worst = ranks, worst
 }
