@@ -521,6 +521,7 @@ func overlapOf(recs []rec, in func(*rec) bool, rank int64, t Times) Overlap {
 // launchesOf is the rank's launch statistics.
 func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64) Launches {
 	l := Launches{Rank: rank}
+	hc, hd, hl := histBuilder{}, histBuilder{}, histBuilder{}
 	for i := range recs {
 		r := &recs[i]
 		if !r.work() || !in(r) {
@@ -534,6 +535,9 @@ func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64) Launches 
 		l.CPU.add(cpu)
 		l.Device.add(dev)
 		l.Delay.add(delay)
+		hc.add(cpu)
+		hd.add(dev)
+		hl.add(delay)
 		l.HTADelaySumNs += max(delay, 0)
 		if dev < o.ShortKernelNs {
 			l.ShortKernels++
@@ -541,6 +545,13 @@ func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64) Launches 
 		if cpu > dev {
 			l.SlowerLaunches++
 		}
+	}
+	for _, x := range []struct {
+		s *Stat
+		h histBuilder
+	}{{&l.CPU, hc}, {&l.Device, hd}, {&l.Delay, hl}} {
+		x.s.Hist = x.h.hist()
+		x.s.setPercentiles()
 	}
 	return l
 }

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -188,10 +189,68 @@ func TestLaunches(t *testing.T) {
 		launch(2, 10, 12), kern(7, 11, 111, 2, "long"), // started before the call returned: delay −1
 		kern(7, 200, 210, 0, "orphan"))
 	l := s.Launches[0]
-	want := Launches{CPU: Stat{2, 12 * us, 2 * us, 10 * us}, Device: Stat{2, 102 * us, 2 * us, 100 * us},
-		Delay: Stat{2, 1 * us, -1 * us, 2 * us}, HTADelaySumNs: 2 * us, ShortKernels: 1, SlowerLaunches: 1, Unlaunched: 1}
-	if l != want {
+	for _, st := range []*Stat{&l.CPU, &l.Device, &l.Delay} {
+		st.P50Ns, st.P90Ns, st.P99Ns, st.Hist = 0, 0, 0, nil // TestLaunchPercentiles
+	}
+	want := Launches{CPU: Stat{Count: 2, SumNs: 12 * us, MinNs: 2 * us, MaxNs: 10 * us},
+		Device: Stat{Count: 2, SumNs: 102 * us, MinNs: 2 * us, MaxNs: 100 * us},
+		Delay:  Stat{Count: 2, SumNs: 1 * us, MinNs: -1 * us, MaxNs: 2 * us}, HTADelaySumNs: 2 * us, ShortKernels: 1,
+		SlowerLaunches: 1, Unlaunched: 1}
+	if !reflect.DeepEqual(l, want) {
 		t.Errorf("got  %+v\nwant %+v", l, want)
+	}
+}
+
+// TestLaunchPercentiles: the percentiles of 1..1000 µs launches (nearest rank: the 500th,
+// 900th and 990th value) are within the histogram's 0.54 %, the delays' negative ones too,
+// and the job's, from the ranks' histograms added, are those of one rank with every launch.
+func TestLaunchPercentiles(t *testing.T) {
+	var a, b, all []Event
+	for i := int64(1); i <= 1000; i++ {
+		// cpu i µs; device 2i µs; delay 500−i µs (negative for half of them)
+		evs := []Event{launch(i, 10000*i, 10000*i+i), kern(7, 10000*i+i+500-i, 10000*i+i+500-i+2*i, i, "k")}
+		all = append(all, evs...)
+		if i%3 == 0 {
+			a = append(a, evs...)
+		} else {
+			b = append(b, evs...)
+		}
+	}
+	l := run(t, DefaultOptions(), 0, all...).Launches[0]
+	near := func(what string, got, want int64) {
+		t.Helper()
+		if d := math.Abs(float64(got-want)) / math.Abs(float64(want)); d > 0.0055 {
+			t.Errorf("%s: %d ns, want %d ns within 0.54 %% (off %.3f %%)", what, got, want, 100*d)
+		}
+	}
+	near("cpu p50", l.CPU.P50Ns, 500*us)
+	near("cpu p90", l.CPU.P90Ns, 900*us)
+	near("cpu p99", l.CPU.P99Ns, 990*us)
+	near("device p99", l.Device.P99Ns, 1980*us)
+	near("delay p50", l.Delay.P50Ns, -1*us) // the 500th smallest of −500 … 499: −1 µs
+	near("delay p90", l.Delay.P90Ns, 399*us)
+	near("delay p99", l.Delay.P99Ns, 489*us)
+	if l.CPU.MaxNs != 1000*us || l.Delay.MaxNs != 499*us {
+		t.Errorf("max %+v %+v", l.CPU, l.Delay)
+	}
+	s := run(t, DefaultOptions(), 0, a...)
+	if err := s.Merge(run(t, DefaultOptions(), 1, b...)); err != nil {
+		t.Fatal(err)
+	}
+	j := *s.JobLaunches
+	j.Rank = 0
+	if !reflect.DeepEqual(j, l) {
+		t.Errorf("job launches of two ranks\n got  %+v\n want %+v", j, l)
+	}
+	if run(t, DefaultOptions(), 0, a...).JobLaunches != nil {
+		t.Errorf("one rank has job launches")
+	}
+	for _, tc := range []struct{ d, lo, hi int64 }{{1, 1, 1}, {2, 2, 2}, {1000, 995, 1005}, {-7, -7, -7}, {0, 0, 0}} {
+		h := histBuilder{}
+		h.add(tc.d)
+		if v := int64(math.Round(histValue(histBucket(tc.d)))); v < tc.lo || v > tc.hi {
+			t.Errorf("bucket of %d reads %d", tc.d, v)
+		}
 	}
 }
 

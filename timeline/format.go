@@ -121,7 +121,9 @@ func writeJSON(w io.Writer, s *Summary, views []string) error {
 		case "overlap":
 			err = member(v, nonNil(s.Overlap))
 		case "launches":
-			err = member(v, nonNil(s.Launches))
+			if err = member(v, nonNil(s.Launches)); err == nil && s.JobLaunches != nil {
+				err = member("job_launches", s.JobLaunches)
+			}
 		case "queue":
 			err = member(v, nonNil(s.Queue))
 		case "steps":
@@ -323,7 +325,27 @@ func tablesOf(s *Summary, view string) []*table {
 				fmtUs(int64(l.Device.MeanNs())), fmtUs(int64(l.Delay.MeanNs())), fmtUs(l.Delay.MinNs), fmtUs(l.Delay.MaxNs),
 				pctCount(l.ShortKernels, l.CPU.Count), pctCount(l.SlowerLaunches, l.CPU.Count), fmtInt(int64(l.Unlaunched)), htaMean})
 		}
-		return []*table{t}
+		p := &table{title: "Launch percentiles per rank (µs; from a log histogram, within 0.54 %)",
+			header: []string{"rank", "what", "count", "mean", "p50", "p90", "p99", "max"}, left: map[int]bool{1: true}}
+		rows := func(rank string, l *Launches) {
+			for _, x := range []struct {
+				what string
+				s    *Stat
+			}{{"launch cpu", &l.CPU}, {"device", &l.Device}, {"launch→start", &l.Delay}} {
+				if x.s.Count == 0 {
+					continue
+				}
+				p.rows = append(p.rows, []string{rank, x.what, fmtInt(int64(x.s.Count)), fmtUs(int64(x.s.MeanNs())),
+					fmtUs(x.s.P50Ns), fmtUs(x.s.P90Ns), fmtUs(x.s.P99Ns), fmtUs(x.s.MaxNs)})
+			}
+		}
+		for i := range s.Launches {
+			rows(fmtInt(s.Launches[i].Rank), &s.Launches[i])
+		}
+		if s.JobLaunches != nil {
+			rows("job", s.JobLaunches)
+		}
+		return []*table{t, p}
 	case "queue":
 		n := strconv.Itoa(s.Options.QueueLength)
 		t := &table{title: "Queue length per stream (launched, unfinished work)",
