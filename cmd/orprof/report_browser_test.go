@@ -63,6 +63,36 @@ func screenshotDir(t *testing.T, docs, name string) string {
 	return d
 }
 
+// reportCase is one report the browser tests open, and what its page must equal.
+type reportCase struct {
+	name   string
+	args   []string // report arguments (before -o)
+	table  []string // the command (table or merge, --format json added) whose rows the page's equal
+	diff   []string // the diff command whose JSON the Diff view's rows equal
+	shots  []string // the views whose screenshots are docs/report's (under -update)
+	tl     string   // the trace whose orprof timeline --format json the page's timeline equals
+	tlArgs []string // the same for several traces
+}
+
+// reportCases makes the browser tests' inputs in a temporary directory, which becomes the
+// working directory (the inputs are named as a user names them, relative to it: the
+// screenshots show them), and returns it and the cases.
+func reportCases(t *testing.T) (string, []reportCase) {
+	dir := t.TempDir()
+	rocm := "rocm_mi250_train.json.gz"
+	copyFile(t, filepath.Join("..", "..", "testdata", "kineto", rocm), filepath.Join(dir, rocm))
+	t.Chdir(dir)
+	mlp, multi, sums := reportInputs(t, ".")
+	mlp, multi, sums = filepath.Base(mlp), filepath.Base(multi), filepath.Base(sums)
+	return dir, []reportCase{
+		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: []string{"overview", "operators", "kernels"}, tl: rocm},
+		{name: "openreg", args: []string{"--group-by-input-shape", mlp}, table: []string{"table", "--group-by-input-shape", mlp}, shots: []string{"memory"}, tl: mlp},
+		{name: "ranks", args: []string{sums}, table: []string{"merge", sums}},
+		{name: "rank-traces", args: []string{mlp, multi}, table: []string{"table", mlp, multi}, tlArgs: []string{mlp, multi}, shots: []string{"ranks"}},
+		{name: "diff", args: []string{"--diff", mlp, multi}, table: []string{"table", multi}, diff: []string{mlp, multi}, shots: []string{"diff"}},
+	}
+}
+
 // TestReportBrowser opens reports in a real headless Chromium: each loads with no console
 // error and no network request, every view renders (a chart, a table or a line saying why
 // there is no data), the operator rows in the page equal `orprof table --format json` for the
@@ -77,86 +107,95 @@ func TestReportBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The inputs are named as a user names them, relative to the working directory: the
-	// screenshots show them.
-	dir := t.TempDir()
-	rocm := "rocm_mi250_train.json.gz"
-	copyFile(t, filepath.Join("..", "..", "testdata", "kineto", rocm), filepath.Join(dir, rocm))
-	t.Chdir(dir)
-	mlp, multi, sums := reportInputs(t, ".")
-	mlp, multi, sums = filepath.Base(mlp), filepath.Base(multi), filepath.Base(sums)
-	cases := []struct {
-		name   string
-		args   []string // report arguments (before -o)
-		table  []string // the command (table or merge, --format json added) whose rows the page's equal
-		diff   []string // the diff command whose JSON the Diff view's rows equal
-		shots  []string // the views whose screenshots are docs/report's (under -update)
-		tl     string   // the trace whose orprof timeline --format json the page's timeline equals
-		tlArgs []string // the same for several traces
-	}{
-		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: []string{"overview", "operators", "kernels"}, tl: rocm},
-		{name: "openreg", args: []string{"--group-by-input-shape", mlp}, table: []string{"table", "--group-by-input-shape", mlp}, shots: []string{"memory"}, tl: mlp},
-		{name: "ranks", args: []string{sums}, table: []string{"merge", sums}},
-		{name: "rank-traces", args: []string{mlp, multi}, table: []string{"table", mlp, multi}, tlArgs: []string{mlp, multi}, shots: []string{"ranks"}},
-		{name: "diff", args: []string{"--diff", mlp, multi}, table: []string{"table", multi}, diff: []string{mlp, multi}, shots: []string{"diff"}},
-	}
+	dir, cases := reportCases(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, c.name+".html")
 			runCLI(t, append(append([]string{"report"}, c.args...), "-o", out)...)
 			p := b.Open(t, out, "body[data-rendered]")
-			shots := screenshotDir(t, docs, c.name)
-			for _, v := range reportViews {
-				p.Click(t, "button[data-view="+v+"]")
-				p.WaitFor(t, "#v-"+v+"[data-ready].on")
-				var n int
-				p.Eval(t, `document.querySelectorAll("#v-`+v+` svg, #v-`+v+` table, #v-`+v+` [data-why]").length`, &n)
-				if n == 0 {
-					t.Errorf("view %s shows no chart, table or reason", v)
-				}
-				if !golden.Update() || slices.Contains(c.shots, v) {
-					p.Screenshot(t, filepath.Join(shots, v+".png"))
-				}
-			}
-			if c.table != nil {
-				checkOpsRows(t, p, runCLI(t, append([]string{c.table[0], "--format", "json"}, c.table[1:]...)...))
-				checkSortFilter(t, p)
-			}
-			if c.tl != "" {
-				checkKernels(t, p, runCLI(t, "kernels", "--format", "json", c.tl))
-				checkTimeline(t, p, runCLI(t, "timeline", "--format", "json", c.tl))
-				var bars int
-				p.Eval(t, `document.querySelectorAll('#v-overview svg.tb-steps rect').length`, &bars)
-				if bars == 0 {
-					t.Error("no step-time breakdown bars in the Overview")
-				}
-			}
-			if c.tlArgs != nil {
-				checkKernels(t, p, runCLI(t, append([]string{"kernels", "--format", "json"}, c.tlArgs...)...))
-				checkTimeline(t, p, runCLI(t, append([]string{"timeline", "--format", "json"}, c.tlArgs...)...))
-			}
-			if c.name == "openreg" { // --profile-memory: a memory curve, its peak on a card
-				p.Click(t, "button[data-view=memory]")
-				var n int
-				p.Eval(t, `document.querySelectorAll('#v-memory svg.curve path').length`, &n)
-				var peak, card string
-				p.Eval(t, `String(JSON.parse(document.getElementById('orprof-data').textContent).memory.devices[0].peak_allocated)`, &peak)
-				p.Eval(t, `document.querySelector('#v-memory [data-card^=peak]').textContent`, &card)
-				if n == 0 || peak == "0" || card == "" {
-					t.Errorf("memory view: %d curves, peak %s, card %q", n, peak, card)
-				}
-			}
-			if c.diff != nil {
-				checkDiffRows(t, p, runCLI(t, append([]string{"diff", "--format", "json"}, c.diff...)...))
-			}
-			p.CheckClean(t)
+			checkReport(t, p, c, screenshotDir(t, docs, c.name), func(v string) bool { return !golden.Update() || slices.Contains(c.shots, v) })
 		})
 	}
 }
 
+// TestReportFirefox opens the same reports in a real headless Firefox (Debian's firefox-esr,
+// over WebDriver BiDi: internal/browsertest) with the same checks as TestReportBrowser: no
+// console error, uncaught exception or request (one the page's policy refused is logged as
+// an error), every view rendered, every number the CLI's, sorting and filtering working.
+// Screenshots of the ROCm report's views go under $TMPDIR/orprof-report-screenshots/firefox
+// (none under docs/: the Chromium ones show the same page).
+func TestReportFirefox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	f := browsertest.StartFirefox(t)
+	t.Logf("%s", f.Version)
+	dir, cases := reportCases(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, c.name+".html")
+			runCLI(t, append(append([]string{"report"}, c.args...), "-o", out)...)
+			p := f.Open(t, out, "body[data-rendered]")
+			shots := filepath.Join(os.TempDir(), "orprof-report-screenshots", "firefox", c.name)
+			checkReport(t, p, c, shots, func(string) bool { return c.name == "rocm" && !golden.Update() })
+		})
+	}
+}
+
+// checkReport checks the report page p of case c, view by view, against the CLI's JSON for
+// the same inputs, and writes a screenshot of the views shoot chooses into the directory
+// shots.
+func checkReport(t *testing.T, p browsertest.Tab, c reportCase, shots string, shoot func(view string) bool) {
+	t.Helper()
+	for _, v := range reportViews {
+		p.Click(t, "button[data-view="+v+"]")
+		p.WaitFor(t, "#v-"+v+"[data-ready].on")
+		var n int
+		p.Eval(t, `document.querySelectorAll("#v-`+v+` svg, #v-`+v+` table, #v-`+v+` [data-why]").length`, &n)
+		if n == 0 {
+			t.Errorf("view %s shows no chart, table or reason", v)
+		}
+		if shoot(v) {
+			p.Screenshot(t, filepath.Join(shots, v+".png"))
+		}
+	}
+	if c.table != nil {
+		checkOpsRows(t, p, runCLI(t, append([]string{c.table[0], "--format", "json"}, c.table[1:]...)...))
+		checkSortFilter(t, p)
+	}
+	if c.tl != "" {
+		checkKernels(t, p, runCLI(t, "kernels", "--format", "json", c.tl))
+		checkTimeline(t, p, runCLI(t, "timeline", "--format", "json", c.tl))
+		var bars int
+		p.Eval(t, `document.querySelectorAll('#v-overview svg.tb-steps rect').length`, &bars)
+		if bars == 0 {
+			t.Error("no step-time breakdown bars in the Overview")
+		}
+	}
+	if c.tlArgs != nil {
+		checkKernels(t, p, runCLI(t, append([]string{"kernels", "--format", "json"}, c.tlArgs...)...))
+		checkTimeline(t, p, runCLI(t, append([]string{"timeline", "--format", "json"}, c.tlArgs...)...))
+	}
+	if c.name == "openreg" { // --profile-memory: a memory curve, its peak on a card
+		p.Click(t, "button[data-view=memory]")
+		var n int
+		p.Eval(t, `document.querySelectorAll('#v-memory svg.curve path').length`, &n)
+		var peak, card string
+		p.Eval(t, `String(JSON.parse(document.getElementById('orprof-data').textContent).memory.devices[0].peak_allocated)`, &peak)
+		p.Eval(t, `document.querySelector('#v-memory [data-card^=peak]').textContent`, &card)
+		if n == 0 || peak == "0" || card == "" {
+			t.Errorf("memory view: %d curves, peak %s, card %q", n, peak, card)
+		}
+	}
+	if c.diff != nil {
+		checkDiffRows(t, p, runCLI(t, append([]string{"diff", "--format", "json"}, c.diff...)...))
+	}
+	p.CheckClean(t)
+}
+
 // pageRows reads the rows of the page's table id: per row, its data-key and each cell's
 // data-v by data-col.
-func pageRows(t *testing.T, p *browsertest.Page, id string) []map[string]string {
+func pageRows(t *testing.T, p browsertest.Tab, id string) []map[string]string {
 	t.Helper()
 	var rows []map[string]string
 	p.Eval(t, `Array.from(document.querySelectorAll('table[data-table=`+id+`] tbody tr')).map(tr => {
@@ -172,7 +211,7 @@ func sameNumber(v string, want float64) bool {
 	return err == nil && f == want
 }
 
-func checkOpsRows(t *testing.T, p *browsertest.Page, cli []byte) {
+func checkOpsRows(t *testing.T, p browsertest.Tab, cli []byte) {
 	t.Helper()
 	p.Click(t, "button[data-view=operators]")
 	p.WaitFor(t, "#v-operators[data-ready]")
@@ -216,7 +255,7 @@ func checkOpsRows(t *testing.T, p *browsertest.Page, cli []byte) {
 	}
 }
 
-func checkSortFilter(t *testing.T, p *browsertest.Page) {
+func checkSortFilter(t *testing.T, p browsertest.Tab) {
 	t.Helper()
 	col := func() []float64 {
 		var out []float64
@@ -260,7 +299,7 @@ func checkSortFilter(t *testing.T, p *browsertest.Page) {
 	}
 }
 
-func checkDiffRows(t *testing.T, p *browsertest.Page, cli []byte) {
+func checkDiffRows(t *testing.T, p browsertest.Tab, cli []byte) {
 	t.Helper()
 	p.Click(t, "button[data-view=diff]")
 	p.WaitFor(t, "#v-diff[data-ready]")
@@ -332,7 +371,7 @@ func BenchmarkReportFirstRender(b *testing.B) {
 
 // checkTimeline compares the timeline figures the page holds with orprof timeline's JSON for
 // the same trace, member by member, and finds every timeline finding in the Overview's list.
-func checkTimeline(t *testing.T, p *browsertest.Page, cli []byte) {
+func checkTimeline(t *testing.T, p browsertest.Tab, cli []byte) {
 	t.Helper()
 	var want map[string]any
 	if err := json.Unmarshal(cli, &want); err != nil {
@@ -358,7 +397,7 @@ func checkTimeline(t *testing.T, p *browsertest.Page, cli []byte) {
 
 // checkKernels compares the Kernels view's rows with orprof kernels --format json for the same
 // trace, row by row and number for number, and finds the category chart.
-func checkKernels(t *testing.T, p *browsertest.Page, cli []byte) {
+func checkKernels(t *testing.T, p browsertest.Tab, cli []byte) {
 	t.Helper()
 	var doc struct {
 		Kernels []map[string]any `json:"kernels"`

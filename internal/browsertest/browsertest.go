@@ -1,9 +1,11 @@
-// Package browsertest opens pages in a real headless Chromium for tests (through
-// github.com/chromedp/chromedp, a test-only dependency): it records every console error,
-// uncaught exception and browser-log error, and every network request the page makes, so a
-// test can require none; it evaluates JavaScript and takes screenshots. Where no Chromium is
-// installed (Debian's chromium package; $ORPROF_CHROMIUM names another), the test is skipped
-// with the reason.
+// Package browsertest opens pages in a real headless Chromium (through
+// github.com/chromedp/chromedp, a test-only dependency) or Firefox (over WebDriver BiDi, by
+// this package's own small client: firefox.go, ws.go) for tests: it records every console
+// error, uncaught exception and browser-log error, and every network request the page makes,
+// so a test can require none; it evaluates JavaScript, clicks and takes screenshots. Both
+// browsers' pages are a Tab. Where a browser is not installed (Debian's chromium and
+// firefox-esr packages; $ORPROF_CHROMIUM and $ORPROF_FIREFOX name others), the test is
+// skipped with the reason.
 package browsertest
 
 import (
@@ -218,7 +220,34 @@ func (p *Page) Requests() []string {
 }
 
 // CheckClean fails t if the page logged an error or made a network request.
-func (p *Page) CheckClean(t testing.TB) {
+func (p *Page) CheckClean(t testing.TB) { checkClean(t, p) }
+
+// Tab is an open page in Chromium (Page) or Firefox (FirefoxPage), for tests that run in
+// both.
+type Tab interface {
+	// Eval evaluates a JavaScript expression and decodes its value into out (nil: discard).
+	Eval(t testing.TB, expr string, out any)
+	// WaitFor waits until an element matches a CSS selector.
+	WaitFor(t testing.TB, sel string)
+	// Click clicks the first element matching a CSS selector.
+	Click(t testing.TB, sel string)
+	// Screenshot writes a PNG of the viewport.
+	Screenshot(t testing.TB, path string)
+	// Errors and Requests are what the page logged as errors and requested so far.
+	Errors() []string
+	Requests() []string
+	// CheckClean fails t if the page logged an error or made a network request.
+	CheckClean(t testing.TB)
+	// Close closes the tab.
+	Close()
+}
+
+var (
+	_ Tab = (*Page)(nil)
+	_ Tab = (*FirefoxPage)(nil)
+)
+
+func checkClean(t testing.TB, p Tab) {
 	t.Helper()
 	if e := p.Errors(); len(e) > 0 {
 		t.Errorf("%d console errors, the first: %s", len(e), e[0])
