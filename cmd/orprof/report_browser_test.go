@@ -347,6 +347,17 @@ func checkDiffRows(t *testing.T, p browsertest.Tab, cli []byte) {
 // view) as render-ms. The target is under 1 s.
 func BenchmarkReportFirstRender(b *testing.B) {
 	br := browsertest.Start(b)
+	benchFirstRender(b, func(file string) browsertest.Tab { return br.Open(b, file, "body[data-rendered]") })
+}
+
+// BenchmarkReportFirstRenderFirefox is BenchmarkReportFirstRender in headless Firefox (whose
+// performance.now() is rounded to the ms).
+func BenchmarkReportFirstRenderFirefox(b *testing.B) {
+	f := browsertest.StartFirefox(b)
+	benchFirstRender(b, func(file string) browsertest.Tab { return f.Open(b, file, "body[data-rendered]") })
+}
+
+func benchFirstRender(b *testing.B, open func(file string) browsertest.Tab) {
 	out := filepath.Join(b.TempDir(), "mtia.html")
 	var so, se bytes.Buffer
 	if code := dispatch([]string{"report", "-o", out, filepath.Join("..", "..", "testdata", "kineto", "mtia_rank0.json.gz")},
@@ -355,7 +366,7 @@ func BenchmarkReportFirstRender(b *testing.B) {
 	}
 	var total float64
 	for b.Loop() {
-		p := br.Open(b, out, "body[data-rendered]")
+		p := open(out)
 		var ms string
 		p.Eval(b, `document.body.dataset.renderMs`, &ms)
 		f, err := strconv.ParseFloat(ms, 64)
