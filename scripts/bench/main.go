@@ -39,6 +39,7 @@ var (
 	count       = flag.Int("count", 5, "repeats of every figure (at least 5 for docs/performance.md)")
 	torchEvents = flag.Int("torch-events", 500_000, "events given to PyTorch's key_averages()")
 	noPython    = flag.Bool("no-python", false, "skip every python anchor")
+	noCallgrind = flag.Bool("no-callgrind", false, "skip the instruction counts (valgrind --tool=callgrind) of the cli section")
 	verbose     = flag.Bool("v", false, "print every raw benchmark line to stderr")
 	only        = flag.String("only", "", "comma-separated sections to run (recording, averages, reader, cli, export); all when empty")
 )
@@ -174,9 +175,13 @@ func main() {
 	fmt.Fprintf(os.Stderr, "bench: done in %s\n", time.Since(start).Round(time.Second))
 }
 
-// ratio says how r compares with anchor a, by medians: "3.1× faster than" / "2.0× the time of".
+// ratio says how r compares with anchor a, by medians: "3.1× faster than" / "2.0× the time of",
+// or for instruction counts "0.97× the count of".
 func ratio(r, a *sample) string {
 	x, y := r.median(), a.median()
+	if r.unit == "instructions" {
+		return fmt.Sprintf("%.2f× the count of", x/y)
+	}
 	if r.unit == "MB/s" {
 		x, y = 1/x, 1/y
 	}
@@ -204,6 +209,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.3f s", v)
 	case "×":
 		return fmt.Sprintf("%.2f×", v)
+	case "instructions":
+		return fmt.Sprintf("%.0f M instructions", v/1e6)
 	case "MB/s":
 		if v >= 1000 {
 			return fmt.Sprintf("%.2f GB/s", v/1000)
@@ -591,6 +598,69 @@ func cli(root, tmp string) {
 		}
 		add(r)
 	}
+	instructions(tmp, names[0], jobs[0].argv, []string{names[4], names[5], names[8]},
+		map[string][]string{names[4]: jobs[4].argv, names[5]: jobs[5].argv, names[8]: jobs[8].argv})
+}
+
+// instructions adds the instruction counts of the table command (anchorName, anchor) and of
+// each of the others (their argv in argvs) beside it: callgrind, GOMAXPROCS=1, one run each (a count
+// does not depend on the machine's load, which the timings do; it moves by well under 1 %
+// from run to run with the collector's timing). The rows are "instructions of <row>".
+func instructions(tmp, anchorName string, anchor []string, others []string, argvs map[string][]string) {
+	name := func(what string) string {
+		what, _, _ = strings.Cut(what, " (target")
+		return "instructions of " + what + " (callgrind, GOMAXPROCS=1)"
+	}
+	skip := ""
+	switch _, err := exec.LookPath("valgrind"); {
+	case *noCallgrind:
+		skip = "-no-callgrind"
+	case err != nil:
+		skip = "valgrind not found"
+	}
+	one := func(what string, argv []string, vs []string) *row {
+		r := add(&row{what: name(what), vs: vs, note: skip})
+		if skip != "" {
+			return r
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s\n", r.what)
+		n, err := callgrind(tmp, argv)
+		if err != nil {
+			r.note = err.Error()
+			return r
+		}
+		r.s = &sample{unit: "instructions", vals: []float64{n}}
+		r.note = "one run (a count, not a time)"
+		return r
+	}
+	one(anchorName, anchor, nil)
+	for _, o := range others {
+		one(o, argvs[o], []string{name(anchorName)})
+	}
+}
+
+// collected is callgrind's closing count of instructions ("==123== Collected : 1599026110").
+var collected = regexp.MustCompile(`Collected : (\d+)`)
+
+// callgrind runs argv under valgrind --tool=callgrind with GOMAXPROCS=1 (one thread: the count
+// of one program's work, without a second core's spinning) and asynchronous preemption off
+// (callgrind 3.19 aborts on the runtime's preemption signals: "vgCallgrind_post_signal:
+// Assertion 'sigNum == …' failed"), and returns the instructions executed.
+func callgrind(tmp string, argv []string) (float64, error) {
+	out := filepath.Join(tmp, "callgrind.out")
+	defer os.Remove(out)
+	cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + out}, argv...)...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("valgrind %s: %v: %s", filepath.Base(argv[0]), err, lastLine(stderr.Bytes()))
+	}
+	m := collected.FindSubmatch(stderr.Bytes())
+	if m == nil {
+		return 0, fmt.Errorf("valgrind printed no count: %s", lastLine(stderr.Bytes()))
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
 }
 
 // run runs argv with its output discarded and returns the wall time and the peak RSS in bytes,

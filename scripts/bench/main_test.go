@@ -34,4 +34,13 @@ func TestSampleAndRatio(t *testing.T) {
 	assert.Equal(t, "101.5 ns", format(101.5, "ns"))
 	assert.Equal(t, "55.8 ms", format(55.8e6, "ns"))
 	assert.Equal(t, "1.36 GB/s", format(1360, "MB/s"))
+	in := func(n float64) *sample { return &sample{unit: "instructions", vals: []float64{n}} }
+	assert.Equal(t, "0.97× the count of", ratio(in(1599e6), in(1641e6)))
+	assert.Equal(t, "1.50× the count of", ratio(in(3e9), in(2e9)))
+	assert.Equal(t, "1599 M instructions", format(1599e6, "instructions"))
+}
+
+func TestCallgrindCount(t *testing.T) {
+	m := collected.FindSubmatch([]byte("==123== Events    : Ir\n==123== Collected : 1599026110\n==123==\n==123== I   refs:      1,599,026,110\n"))
+	assert.Equal(t, "1599026110", string(m[1]))
 }
