@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
 
+	"github.com/orprof/orprof/internal/textfmt"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -63,11 +63,9 @@ func summarizeMetrics(scopes []xpu.Scope) metricsSummary {
 	return s
 }
 
-// writeMetricsCSV writes the summary as CSV: name, scopes, then one column per metric
-// ("GpuTime (ns)").
-func writeMetricsCSV(w io.Writer, s metricsSummary) error {
-	cw := csv.NewWriter(w)
-	hdr := []string{"name", "scopes"}
+// metricHeads are the metric columns' headers: "GpuTime (ns)".
+func (s metricsSummary) metricHeads() []string {
+	var hdr []string
 	for _, c := range s.Columns {
 		h := c.Name
 		if c.Unit != "" {
@@ -75,20 +73,40 @@ func writeMetricsCSV(w io.Writer, s metricsSummary) error {
 		}
 		hdr = append(hdr, h)
 	}
-	if err := cw.Write(hdr); err != nil {
-		return err
-	}
+	return hdr
+}
+
+// writeMetricsCSV writes the summary as CSV: name, scopes, then one column per metric
+// ("GpuTime (ns)").
+func writeMetricsCSV(w io.Writer, s metricsSummary) error {
+	t := textfmt.Table{Head: append([]string{"name", "scopes"}, s.metricHeads()...)}
 	for _, r := range s.Rows {
 		rec := []string{r.Name, strconv.Itoa(r.Scopes)}
 		for _, v := range r.Values {
 			rec = append(rec, strconv.FormatFloat(v, 'f', -1, 64))
 		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
+		t.Rows = append(t.Rows, rec)
 	}
-	cw.Flush()
-	return cw.Error()
+	return t.WriteCSV(w)
+}
+
+// writeMetricsMarkdown writes the summary as the text metrics table's markdown form: the same
+// columns and values (xpu.WriteMetricsTable: the average of each metric to 3 decimals), names
+// whole, then its "Scopes total" line.
+func writeMetricsMarkdown(w io.Writer, s metricsSummary) error {
+	t := textfmt.Table{Head: append([]string{"Name", "# of Scopes"}, s.metricHeads()...), Left: []bool{true}}
+	for _, r := range s.Rows {
+		rec := []string{r.Name, strconv.Itoa(r.Scopes)}
+		for _, v := range r.Values {
+			rec = append(rec, strconv.FormatFloat(v, 'f', 3, 64))
+		}
+		t.Rows = append(t.Rows, rec)
+	}
+	if err := t.WriteMarkdown(w); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\nScopes total: "+strconv.Itoa(s.Scopes)+"\n")
+	return err
 }
 
 // writeMetricsJSON writes the summary as a JSON document.

@@ -91,6 +91,8 @@ func writeMetrics(w io.Writer, format report.Format, scopes []xpu.Scope) error {
 		return writeMetricsCSV(w, summarizeMetrics(scopes))
 	case report.FormatJSON:
 		return writeMetricsJSON(w, summarizeMetrics(scopes))
+	case report.FormatMarkdown:
+		return writeMetricsMarkdown(w, summarizeMetrics(scopes))
 	}
 	return xpu.WriteMetricsTable(w, scopes, nil)
 }
