@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -34,7 +35,8 @@ func testTraces(t *testing.T) []string {
 }
 
 // TestKernelTotalsPerOpEqualTheTable: on every trace in testdata, read once for the table and
-// the kernels together, the device time the kernel view charges to each operator is the
+// the kernels together (as orprof report reads), the kernel summary is the one orprof kernels'
+// own read gives, byte for byte, and the device time the kernel view charges to each operator is the
 // table's self device time of that operator's rows (its own kernels), and the kernels' total
 // is the device time the reader counted. Two things the table counts are not kernels, as
 // PyTorch has them: a device-side user annotation (gpu_user_annotation) linked to its op by its
@@ -52,7 +54,16 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 				ann := annotations{}
 				av, err := tracefile.OpenAverages(f, tracefile.Options{Link: link, Consumers: []tracefile.Consumer{c, ann}}, events.AverageOptions{})
 				require.NoError(t, err)
-				s := c.Summary(Rank{File: f}, av.Data.DeviceName)
+				s := c.Summary(Rank{File: f, Rank: av.Data.Rank, FromTrace: av.Data.HasRank}, av.Data.DeviceName)
+				if link == tracefile.LinkAll {
+					// The table's read (the report's) and orprof kernels' own (ReadAll: a read,
+					// then a merge of the one rank) give the same bytes.
+					own, _, err := ReadAll([]string{f}, ReadOptions{})
+					require.NoError(t, err)
+					if a, b := render(t, own, JSON), render(t, s, JSON); a != b {
+						t.Fatalf("orprof kernels' read and the table's differ: %s", firstDiff(a, b))
+					}
+				}
 				table := map[string]float64{}
 				for _, r := range av.Rows {
 					if r.DeviceType == devices.CPU && !r.IsLegacy {
@@ -86,6 +97,17 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 			})
 		}
 	}
+}
+
+// firstDiff is the first line where a and b differ, with its number.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d: %q against %q", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines against %d", len(al), len(bl))
 }
 
 // annotations sums the device-side user annotations linked to each op.
