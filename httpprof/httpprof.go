@@ -57,6 +57,7 @@ import (
 	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/report/trace"
 )
@@ -337,8 +338,16 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		writeTrace(w, r, res, req.gzip, h.o.OmitSpans)
 		return
 	case kindReport:
+		// The table and the op tree from the capture's events; the timeline, kernel, step and
+		// memory views from its trace, read back as a file.
 		g := events.AverageOptions{GroupByInputShape: req.byShape}
 		m := html.ListModel(res.Events, report.RankInfo{}, res.Device, res.Options.ProfileMemory, g)
+		bd, _, err := bundle.FromTrace(res.Trace(), "capture", bundle.Options{})
+		if err != nil {
+			http.Error(w, "orprof: report: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		m.Timeline, m.Steps, m.Kernels, m.Memory = bd.Timeline, bd.Steps, bd.Kernels, bd.Memory
 		m.Title = "capture of " + captureLength(req.capture)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Security-Policy", html.ContentSecurityPolicy)

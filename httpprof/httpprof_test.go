@@ -24,6 +24,7 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/httpprof"
+	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/report"
@@ -487,4 +488,43 @@ func TestCaptureReport(t *testing.T) {
 	require.NoError(t, json.Compact(&got, page.Table))
 	assert.Equal(t, compact.String(), got.String())
 	assert.Contains(t, got.String(), `"key":"ProfilerStep*","count":3,`)
+}
+
+// The report endpoint shows the views a trace gives, from the capture's trace read back: the
+// step breakdown of its ProfilerSteps, the timeline analyses, the kernel view (kernel mode:
+// the backend's kernels).
+func TestCaptureReportViews(t *testing.T) {
+	p, err := orprof.NewProfiler(orprof.ProfilerOptions{Options: orprof.Options{Device: "openreg",
+		Activities: kineto.DefaultActivities()}})
+	require.NoError(t, err)
+	lp := startLoop(t, p, "mlp")
+	defer func() { lp.stop() }()
+	srv := server(t, p)
+	code, _, body, err := get(context.Background(), srv.URL+"/debug/orprof/report?steps=2")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, code, string(body))
+	m := regexp.MustCompile(`(?s)<script id="orprof-data" type="application/json">(.*?)</script>`).FindSubmatch(body)
+	require.NotNil(t, m, "the page embeds its data")
+	var page struct {
+		Timeline *struct {
+			Ranks []json.RawMessage `json:"ranks"`
+		} `json:"timeline"`
+		Steps *struct {
+			Ranks []struct {
+				Steps []json.RawMessage `json:"steps"`
+			} `json:"ranks"`
+		} `json:"steps"`
+		Kernels *struct {
+			Doc json.RawMessage `json:"doc"`
+		} `json:"kernels"`
+		Why map[string]string `json:"why"`
+	}
+	require.NoError(t, json.Unmarshal(m[1], &page))
+	require.NotNil(t, page.Timeline, "no timeline: %v", page.Why["timeline"])
+	assert.Len(t, page.Timeline.Ranks, 1)
+	require.NotNil(t, page.Steps, "no step breakdown: %v", page.Why["breakdown"])
+	require.Len(t, page.Steps.Ranks, 1)
+	assert.Len(t, page.Steps.Ranks[0].Steps, 2)
+	require.NotNil(t, page.Kernels, "no kernels: %v", page.Why["kernels"])
+	assert.Contains(t, string(page.Kernels.Doc), `"orprof_kernels"`)
 }

@@ -18,10 +18,13 @@ package memcurve
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/orprof/orprof/devices"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report/tracefile"
 )
 
@@ -48,6 +51,10 @@ type Device struct {
 	// Points are [time in µs from the summary's StartNs, allocated bytes, reserved bytes].
 	Points [][3]float64 `json:"points"`
 }
+
+// rankPrefix starts the name of a device in a summary of several ranks (Merge): "rank 3 ·
+// CUDA 0". A device's own name never does (deviceName).
+const rankPrefix = "rank "
 
 // Summary is one trace's memory curves, one per device, in (type, index) order.
 type Summary struct {
@@ -204,4 +211,62 @@ func cut(pts [][3]float64, max int) [][3]float64 {
 		i = j
 	}
 	return out
+}
+
+// Merge puts the curves of several ranks in one summary, in order: each device keeps its own
+// figures (nothing is summed: the ranks' devices are different memories), is named after its
+// rank ("rank 3 · CUDA 0", unless a merge named it already) and has its points moved onto the
+// earliest start of the summaries (times re-based, to a float µs: exact to the ns up to
+// ~10⁸ s). ranks[i] is sums[i]'s rank; nil summaries are skipped; nil when none has a curve.
+func Merge(ranks []int64, sums []*Summary) *Summary {
+	var out *Summary
+	for _, s := range sums {
+		if s != nil && len(s.Devices) > 0 && (out == nil || s.StartNs < out.StartNs) {
+			out = &Summary{StartNs: s.StartNs}
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	for i, s := range sums {
+		if s == nil {
+			continue
+		}
+		shift := float64(s.StartNs-out.StartNs) / 1000
+		for _, d := range s.Devices {
+			if !strings.HasPrefix(d.Name, rankPrefix) {
+				d.Name = rankPrefix + strconv.FormatInt(ranks[i], 10) + " · " + d.Name
+			}
+			pts := make([][3]float64, len(d.Points))
+			for k, p := range d.Points {
+				pts[k] = [3]float64{p[0] + shift, p[1], p[2]}
+			}
+			d.Points = pts
+			out.Devices = append(out.Devices, d)
+		}
+	}
+	return out
+}
+
+// Check reports the first figure of s that no Collector could have made (a summary read back
+// from a file): a device without records or with more allocations than records, a negative
+// peak, more than MaxPoints points, a point before the start or out of time order.
+func (s *Summary) Check() error {
+	for i, d := range s.Devices {
+		bad := func(what string) error { return fmt.Errorf("device %d (%s): %s", i+1, quote.String(d.Name), what) }
+		switch {
+		case d.Records < 1 || d.Allocs < 0 || d.Allocs > d.Records:
+			return bad(fmt.Sprintf("%d records, %d allocations", d.Records, d.Allocs))
+		case d.PeakAllocated < 0 || d.PeakReserved < 0:
+			return bad("a negative peak")
+		case len(d.Points) > MaxPoints:
+			return bad(fmt.Sprintf("%d points, more than %d", len(d.Points), MaxPoints))
+		}
+		for k, p := range d.Points {
+			if p[0] < 0 || p[0] != p[0] || k > 0 && p[0] < d.Points[k-1][0] {
+				return bad(fmt.Sprintf("point %d at %v µs: before the start or out of order", k+1, p[0]))
+			}
+		}
+	}
+	return nil
 }

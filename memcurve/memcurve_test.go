@@ -139,3 +139,41 @@ func TestConsumerOnTestdata(t *testing.T) {
 		t.Fatalf("%d traces: the repository's traces are missing", n)
 	}
 }
+
+// Merge keeps each rank's devices, named after the rank once, their points re-based to the
+// earliest start; Check refuses what no Collector makes.
+func TestMergeCheck(t *testing.T) {
+	a := curves(t, kineto(`"Device Type":1,"Device Id":0,"Bytes":512,"Total Allocated":512,"Total Reserved":1024`))
+	b := curves(t, kineto(`"Device Type":1,"Device Id":0,"Bytes":64,"Total Allocated":64,"Total Reserved":1024`,
+		`"Device Type":1,"Device Id":0,"Bytes":64,"Total Allocated":128,"Total Reserved":1024`))
+	b.StartNs += 5000 // 5 µs later
+	m := memcurve.Merge([]int64{0, 7}, []*memcurve.Summary{a, nil, b}[0:1:1])
+	if m.Devices[0].Name != "rank 0 · CUDA 0" {
+		t.Errorf("one summary: %q", m.Devices[0].Name)
+	}
+	m = memcurve.Merge([]int64{3, 7}, []*memcurve.Summary{curves(t, kineto(`"Device Type":1,"Device Id":0,"Bytes":512,"Total Allocated":512,"Total Reserved":1024`)), b})
+	if got := fmt.Sprint(m.Devices[0].Name, m.Devices[1].Name, m.Devices[1].Points); got != "rank 3 · CUDA 0rank 7 · CUDA 0[[5 64 1024] [15 128 1024]]" {
+		t.Errorf("merged: %s", got)
+	}
+	again := memcurve.Merge([]int64{0}, []*memcurve.Summary{m})
+	if again.Devices[1].Name != "rank 7 · CUDA 0" {
+		t.Errorf("merged twice: %q", again.Devices[1].Name)
+	}
+	if err := m.Check(); err != nil {
+		t.Errorf("a merge fails Check: %v", err)
+	}
+	for _, c := range []struct {
+		edit func(d *memcurve.Device)
+		want string
+	}{
+		{func(d *memcurve.Device) { d.Records = 0 }, "records"},
+		{func(d *memcurve.Device) { d.PeakAllocated = -1 }, "negative peak"},
+		{func(d *memcurve.Device) { d.Points[1][0] = -1 }, "out of order"},
+	} {
+		bad := curves(t, kineto(`"Device Type":1,"Device Id":0,"Bytes":64,"Total Allocated":64`, `"Device Type":1,"Device Id":0,"Bytes":64,"Total Allocated":128`))
+		c.edit(&bad.Devices[0])
+		if err := bad.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Check: %v, want %q", err, c.want)
+		}
+	}
+}

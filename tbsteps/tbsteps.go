@@ -42,10 +42,12 @@ package tbsteps
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/timeline"
 )
@@ -469,4 +471,29 @@ func (s *Summary) Findings() []Finding {
 		}
 	}
 	return out
+}
+
+// Check reports the first figure of s that no Collector could have made (a summary read back
+// from a file): categories other than Names, a step whose length is not its end minus its
+// start or whose categories are negative or do not add up to it.
+func (s *Summary) Check() error {
+	if !slices.Equal(s.Categories, Names[:]) {
+		return fmt.Errorf("categories %s, not %s", quote.Clip(strings.Join(s.Categories, ", ")), strings.Join(Names[:], ", "))
+	}
+	for _, r := range s.Ranks {
+		for _, st := range r.Steps {
+			var sum int64
+			for _, v := range st.Ns {
+				if v < 0 {
+					return fmt.Errorf("rank %d step %s: a negative time", r.Rank, quote.String(st.Name))
+				}
+				sum += v
+			}
+			if st.TotalNs != st.EndNs-st.StartNs || sum != st.TotalNs {
+				return fmt.Errorf("rank %d step %s: %d ns long from %d to %d, its categories sum to %d",
+					r.Rank, quote.String(st.Name), st.TotalNs, st.StartNs, st.EndNs, sum)
+			}
+		}
+	}
+	return nil
 }

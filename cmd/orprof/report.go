@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,25 +13,23 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/kernels"
-	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/flame"
+	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/report/ranks"
-	"github.com/orprof/orprof/report/tracefile"
-	"github.com/orprof/orprof/tbsteps"
-	"github.com/orprof/orprof/timeline"
 )
 
 const reportUsage = `usage: orprof report [flags] TRACE...          one profile: a trace, several (one per rank), a directory of traces or summaries, or - (stdin)
        orprof report [flags] --diff BEFORE AFTER   two profiles compared, regressions first
-Writes one self-contained HTML file (-o; default beside the input, NAME.report.html).`
+Writes one self-contained HTML file (-o; default beside the input, NAME.report.html), or with
+--format json a report summary (NAME.report.json): every summary of the profile, which orprof
+report reads back and merges (orprof report summaries/ of a large job).`
 
 func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("report", reportUsage, stderr)
-	out := fs.String("o", "", "HTML file to write (- for stdout; default beside the input: NAME.report.html)")
+	out := fs.String("o", "", "file to write (- for stdout; default beside the input: NAME.report.html, NAME.report.json)")
 	diff := fs.Bool("diff", false, "compare two profiles: the arguments are BEFORE and AFTER")
+	format := fs.String("format", "html", "html (the report) or json (a report summary: every summary of the profile, which orprof report reads back and merges)")
 	byShape := fs.Bool("group-by-input-shape", false, "group operator rows by input shapes too (traces only)")
 	byStackN := fs.Int("group-by-stack-n", 0, "group operator rows by the first `N` stack frames too (traces only)")
 	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
@@ -38,7 +37,12 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if stop {
 		return exit
 	}
+	asJSON := *format == "json"
 	switch {
+	case *format != "html" && !asJSON:
+		return fail(stderr, "report: --format %s: must be html or json; run 'orprof report -h'", quote.String(*format))
+	case *diff && asJSON:
+		return fail(stderr, "report: --format json writes one profile's summaries; a --diff is rendered as html (write each profile's summary, then orprof report --diff BEFORE AFTER); run 'orprof report -h'")
 	case *diff && len(pos) != 2:
 		return fail(stderr, "report: --diff needs BEFORE and AFTER, got %d arguments", len(pos))
 	case len(pos) == 0:
@@ -47,7 +51,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "report: --group-by-stack-n %d: must be ≥ 0", *byStackN)
 	}
 	g := events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN}
-	ro := ranks.Options{Grouping: g, SkipScopeMetrics: *noMetrics}
+	bo := bundle.Options{Grouping: g, SkipScopeMetrics: *noMetrics}
 	stdinUsed := false
 	for _, p := range pos {
 		if p == "-" {
@@ -62,7 +66,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if stdinUsed {
 			return fail(stderr, "report: reading stdin: give -o FILE (or -o - for stdout)")
 		}
-		path = defaultReportPath(pos[len(pos)-1], *diff)
+		path = defaultReportPath(pos[len(pos)-1], *diff, asJSON)
 	}
 	if path != "-" {
 		if err := checkOutput(path, pos); err != nil {
@@ -72,19 +76,20 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer lazyGC(tableGCFloor)()
 
 	var m *html.Model
+	var write func(w io.Writer) error
 	if *diff {
 		var sums [2]*report.Summary
 		for i, p := range pos {
-			s, code := loadProfile(p, stdin, ro, stderr)
+			pr, code := loadProfile(p, stdin, bo, stderr)
 			if code != 0 {
 				return code
 			}
-			if msg := noOperators(s.Summary, []string{p}, nil); msg != "" {
+			if msg := noOperators(pr.b.Table, []string{p}, nil); msg != "" {
 				return fail(stderr, "report: %s", msg)
 			}
-			sums[i] = s.Summary
+			sums[i] = pr.b.Table
 			if i == 1 {
-				m = s
+				m = pr.model()
 			}
 		}
 		if err := report.CheckDiff(sums[0], sums[1]); err != nil {
@@ -97,23 +102,30 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		m.Diff = &html.Diff{BeforeName: pos[0], AfterName: pos[1], Before: sums[0], After: sums[1]}
 		m.Title, m.Inputs, m.Start = pos[0]+" → "+pos[1], pos, "diff"
 		if m.Flame == nil {
-			m.FlameWhy = "No op tree: the icicle is drawn for a single trace (AFTER was read from summaries)."
+			m.FlameWhy = "No op tree: AFTER was read from table summaries, which keep only the rows (report summaries, orprof report --format json, keep every view)."
 		}
+		write = func(w io.Writer) error { return html.Write(w, m) }
 	} else {
+		var pr *loaded
 		var code int
 		if len(pos) == 1 {
-			m, code = loadProfile(pos[0], stdin, ro, stderr)
+			pr, code = loadProfile(pos[0], stdin, bo, stderr)
 		} else {
-			m, code = loadRanks(pos, ro, stderr)
+			pr, code = loadRanks(pos, bo, stderr)
 		}
 		if code != 0 {
 			return code
 		}
-		if msg := noOperators(m.Summary, pos, nil); msg != "" {
+		if msg := noOperators(pr.b.Table, pos, nil); msg != "" {
 			return fail(stderr, "report: %s", msg)
 		}
+		if asJSON {
+			write = func(w io.Writer) error { return bundle.Write(w, pr.b) }
+		} else {
+			m = pr.model()
+			write = func(w io.Writer) error { return html.Write(w, m) }
+		}
 	}
-	write := func(w io.Writer) error { return html.Write(w, m) }
 	if path == "-" {
 		ignoreSIGPIPE()
 		bw := bufio.NewWriter(stdout)
@@ -128,72 +140,114 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := outfile.Write(path, write); err != nil {
 		return fail(stderr, "report: -o %s: %v", quote.Clip(path), err)
 	}
-	fmt.Fprintf(stderr, "orprof: report written to %s\n", path)
+	what := "report"
+	if asJSON {
+		what = "report summary"
+	}
+	fmt.Fprintf(stderr, "orprof: %s written to %s\n", what, path)
 	return 0
 }
 
-// loadProfile reads one profile argument into a Model: a single trace gives the operator
-// summary and the op tree from one read; a summary file or a directory gives the merged
-// summaries (no tree).
-func loadProfile(p string, stdin io.Reader, ro ranks.Options, stderr io.Writer) (*html.Model, int) {
-	g := ro.Grouping
+// loaded is what a report shows: every summary of the profile (its views), and why views
+// are missing.
+type loaded struct {
+	b      *bundle.Bundle
+	title  string
+	inputs []string
+	// fromTables says the table's rows were all that some input had (table summaries).
+	fromTables bool
+}
+
+// model is the page of p.
+func (p *loaded) model() *html.Model {
+	b := p.b
+	m := &html.Model{Title: p.title, Inputs: p.inputs, Summary: b.Table, Flame: b.Flame, Timeline: b.Timeline,
+		Steps: b.Steps, Kernels: b.Kernels, Memory: b.Memory}
+	if p.fromTables {
+		m.FlameWhy = fmt.Sprintf("No op tree: of the %d ranks, some were read from table summaries (orprof table --format json), which keep only the rows; give the traces, or their report summaries (orprof report --format json TRACE), for every view.", len(b.Table.Ranks))
+		m.TimelineWhy = "No device timeline: some inputs are table summaries, which carry only the table's rows; give the traces, or their report summaries (orprof report --format json TRACE), for the timeline analyses."
+	}
+	return m
+}
+
+// loadProfile reads one profile argument: a trace (one read feeding every summary), a report
+// summary, or a table summary or directory (through loadRanks).
+func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) (*loaded, int) {
+	title := p
 	if p != "-" {
 		if isDir(p) {
-			return loadRanks([]string{p}, ro, stderr)
+			return loadRanks([]string{p}, o, stderr)
 		}
-		isSum, err := ranks.IsSummaryFile(p)
+		kind, err := ranks.FileKind(p)
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}
-		if isSum {
-			return loadRanks([]string{p}, ro, stderr)
+		switch kind {
+		case ranks.KindTableSummary:
+			return loadRanks([]string{p}, o, stderr)
+		case ranks.KindReportSummary:
+			b, err := bundle.ParseFile(p)
+			if err != nil {
+				return nil, fail(stderr, "report: %v", err)
+			}
+			if o.SkipScopeMetrics {
+				b.Table.DropScopeMetrics()
+			}
+			return checkGrouping(&loaded{b: b, title: title, inputs: []string{p}}, o, stderr)
 		}
+		b, td, err := bundle.Open(p, 0, o)
+		if err != nil {
+			return nil, fail(stderr, "report: %v", err)
+		}
+		printWarnings(stderr, td.Warnings(p))
+		return &loaded{b: b, title: title, inputs: []string{p}}, 0
 	}
-	name := p
-	if p == "-" {
-		name = "<stdin>"
+	// Standard input, held in memory: a trace, or a summary of either kind.
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return nil, fail(stderr, "report: <stdin>: %v", err)
 	}
-	// One read, no event kept: the table's Averager makes the rows and walks the op tree as
-	// the events stream through it, and the kernel view, the timeline analyses, the step
-	// breakdown and the memory curve consume the same events (tracefile.Consumer). The report
-	// groups as the table does: shapes are read only when grouped by them.
-	kc, tc := kernels.NewCollector(), timeline.NewConsumer(timeline.DefaultOptions(), nil)
-	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
-	tree := flame.NewBuilder()
-	opts := tracefile.Options{NoShapes: !g.GroupByInputShape, NoStacks: g.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, Tree: tree.Add,
-		SkipScopeMetrics: ro.SkipScopeMetrics, Link: ro.Link}
-	var av *tracefile.Averages
-	var err error
-	if p == "-" {
-		av, err = tracefile.ReadAverages(stdin, name, opts, g)
-	} else {
-		av, err = tracefile.OpenAverages(p, opts, g)
+	in := []string{"-"}
+	switch ranks.KindOf(bytes.NewReader(data)) {
+	case ranks.KindReportSummary:
+		b, err := bundle.ReadSummary(bytes.NewReader(data), "<stdin>")
+		if err != nil {
+			return nil, fail(stderr, "report: %v", err)
+		}
+		if o.SkipScopeMetrics {
+			b.Table.DropScopeMetrics()
+		}
+		return checkGrouping(&loaded{b: b, title: "-", inputs: in}, o, stderr)
+	case ranks.KindTableSummary:
+		s, _, err := ranks.LoadReader(bytes.NewReader(data), "<stdin>", ranks.Options{Grouping: o.Grouping, SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
+		if err != nil {
+			return nil, fail(stderr, "report: %v", err)
+		}
+		return checkGrouping(&loaded{b: &bundle.Bundle{Table: s}, title: "-", inputs: in, fromTables: true}, o, stderr)
 	}
-	if err == nil && kc.Err() != nil {
-		err = fmt.Errorf("%s: %w", name, kc.Err())
-	}
+	b, td, err := bundle.Read(bytes.NewReader(data), "<stdin>", 0, o)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}
-	data := av.Data
-	printWarnings(stderr, data.Warnings(name))
-	rank := report.RankInfo{File: p}
-	info := timeline.RankInfo{Trace: name, Device: data.DeviceName}
-	if data.HasRank {
-		rank.Rank, rank.FromTrace = data.Rank, true
-		info.Rank, info.HasRank = data.Rank, true
-	}
-	m := html.RowsModel(av.Rows, tree.Tree(), rank, data.DeviceName, av.Memory, g)
-	m.Timeline, m.Steps, m.Memory = tc.Finish(data, info), steps.Finish(info.Rank, name), memory.Finish()
-	m.Kernels = kc.Summary(kernels.Rank{File: name, Rank: info.Rank, FromTrace: data.HasRank}, data.DeviceName)
-	return m, 0
+	printWarnings(stderr, td.Warnings("<stdin>"))
+	return &loaded{b: b, title: "-", inputs: in}, 0
 }
 
-// loadRanks reads several profiles (traces, summaries, directories of them) into one merged
-// summary, as `orprof table A B …` and `orprof merge` do.
-func loadRanks(args []string, ro ranks.Options, stderr io.Writer) (*html.Model, int) {
-	g := ro.Grouping
+// checkGrouping refuses grouping flags a summary was not written with: summaries are grouped
+// when they are written.
+func checkGrouping(p *loaded, o bundle.Options, stderr io.Writer) (*loaded, int) {
+	g, s := o.Grouping, p.b.Table
+	if (g.GroupByInputShape || g.GroupByStackN > 0) && (s.GroupByInputShape != g.GroupByInputShape || s.GroupByStackN != g.GroupByStackN) {
+		return nil, fail(stderr, "report: --group-by-input-shape and --group-by-stack-n are chosen when summaries are written (orprof table, orprof report --format json), not when a report reads them")
+	}
+	return p, 0
+}
+
+// loadRanks reads several profiles (traces, report or table summaries, directories of them)
+// into one bundle: each trace read once, feeding every summary, in parallel, and the bundles
+// merged in order (bundle.LoadAll). Table summaries carry only the rows: with one among the
+// inputs, the report has the table's views alone.
+func loadRanks(args []string, o bundle.Options, stderr io.Writer) (*loaded, int) {
 	paths, err := ranks.Expand(args)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
@@ -203,46 +257,20 @@ func loadRanks(args []string, ro ranks.Options, stderr io.Writer) (*html.Model, 
 			return nil, fail(stderr, "report: - (stdin) can only be read alone")
 		}
 	}
-	s, warns, err := ranks.LoadAll(paths, ro)
+	b, warns, err := bundle.LoadAll(paths, o)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}
-	if (g.GroupByInputShape || g.GroupByStackN > 0) && (s.GroupByInputShape != g.GroupByInputShape || s.GroupByStackN != g.GroupByStackN) {
-		return nil, fail(stderr, "report: --group-by-input-shape and --group-by-stack-n are chosen when summaries are written (orprof table), not when a report reads them")
-	}
 	printWarnings(stderr, warns)
-	warnRanks(stderr, s)
-	m := &html.Model{Title: strings.Join(args, " "), Inputs: args, Summary: s,
-		FlameWhy: fmt.Sprintf("No op tree: the icicle is drawn for a single trace; this report merges %d ranks' summaries, which keep only the rows.", len(s.Ranks))}
-	// Traces (not summaries) of several ranks get the timeline analyses too: per-rank
-	// breakdown, overlap, stragglers. It is a second read of each trace (orprof timeline's),
-	// in parallel, until the table's read can feed the analyses itself.
-	traces := true
-	for _, p := range paths {
-		if isSum, err := ranks.IsSummaryFile(p); err != nil || isSum {
-			traces = false
-			break
-		}
-	}
-	if traces {
-		tl, _, err := timeline.ReadAll(paths, timeline.DefaultOptions(), 0)
-		if err != nil {
-			return nil, fail(stderr, "report: %v", err)
-		}
-		ks, _, err := kernels.ReadAll(paths, kernels.ReadOptions{})
-		if err != nil {
-			return nil, fail(stderr, "report: %v", err)
-		}
-		m.Timeline, m.Kernels = tl, ks
-	} else {
-		m.TimelineWhy = "No device timeline: summaries carry only the table's rows; give the traces (orprof report TRACE...) for the timeline analyses."
-	}
-	return m, 0
+	warnRanks(stderr, b.Table)
+	pr := &loaded{b: b, title: strings.Join(args, " "), inputs: args, fromTables: b.Flame == nil}
+	return checkGrouping(pr, o, stderr)
 }
 
-// defaultReportPath is the report's name beside its input: x.json.gz → x.report.html, a
-// directory d → d.report.html beside it; a diff's beside AFTER, x.diff.report.html.
-func defaultReportPath(in string, diff bool) string {
+// defaultReportPath is the report's name beside its input: x.json.gz → x.report.html (a report
+// summary's x.report.json), a directory d → d.report.html beside it; a diff's beside AFTER,
+// x.diff.report.html.
+func defaultReportPath(in string, diff, json bool) string {
 	in = filepath.Clean(in)
 	stem := in
 	for _, ext := range []string{".gz", ".json"} {
@@ -251,8 +279,11 @@ func defaultReportPath(in string, diff bool) string {
 	if stem == "" || stem == "." || stem == string(filepath.Separator) {
 		stem = "orprof"
 	}
-	if diff {
+	switch {
+	case diff:
 		return stem + ".diff.report.html"
+	case json:
+		return stem + ".report.json"
 	}
 	return stem + ".report.html"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/stubs"
 	"github.com/orprof/orprof/xpu"
@@ -151,11 +152,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *reportPath != "" {
+		// The table and the op tree from the run's events, as its table; the timeline, kernel,
+		// step and memory views from its trace, read back as a file.
 		m := html.ListModel(res.Events, report.RankInfo{}, res.Device, opts.ProfileMemory, tf.grouping())
 		m.Title = "orprof run --workload " + *workload + " --device " + *device
 		if tf.noScopeMetrics {
 			m.Summary.DropScopeMetrics()
 		}
+		b, _, err := bundle.FromTrace(res.Trace(), "orprof run", bundle.Options{SkipScopeMetrics: tf.noScopeMetrics})
+		if err != nil {
+			return fail(stderr, "run: --report: %v", err)
+		}
+		m.Timeline, m.Steps, m.Kernels, m.Memory = b.Timeline, b.Steps, b.Kernels, b.Memory
 		if err := outfile.Write(*reportPath, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 			return fail(stderr, "run: --report %s: %v", quote.Clip(*reportPath), err)
 		}

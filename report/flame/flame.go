@@ -12,11 +12,13 @@ package flame
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report/pprof"
 )
 
@@ -197,4 +199,48 @@ func share(n, root *Node) float64 {
 		s = max(s, float64(n.Device)/float64(root.Device))
 	}
 	return s
+}
+
+// Check reports the first figure of t that no Builder or Merge could have made (a tree read
+// back from a file): no root, a named root, a node without a name or with negative calls, a
+// total that is not its self figure plus its children's, a node count that is not the tree's.
+func (t *Tree) Check() error {
+	if t.Root == nil {
+		return fmt.Errorf("no root")
+	}
+	if t.Root.Name != "" || t.Root.Kernel {
+		return fmt.Errorf("the root has a name (%s)", quote.String(t.Root.Name))
+	}
+	n := 0
+	var check func(nd *Node, path string) error
+	check = func(nd *Node, path string) error {
+		cpu, dev := nd.SelfCPU, nd.SelfDevice
+		for _, c := range nd.Children {
+			if c == nil || c.Name == "" {
+				return fmt.Errorf("node under %s: no name", quote.String(path))
+			}
+			n++
+			p := path + ";" + c.Name
+			if c.Calls < 0 {
+				return fmt.Errorf("node %s: %d calls", quote.String(p), c.Calls)
+			}
+			if err := check(c, p); err != nil {
+				return err
+			}
+			cpu += c.CPU
+			dev += c.Device
+		}
+		if cpu != nd.CPU || dev != nd.Device {
+			return fmt.Errorf("node %s: totals %d and %d ns are not its own and its children's (%d, %d)",
+				quote.String(path), nd.CPU, nd.Device, cpu, dev)
+		}
+		return nil
+	}
+	if err := check(t.Root, ""); err != nil {
+		return err
+	}
+	if n != t.Nodes {
+		return fmt.Errorf("nodes %d, the tree has %d", t.Nodes, n)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -127,8 +129,13 @@ func merge(sums []*report.Summary, warns [][]string, links []tracefile.DeviceLin
 	return s, w, nil
 }
 
-// linkWarning is one line about the device time that reached no operator in any of the traces:
-// the trace's own warning when only one has such time, else the sums over all of them.
+// LinkWarning is one line about the device time that reached no operator in any of the
+// traces at paths: the trace's own warning when only one has such time, else the sums over all
+// of them; "" when all of it reached one.
+func LinkWarning(links []tracefile.DeviceLink, paths []string) string {
+	return linkWarning(links, paths)
+}
+
 func linkWarning(links []tracefile.DeviceLink, paths []string) string {
 	var sum tracefile.DeviceLink
 	n, last, traces := 0, -1, 0
@@ -222,33 +229,122 @@ func digits(s string) int {
 	return n
 }
 
-// IsSummaryFile reports whether the file at path (plain or gzip) is a summary rather than a
-// trace. It reads only the start of the file.
+// ReportKey is the member that opens a report summary — every summary of a profile that
+// `orprof report --format json` writes (package report/bundle) — and ReportVersion the version
+// of the format this orprof writes and reads. Its "table" member is a summary as
+// `orprof table --format json` writes it, which orprof merge and diff read (ReadSummaryFile).
+const (
+	ReportKey     = "orprof_report"
+	ReportVersion = 1
+)
+
+// IsReportSummary reports whether a profile starting with prefix (at least the first few dozen
+// bytes, plain) is a report summary.
+func IsReportSummary(prefix []byte) bool {
+	p := bytes.TrimPrefix(prefix, []byte{0xEF, 0xBB, 0xBF})
+	p = bytes.TrimLeft(p, " \t\r\n")
+	if len(p) == 0 || p[0] != '{' {
+		return false
+	}
+	p = bytes.TrimLeft(p[1:], " \t\r\n")
+	return bytes.HasPrefix(p, []byte(`"`+ReportKey+`"`))
+}
+
+// IsSummaryFile reports whether the file at path (plain or gzip) is a summary (a table's or a
+// report's) rather than a trace. It reads only the start of the file.
 func IsSummaryFile(path string) (bool, error) {
+	k, err := FileKind(path)
+	return k != KindTrace, err
+}
+
+// Kind is what a profile file holds.
+type Kind int
+
+const (
+	KindTrace         Kind = iota // a trace
+	KindTableSummary              // orprof table --format json
+	KindReportSummary             // orprof report --format json
+)
+
+// FileKind says what the file at path (plain or gzip) holds. It reads only its start.
+func FileKind(path string) (Kind, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		return KindTrace, err
 	}
 	defer f.Close()
-	return isSummaryStart(f), nil
+	return KindOf(f), nil
 }
 
 // isSummaryStart reports whether the profile r starts with (plain or gzip) is a summary. It
 // reads at most the start of r.
-func isSummaryStart(r io.Reader) bool {
+func isSummaryStart(r io.Reader) bool { return KindOf(r) != KindTrace }
+
+// KindOf says what the profile r starts with (plain or gzip) is. It reads at most the start
+// of r.
+func KindOf(r io.Reader) Kind {
 	br := bufio.NewReader(r)
 	r = br
 	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
 		gz, err := gzip.NewReader(r)
 		if err != nil {
-			return false // not valid gzip: the trace reader reports it
+			return KindTrace // not valid gzip: the trace reader reports it
 		}
 		defer gz.Close()
 		r = gz
 	}
 	buf := make([]byte, 64)
 	n, _ := io.ReadFull(r, buf)
-	return report.IsSummary(buf[:n])
+	switch {
+	case report.IsSummary(buf[:n]):
+		return KindTableSummary
+	case IsReportSummary(buf[:n]):
+		return KindReportSummary
+	}
+	return KindTrace
+}
+
+// readAnySummary reads a table summary, or the table of a report summary, from r (plain or
+// gzip); name is used in errors.
+func readAnySummary(r io.Reader, name string) (*report.Summary, error) {
+	br := bufio.NewReader(r)
+	var in io.Reader = br
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
+		}
+		defer gz.Close()
+		in = gz
+	}
+	in = bufio.NewReader(in)
+	head, _ := in.(*bufio.Reader).Peek(64)
+	if !IsReportSummary(head) {
+		return report.ReadSummary(in, name)
+	}
+	var doc struct {
+		Version *int            `json:"orprof_report"`
+		Table   json.RawMessage `json:"table"`
+	}
+	dec := json.NewDecoder(&io.LimitedReader{R: in, N: 1 << 30})
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: not a valid report summary: %s", name, quote.Clip(err.Error()))
+	}
+	switch {
+	case doc.Version == nil || *doc.Version != ReportVersion:
+		v := "none"
+		if doc.Version != nil {
+			v = strconv.Itoa(*doc.Version)
+		}
+		return nil, fmt.Errorf("%s: field %s: version %s: this orprof reads version %d", name, ReportKey, v, ReportVersion)
+	case len(doc.Table) == 0 || string(doc.Table) == "null":
+		return nil, fmt.Errorf("%s: field table: missing: a report summary holds the table's summary", name)
+	}
+	s, err := report.ReadSummary(bytes.NewReader(doc.Table), name+": field table")
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // LoadReader is Load for a profile read from r (stdin), named name in messages and in its
@@ -260,7 +356,7 @@ func LoadReader(r io.Reader, name string, o Options) (*report.Summary, []string,
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if isSummaryStart(bytes.NewReader(data)) {
-		s, err := o.summary(report.ReadSummary(bytes.NewReader(data), name))
+		s, err := o.summary(readAnySummary(bytes.NewReader(data), name))
 		return s, nil, err
 	}
 	av, err := tracefile.ReadAverages(bytes.NewReader(data), name, o.traceOptions(), o.Grouping)
@@ -270,14 +366,14 @@ func LoadReader(r io.Reader, name string, o Options) (*report.Summary, []string,
 	return SummarizeAverages(av, name, 0, o.Grouping), av.Data.Warnings(name), nil
 }
 
-// ReadSummaryFile reads the summary at path.
+// ReadSummaryFile reads the summary at path: a table's, or the table of a report summary.
 func ReadSummaryFile(path string) (*report.Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return report.ReadSummary(f, path)
+	return readAnySummary(f, path)
 }
 
 // Load reads the profile at path — a trace or a summary, plain or gzip — as a summary, with a

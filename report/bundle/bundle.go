@@ -1,0 +1,465 @@
+// Package bundle is every summary of one profile that `orprof report` renders: the table's
+// rows (report.Summary), the op call tree (flame.Tree), the device-timeline analyses
+// (timeline.Summary), the kernel view (kernels.Summary), the TensorBoard step breakdown
+// (tbsteps.Summary) and the memory curves (memcurve.Summary). A Bundle is made from a trace in
+// one streaming read that feeds every consumer (Open, Read: no event kept), from several
+// traces read in parallel (OpenAll), and is written as one JSON document — a report summary,
+// `orprof report --format json` — that Parse reads back and Merge merges rank by rank: the map
+// and reduce steps of a large job (`orprof report summaries/`).
+//
+// The document:
+//
+//	{"orprof_report": 1,            the version (ranks.ReportVersion), first
+//	 "table":    {…},               orprof table --format json (all rows)
+//	 "flame":    {"root": …} | null,
+//	 "timeline": {…} | null,        orprof timeline --format json (every view)
+//	 "kernels":  {…} | null,        orprof kernels --format json
+//	 "steps":    {…} | null,
+//	 "memory":   {…} | null}
+//
+// Each member is written by its summary's own writer and read by its own reader, checked as
+// it checks (a figure no collector could have made is refused). What a merge gives: the table,
+// the timeline and the kernel view merge exactly (as `orprof merge`, `orprof timeline` and
+// `orprof kernels` merge); the op tree is summed over the ranks path by path (exact sums of
+// whole ns: the icicle of the job, not of a rank); the step breakdown keeps each rank's steps;
+// the memory curves keep each rank's devices, named after their rank, their times re-based to
+// the earliest start (float µs). A view missing from any input is missing from the merge.
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/fanout"
+	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/kernels"
+	"github.com/orprof/orprof/memcurve"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/flame"
+	"github.com/orprof/orprof/report/ranks"
+	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/tbsteps"
+	"github.com/orprof/orprof/timeline"
+)
+
+// Bundle is every summary of a profile. Table is always set; a nil view is one the profile
+// has no data for (a merge with an input that lacked it).
+type Bundle struct {
+	Table    *report.Summary
+	Flame    *flame.Tree
+	Timeline *timeline.Summary
+	Kernels  *kernels.Summary
+	Steps    *tbsteps.Summary
+	Memory   *memcurve.Summary
+}
+
+// Options tune reading traces. The zero value is the default.
+type Options struct {
+	// Grouping is the key_averages grouping of the table's rows.
+	Grouping events.AverageOptions
+	// SkipScopeMetrics and Link are tracefile.Options'.
+	SkipScopeMetrics bool
+	Link             tracefile.LinkMode
+	// Workers is the number of traces read at once (OpenAll); 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Read reads one trace from r in one pass (tracefile.ReadAverages: the table's Averager, which
+// walks the op tree, and the kernel, timeline, step and memory consumers, no event kept) into
+// the summaries of one rank: the trace's distributedInfo rank, else pos. name names the trace
+// in messages and in the summaries. It returns the read's Data for its warnings.
+func Read(r io.Reader, name string, pos int, o Options) (*Bundle, *tracefile.Data, error) {
+	return read(name, pos, o, func(opts tracefile.Options) (*tracefile.Averages, error) {
+		return tracefile.ReadAverages(r, name, opts, o.Grouping)
+	})
+}
+
+// Open is Read of the trace file at path.
+func Open(path string, pos int, o Options) (*Bundle, *tracefile.Data, error) {
+	return read(path, pos, o, func(opts tracefile.Options) (*tracefile.Averages, error) {
+		return tracefile.OpenAverages(path, opts, o.Grouping)
+	})
+}
+
+func read(name string, pos int, o Options, readAverages func(tracefile.Options) (*tracefile.Averages, error)) (*Bundle, *tracefile.Data, error) {
+	kc, tc := kernels.NewCollector(), timeline.NewConsumer(timeline.DefaultOptions(), nil)
+	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
+	tree := flame.NewBuilder()
+	// The table groups by input shape only when asked, and never reads stacks unless it
+	// groups by them (ReadAverages decides).
+	av, err := readAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
+		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, Tree: tree.Add,
+		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
+	if err != nil {
+		return nil, nil, err
+	}
+	td := av.Data
+	rank := int64(pos)
+	if td.HasRank {
+		rank = td.Rank
+	}
+	b := &Bundle{
+		Table:    ranks.SummarizeAverages(av, name, pos, o.Grouping),
+		Flame:    tree.Tree(),
+		Timeline: tc.Finish(td, timeline.RankInfo{Rank: int64(pos), Trace: name}),
+		Kernels:  kc.Summary(kernels.Rank{File: name, Rank: rank, FromTrace: td.HasRank}, td.DeviceName),
+		Steps:    steps.Finish(rank, name),
+		Memory:   memory.Finish(),
+	}
+	return b, td, nil
+}
+
+// LoadAll reads the profiles at paths — traces, report summaries and table summaries —,
+// Options.Workers at a time (a trace read once, feeding every summary), and merges their
+// bundles in path order: trace k is rank k unless it names its own. A table summary has the
+// table alone (Table; the merge has no other view). It returns the warnings as
+// ranks.ReadTraces does (each trace's, then one line for the device time that reached no
+// operator in any), and the first error in path order.
+func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
+	bs := make([]*Bundle, len(paths))
+	warns := make([][]string, len(paths))
+	links := make([]tracefile.DeviceLink, len(paths))
+	errs := fanout.Each(len(paths), o.Workers, func(k int) error {
+		p := paths[k]
+		kind, err := ranks.FileKind(p)
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case ranks.KindReportSummary, ranks.KindTableSummary:
+			if kind == ranks.KindReportSummary {
+				bs[k], err = ParseFile(p)
+			} else {
+				var s *report.Summary
+				s, err = ranks.ReadSummaryFile(p)
+				bs[k] = &Bundle{Table: s}
+			}
+			if err == nil && o.SkipScopeMetrics {
+				bs[k].Table.DropScopeMetrics()
+			}
+			return err
+		}
+		b, td, err := Open(p, k, o)
+		if err != nil {
+			return err
+		}
+		bs[k], warns[k], links[k] = b, td.ReadWarnings(p), td.DeviceLink
+		return nil
+	})
+	if err := fanout.First(errs); err != nil {
+		return nil, nil, err
+	}
+	var w []string
+	for _, ws := range warns {
+		w = append(w, ws...)
+	}
+	if lw := ranks.LinkWarning(links, paths); lw != "" {
+		w = append(w, lw)
+	}
+	b, err := Merge(paths, bs...)
+	return b, w, err
+}
+
+// Merge merges bundles in order into a new one (the package doc says what each view's merge
+// is); names[i] names bs[i] in errors (nil: "summary i"). The inputs' summaries may be taken
+// over: do not use them afterwards.
+func Merge(names []string, bs ...*Bundle) (*Bundle, error) {
+	if len(bs) == 1 {
+		return bs[0], nil
+	}
+	name := func(i int) string {
+		if i < len(names) {
+			return quote.String(names[i])
+		}
+		return "summary " + strconv.Itoa(i+1)
+	}
+	tables := make([]*report.Summary, len(bs))
+	var trees []*flame.Tree
+	var ks []*kernels.Summary
+	var rankOf []int64
+	var mems []*memcurve.Summary
+	out := &Bundle{}
+	hasFlame, hasTimeline, hasKernels, hasSteps := true, true, true, true
+	for i, b := range bs {
+		tables[i] = b.Table
+		hasFlame = hasFlame && b.Flame != nil
+		hasTimeline = hasTimeline && b.Timeline != nil
+		hasKernels = hasKernels && b.Kernels != nil
+		hasSteps = hasSteps && b.Steps != nil
+		trees = append(trees, b.Flame)
+		ks = append(ks, b.Kernels)
+	}
+	t, err := report.MergeSummaries(tables...)
+	var me *report.MergeError
+	if errors.As(err, &me) {
+		return nil, errors.New(me.Named(name))
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Table = t
+	// A one-rank input whose trace names no rank takes the number the table's merge gives it
+	// (its position), in every view: summaries written one trace at a time all say rank 0.
+	// Its rank names its memory curves' devices (a merged input's are named already).
+	at := 0
+	for _, b := range bs {
+		r := int64(at)
+		if at < len(t.Ranks) {
+			r = t.Ranks[at].Rank
+		}
+		if len(b.Table.Ranks) == 1 && !b.Table.Ranks[0].FromTrace {
+			if b.Timeline != nil {
+				b.Timeline.SetRank(r)
+			}
+			if b.Steps != nil && len(b.Steps.Ranks) == 1 {
+				b.Steps.Ranks[0].Rank = r
+			}
+		}
+		at += len(b.Table.Ranks)
+		rankOf = append(rankOf, r)
+		mems = append(mems, b.Memory)
+	}
+	out.Memory = memcurve.Merge(rankOf, mems)
+	if hasFlame {
+		out.Flame = flame.Merge(trees...)
+	}
+	if hasTimeline {
+		tl := bs[0].Timeline
+		for i, b := range bs[1:] {
+			if err := tl.Merge(b.Timeline); err != nil {
+				return nil, fmt.Errorf("%s: timeline: %v", name(i+1), err)
+			}
+		}
+		out.Timeline = tl
+	}
+	if hasKernels {
+		k, err := kernels.Merge(ks...)
+		if err != nil {
+			return nil, fmt.Errorf("kernels: %v", err)
+		}
+		out.Kernels = k
+	}
+	if hasSteps {
+		st := &tbsteps.Summary{Categories: bs[0].Steps.Categories}
+		for _, b := range bs {
+			st.Merge(b.Steps)
+		}
+		out.Steps = st
+	}
+	return out, nil
+}
+
+// Write writes b as a report summary: one JSON document, each member written by its summary's
+// own writer.
+func Write(w io.Writer, b *Bundle) error {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "{\"%s\": %d,\n\"table\": ", ranks.ReportKey, ranks.ReportVersion)
+	if err := report.WriteSummaryJSON(&buf, b.Table, report.TableOptions{RowLimit: report.RowLimitAll}); err != nil {
+		return err
+	}
+	member := func(key string, write func(*bytes.Buffer) error) error {
+		trimNewline(&buf)
+		fmt.Fprintf(&buf, ",\n%q: ", key)
+		return write(&buf)
+	}
+	marshal := func(v any) func(*bytes.Buffer) error {
+		return func(buf *bytes.Buffer) error {
+			enc, err := json.Marshal(v)
+			buf.Write(enc)
+			return err
+		}
+	}
+	null := func(buf *bytes.Buffer) error { buf.WriteString("null"); return nil }
+	var err error
+	for _, m := range []struct {
+		key   string
+		isNil bool
+		write func(*bytes.Buffer) error
+	}{
+		{"flame", b.Flame == nil, marshal(b.Flame)},
+		{"timeline", b.Timeline == nil, func(buf *bytes.Buffer) error {
+			return timeline.Write(buf, timeline.JSON, b.Timeline, timeline.Views)
+		}},
+		{"kernels", b.Kernels == nil, func(buf *bytes.Buffer) error {
+			return kernels.Write(buf, kernels.JSON, b.Kernels, kernels.WriteOptions{})
+		}},
+		{"steps", b.Steps == nil, marshal(b.Steps)},
+		{"memory", b.Memory == nil, marshal(b.Memory)},
+	} {
+		write := m.write
+		if m.isNil {
+			write = null
+		}
+		if err = member(m.key, write); err != nil {
+			return err
+		}
+	}
+	trimNewline(&buf)
+	buf.WriteString("}\n")
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+func trimNewline(b *bytes.Buffer) {
+	for b.Len() > 0 && b.Bytes()[b.Len()-1] == '\n' {
+		b.Truncate(b.Len() - 1)
+	}
+}
+
+// maxBytes bounds a report summary (its curves and tree are bounded; its table is a summary's).
+const maxBytes = 1 << 30
+
+// Parse reads a report summary (Write's document, plain; gzip already undone) from r; name
+// names it in errors. Strict: one JSON object, its version first and this orprof's, no member
+// it does not know, "table" present, each member checked by its summary's own reader. Every
+// error is one line naming name and the member ("FILE: field timeline: …").
+func Parse(r io.Reader, name string) (*Bundle, error) {
+	lr := &io.LimitedReader{R: r, N: maxBytes + 1}
+	data, err := io.ReadAll(lr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if lr.N <= 0 {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not a report summary", name, maxBytes)
+	}
+	if !ranks.IsReportSummary(data) {
+		return nil, fmt.Errorf("%s: not a report summary (a JSON object starting with %q)", name, ranks.ReportKey)
+	}
+	var doc struct {
+		Version  *int            `json:"orprof_report"`
+		Table    json.RawMessage `json:"table"`
+		Flame    json.RawMessage `json:"flame"`
+		Timeline json.RawMessage `json:"timeline"`
+		Kernels  json.RawMessage `json:"kernels"`
+		Steps    json.RawMessage `json:"steps"`
+		Memory   json.RawMessage `json:"memory"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: not a valid report summary: %s", name, quote.Clip(err.Error()))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: byte %d: data after the report summary", name, dec.InputOffset())
+	}
+	if doc.Version == nil || *doc.Version != ranks.ReportVersion {
+		v := "none"
+		if doc.Version != nil {
+			v = strconv.Itoa(*doc.Version)
+		}
+		return nil, fmt.Errorf("%s: field %s: version %s: this orprof reads version %d", name, ranks.ReportKey, v, ranks.ReportVersion)
+	}
+	field := func(f string, err error) error {
+		return fmt.Errorf("%s: field %s: %s", name, f, quote.Clip(err.Error()))
+	}
+	present := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+	b := &Bundle{}
+	if !present(doc.Table) {
+		return nil, fmt.Errorf("%s: field table: missing: a report summary holds the table's summary", name)
+	}
+	if b.Table, err = report.ReadSummary(bytes.NewReader(doc.Table), "table"); err != nil {
+		return nil, fmt.Errorf("%s: field %v", name, err)
+	}
+	if present(doc.Flame) {
+		var t flame.Tree
+		if err := strictUnmarshal(doc.Flame, &t); err != nil {
+			return nil, field("flame", err)
+		}
+		if err := t.Check(); err != nil {
+			return nil, field("flame", err)
+		}
+		b.Flame = &t
+	}
+	if present(doc.Timeline) {
+		if b.Timeline, err = timeline.Load(bytes.NewReader(doc.Timeline)); err != nil {
+			return nil, field("timeline", err)
+		}
+	}
+	if present(doc.Kernels) {
+		if b.Kernels, err = kernels.ReadSummary(bytes.NewReader(doc.Kernels), "kernels"); err != nil {
+			return nil, fmt.Errorf("%s: field %v", name, err)
+		}
+	}
+	if present(doc.Steps) {
+		var s tbsteps.Summary
+		if err := strictUnmarshal(doc.Steps, &s); err != nil {
+			return nil, field("steps", err)
+		}
+		if err := s.Check(); err != nil {
+			return nil, field("steps", err)
+		}
+		b.Steps = &s
+	}
+	if present(doc.Memory) {
+		var m memcurve.Summary
+		if err := strictUnmarshal(doc.Memory, &m); err != nil {
+			return nil, field("memory", err)
+		}
+		if err := m.Check(); err != nil {
+			return nil, field("memory", err)
+		}
+		b.Memory = &m
+	}
+	return b, nil
+}
+
+// ParseFile is Parse of the file at path, plain or gzip.
+func ParseFile(path string) (*Bundle, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadSummary(f, path)
+}
+
+// ReadSummary is Parse of r, plain or gzip.
+func ReadSummary(r io.Reader, name string) (*Bundle, error) {
+	pr, err := plain(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(pr, name)
+}
+
+func strictUnmarshal(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// plain returns r, gunzipped if it is gzip.
+func plain(r io.Reader, name string) (io.Reader, error) {
+	br := bufio.NewReader(r)
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
+		}
+		return gz, nil
+	}
+	return br, nil
+}
+
+// FromTrace is Read of a trace in orprof's model (report/trace: the trace `orprof run` and
+// httpprof make of a Result), written as the Kineto JSON `orprof run --trace` writes and read
+// back: the timeline, kernel, step and memory views of an in-process profile are those of its
+// trace file. (Its table and op tree are better made from the Result's events, which the
+// caller has: html.ListModel; a trace says a ProfilerStep is a user annotation, the Result does
+// not.) It costs the trace's writing and one read, in memory.
+func FromTrace(t *trace.Trace, name string, o Options) (*Bundle, *tracefile.Data, error) {
+	var buf bytes.Buffer
+	if err := trace.Write(&buf, t); err != nil {
+		return nil, nil, err
+	}
+	return Read(bytes.NewReader(buf.Bytes()), name, 0, o)
+}

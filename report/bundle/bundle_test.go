@@ -1,0 +1,137 @@
+package bundle
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/orprof/orprof/internal/golden"
+)
+
+// Every bundle written and parsed back is written to the same bytes, on traces of each kind
+// (a GPU trace, one with memory records, orprof's fallback trace, a CPU-only one).
+func TestWriteParse(t *testing.T) {
+	for _, p := range []string{"../../testdata/kineto/rocm_mi250_train.json.gz", "../tracefile/testdata/reader/memory.json",
+		"../tracefile/testdata/reader/orprof_fallback.json", "../../testdata/kineto/cpu_only.json.gz"} {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b, _, err := Open(p, 0, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first bytes.Buffer
+			if err := Write(&first, b); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse(bytes.NewReader(first.Bytes()), "b.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var second bytes.Buffer
+			if err := Write(&second, back); err != nil {
+				t.Fatal(err)
+			}
+			if first.String() != second.String() {
+				t.Errorf("written, parsed and written again: %d bytes, then %d", first.Len(), second.Len())
+			}
+		})
+	}
+}
+
+// Merging a bundle with itself doubles the tree and the table, keeps both ranks' steps and
+// curves; the inputs' views missing from one input are missing from the merge.
+func TestMerge(t *testing.T) {
+	read := func() *Bundle {
+		b, _, err := Open("../tracefile/testdata/reader/memory.json", 0, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	one := read()
+	m, err := Merge(nil, read(), read())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Flame.Root.CPU != 2*one.Flame.Root.CPU || m.Flame.Nodes != one.Flame.Nodes {
+		t.Errorf("tree: CPU %d of %d, %d nodes of %d", m.Flame.Root.CPU, one.Flame.Root.CPU, m.Flame.Nodes, one.Flame.Nodes)
+	}
+	if len(m.Table.Ranks) != 2 || len(m.Steps.Ranks) != 2 || len(m.Memory.Devices) != 2*len(one.Memory.Devices) ||
+		m.Steps.Ranks[1].Rank != 1 || m.Timeline.Ranks[1].Rank != 1 {
+		t.Errorf("ranks: table %d, steps %d, memory devices %d, timeline %+v", len(m.Table.Ranks), len(m.Steps.Ranks), len(m.Memory.Devices), m.Timeline.Ranks)
+	}
+	if !strings.HasPrefix(m.Memory.Devices[1].Name, "rank 0 · ") && !strings.HasPrefix(m.Memory.Devices[len(m.Memory.Devices)-1].Name, "rank 1 · ") {
+		t.Errorf("memory devices %q", m.Memory.Devices[len(m.Memory.Devices)-1].Name)
+	}
+	tableOnly := &Bundle{Table: read().Table}
+	m, err = Merge(nil, read(), tableOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Flame != nil || m.Timeline != nil || m.Kernels != nil || m.Steps != nil || len(m.Table.Ranks) != 2 {
+		t.Error("a view one input lacks is in the merge")
+	}
+}
+
+// FuzzParse: any input is a bundle or one error line naming the input, never a panic; a bundle
+// parsed is written and parsed back to the same bundle.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzParse", "*"))
+	if len(seeds) == 0 {
+		f.Fatal("no seeds in testdata/fuzz/FuzzParse")
+	}
+	f.Add([]byte(`{"orprof_report": 1, "table": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := Parse(bytes.NewReader(data), "f.json")
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "f.json: ") || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q: not one line naming the input", msg)
+			}
+			return
+		}
+		var w1 bytes.Buffer
+		if err := Write(&w1, b); err != nil {
+			t.Fatalf("a parsed bundle does not write: %v", err)
+		}
+		b2, err := Parse(bytes.NewReader(w1.Bytes()), "f.json")
+		if err != nil {
+			t.Fatalf("a written bundle does not parse: %v", err)
+		}
+		var w2 bytes.Buffer
+		if err := Write(&w2, b2); err != nil || w1.String() != w2.String() {
+			t.Fatalf("written twice: different bytes (%v)", err)
+		}
+	})
+}
+
+// The fuzz seeds are real bundles of small traces (written by writeSeeds under -update).
+func TestFuzzSeeds(t *testing.T) {
+	dir := filepath.Join("testdata", "fuzz", "FuzzParse")
+	for _, p := range []string{"../tracefile/testdata/reader/memory.json", "../tracefile/testdata/reader/orprof_kernels.json"} {
+		b, _, err := Open(p, 0, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, b); err != nil {
+			t.Fatal(err)
+		}
+		seed := filepath.Join(dir, strings.TrimSuffix(filepath.Base(p), ".json"))
+		want := "go test fuzz v1\n[]byte(" + quoteGo(buf.String()) + ")\n"
+		if updateSeeds() {
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(seed, []byte(want), 0o644)
+			continue
+		}
+		got, err := os.ReadFile(seed)
+		if err != nil || string(got) != want {
+			t.Errorf("%s: the seed is not the bundle of %s (run go test -update)", seed, p)
+		}
+	}
+}
+
+func quoteGo(s string) string { return strconv.Quote(s) }
+
+func updateSeeds() bool { return golden.Update() }
