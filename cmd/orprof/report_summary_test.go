@@ -109,7 +109,7 @@ func TestReportSummaryMapReduce(t *testing.T) {
 		t.Errorf("orprof merge of report summaries differs from merge of table summaries:\n%s\n%s", a, b)
 	}
 	html := runCLI(t, "report", "-o", "-", sums)
-	if !bytes.Contains(html, []byte(`"flame":{"root"`)) || bytes.Contains(html, []byte("summaries carry only")) {
+	if !bytes.Contains(html, []byte(`"flame":{"root"`)) || bytes.Contains(html, []byte("No op tree")) {
 		t.Error("the report of report summaries has no op tree")
 	}
 	// Gzip summaries and stdin too.
@@ -161,7 +161,16 @@ func TestReportSummaryBadInput(t *testing.T) {
 			}
 		})
 	}
+	// orprof table reads traces: a summary of either kind is refused saying what reads it.
+	sum := filepath.Join(dir, "good.json")
+	os.WriteFile(sum, good, 0o644)
 	var out, errb bytes.Buffer
+	if code := dispatch([]string{"table", sum}, strings.NewReader(""), &out, &errb); code != 2 ||
+		!strings.Contains(errb.String(), "is a summary (a report summary, orprof report --format json), not a trace: orprof merge") ||
+		strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("orprof table of a report summary: exit %d, %q", code, errb.String())
+	}
+	errb.Reset()
 	if code := dispatch([]string{"report", "--format", "xml", "t.json"}, strings.NewReader(""), &out, &errb); code != 2 ||
 		!strings.Contains(errb.String(), "--format \"xml\": must be html or json; run 'orprof report -h'") {
 		t.Errorf("bad --format: exit %d, %q", code, errb.String())

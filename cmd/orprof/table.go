@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/ranks"
 	"github.com/orprof/orprof/report/tracefile"
@@ -111,6 +112,13 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
+		if k, kerr := ranks.FileKind(pos[0]); pos[0] != "-" && kerr == nil && k != ranks.KindTrace {
+			what := "orprof table --format json"
+			if k == ranks.KindReportSummary {
+				what = "a report summary, orprof report --format json"
+			}
+			return fail(stderr, "table: %s is a summary (%s), not a trace: orprof merge prints the table of summaries", quote.String(pos[0]), what)
+		}
 		return fail(stderr, "%v", err)
 	}
 	name := pos[0]

@@ -48,8 +48,9 @@ type Model struct {
 	// Summary is the operator table of the profile (all its ranks): the Overview, Operators,
 	// Memory and Ranks views.
 	Summary *report.Summary
-	// Flame is the op call tree of the profile (flame.FromList); nil when the profile was read
-	// from summaries, which keep no tree. FlameWhy says why it is missing.
+	// Flame is the op call tree of the profile (flame.FromList, or a flame.Builder's of a
+	// streaming read; of several ranks, their trees summed); nil when the profile was read
+	// from table summaries, which keep no tree. FlameWhy says why it is missing.
 	Flame    *flame.Tree
 	FlameWhy string
 	// Timeline is the device-timeline analyses' summary (orprof timeline) and Steps the
@@ -206,7 +207,7 @@ func pageData(m *Model) ([]byte, error) {
 	} else {
 		p.Why["flame"] = m.FlameWhy
 		if p.Why["flame"] == "" {
-			p.Why["flame"] = "No op tree: the icicle is drawn from a single trace's events; summaries (orprof table --format json) keep only the rows."
+			p.Why["flame"] = "No op tree: the icicle is drawn from a single trace's events (or summed over the ranks of traces or report summaries, orprof report --format json); table summaries (orprof table --format json) keep only the rows."
 		}
 	}
 	if t := m.Timeline; t != nil {
@@ -221,7 +222,7 @@ func pageData(m *Model) ([]byte, error) {
 	}
 	why := m.TimelineWhy
 	if why == "" {
-		why = "No device timeline: the step-time breakdown, idle causes and timeline findings come from one trace read by orprof report (orprof timeline's analyses); summaries and in-process captures do not carry them."
+		why = "No device timeline: the step-time breakdown, idle causes and timeline findings come from one trace read by orprof report (orprof timeline's analyses); table summaries (orprof table --format json) do not carry them: give the traces or their report summaries (orprof report --format json)."
 	}
 	if m.Steps == nil {
 		p.Why["breakdown"] = why
@@ -234,7 +235,7 @@ func pageData(m *Model) ([]byte, error) {
 	}
 	switch k := m.Kernels; {
 	case k == nil:
-		p.Why["kernels"] = "No kernel summary: the Kernels view is made from traces (orprof report TRACE...); summaries of the table and in-process captures carry no kernels."
+		p.Why["kernels"] = "No kernel summary: the Kernels view is made from traces (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no kernels."
 		p.Empty["kernels"] = true
 	case len(k.Kernels) == 0:
 		p.Why["kernels"] = "No kernels: this trace has no device work (a CPU-only profile, or a fallback-mode one whose device time is measured around each op)."
@@ -256,7 +257,7 @@ func pageData(m *Model) ([]byte, error) {
 		p.Why["memory_curve"] = p.Why["memory"]
 		p.Empty["memory"] = true
 	default:
-		p.Why["memory_curve"] = "No memory curve: it is drawn from a trace's [memory] records as orprof report TRACE reads them; summaries and in-process captures carry only the per-operator figures below (the table's)."
+		p.Why["memory_curve"] = "No memory curve: it is drawn from a trace's [memory] records as orprof report TRACE reads them; table summaries carry only the per-operator figures below (the table's)."
 	}
 	if m.Memory != nil && len(m.Memory.Devices) > 0 {
 		p.Memory = m.Memory
