@@ -185,8 +185,10 @@ func TestReportSummaryBadInput(t *testing.T) {
 // orprof run --report shows the views a trace gives: the step breakdown, the timeline, the
 // kernels of kernel mode, the memory curve of --profile-memory — from the run's trace read back.
 func TestRunReportViews(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "r.html")
-	runCLI(t, "run", "--workload", "mlp", "--profile-memory", "--activities", "cpu_op,kernel,privateuse1_runtime", "--report", out)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	runCLI(t, "run", "--workload", "mlp", "--profile-memory", "--activities", "cpu_op,kernel,privateuse1_runtime", "--report", out,
+		"--trace", filepath.Join(dir, "trace.json"))
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
