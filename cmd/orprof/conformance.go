@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orprof/orprof/internal/verdict"
 	_ "github.com/orprof/orprof/openreg" // registers "openreg" for --device openreg
 	"github.com/orprof/orprof/stubs"
 	"github.com/orprof/orprof/stubs/stubstest"
@@ -121,7 +122,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			if !strings.Contains(r.Reason, *lib) && !strings.Contains(r.Reason, backendArgs[1]) {
 				r.Reason = *lib + ": loading: " + r.Reason
 			}
-			fmt.Fprintf(stderr, "orprof conformance: %s\n", oneLine(r.Reason))
+			fmt.Fprintf(stderr, "orprof conformance: %s\n", verdict.Fold(r.Reason))
 			return 2
 		}
 	} else if !stubs.Registered(*device) {
@@ -132,35 +133,51 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		// A registered backend that says why it cannot run here (no OpenCL platform) could
 		// not be loaded: its reason, once, instead of the same failure in every check.
 		if err := st.Synchronize(context.Background()); err != nil && !errors.Is(err, stubs.ErrNotEnabled) {
-			fmt.Fprintf(stderr, "orprof conformance: --device %s: %s\n", *device, oneLine(err.Error()))
+			fmt.Fprintf(stderr, "orprof conformance: --device %s: %s\n", *device, verdict.Fold(err.Error()))
 			return 2
 		}
 	}
 
-	var passed, failed, skipped int
+	var tally verdictTally
 	for _, c := range stubstest.Cases() {
 		r := runChild(exe, append([]string{"--one", c.Name}, backendArgs...), *timeout)
 		r.Name = c.Name
-		switch r.Status {
-		case stubstest.Pass:
-			passed++
-		case stubstest.Skip:
-			skipped++
-		default:
-			r.Status = stubstest.Fail
-			failed++
-		}
-		fmt.Fprintln(stdout, r)
-		if *verbose {
-			fmt.Fprintln(stdout, "    "+c.Desc)
-		}
+		tally.print(stdout, r, *verbose, c.Desc)
 	}
-	summary := fmt.Sprintf("%d passed, %d failed", passed, failed)
-	if skipped > 0 {
-		summary += fmt.Sprintf(", %d skipped", skipped)
+	return tally.finish(stdout)
+}
+
+// verdictTally prints the results of either conformance kit (both are verdict.Results) the
+// same way, one line each, and counts them for the summary line.
+type verdictTally struct{ passed, failed, skipped int }
+
+// print prints r (a status other than PASS or SKIP is a FAIL) and, with verbose, the rule the
+// check enforces under it.
+func (t *verdictTally) print(stdout io.Writer, r verdict.Result, verbose bool, rule string) {
+	switch r.Status {
+	case verdict.Pass:
+		t.passed++
+	case verdict.Skip:
+		t.skipped++
+	default:
+		r.Status = verdict.Fail
+		t.failed++
+	}
+	fmt.Fprintln(stdout, r)
+	if verbose {
+		fmt.Fprintln(stdout, "    "+rule)
+	}
+}
+
+// finish prints "N passed, M failed[, K skipped]" and returns the exit status: 1 when a check
+// failed, else 0.
+func (t *verdictTally) finish(stdout io.Writer) int {
+	summary := fmt.Sprintf("%d passed, %d failed", t.passed, t.failed)
+	if t.skipped > 0 {
+		summary += fmt.Sprintf(", %d skipped", t.skipped)
 	}
 	fmt.Fprintln(stdout, summary)
-	if failed > 0 {
+	if t.failed > 0 {
 		return 1
 	}
 	return 0
@@ -322,8 +339,6 @@ func signalName(s syscall.Signal) string {
 	}
 	return fmt.Sprintf("%d (%v)", int(s), s)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func orNone(names []string) string {
 	if len(names) == 0 {

@@ -110,33 +110,13 @@ func runPluginConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "orprof conformance: cannot re-execute orprof for isolated checks: %v\n", err)
 		return 2
 	}
-	var passed, failed, skipped int
+	var tally verdictTally
 	for _, c := range plugintest.Cases() {
 		r := runPluginChild(exe, path, c.Name, *timeout)
 		r.Name = c.Name
-		switch r.Status {
-		case plugintest.Pass:
-			passed++
-		case plugintest.Skip:
-			skipped++
-		default:
-			r.Status = plugintest.Fail
-			failed++
-		}
-		fmt.Fprintln(stdout, r)
-		if *verbose {
-			fmt.Fprintln(stdout, "    "+c.Rule)
-		}
+		tally.print(stdout, r, *verbose, c.Rule)
 	}
-	summary := fmt.Sprintf("%d passed, %d failed", passed, failed)
-	if skipped > 0 {
-		summary += fmt.Sprintf(", %d skipped", skipped)
-	}
-	fmt.Fprintln(stdout, summary)
-	if failed > 0 {
-		return 1
-	}
-	return 0
+	return tally.finish(stdout)
 }
 
 // runPluginCheckChild runs in the child: the check named one, reported on the result pipe (or

@@ -27,34 +27,25 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/orprof/orprof/internal/verdict"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report/trace"
 )
 
-// Status is the outcome of a check.
-type Status string
+// Status is the outcome of a check (internal/verdict's, which both conformance kits share).
+type Status = verdict.Status
 
-// The outcomes.
+// The outcomes of a check.
 const (
-	Pass Status = "PASS"
-	Fail Status = "FAIL"
-	Skip Status = "SKIP"
+	Pass = verdict.Pass
+	Fail = verdict.Fail
+	Skip = verdict.Skip
 )
 
-// Result is one check's outcome; Reason says what broke (or why it was skipped).
-type Result struct {
-	Name   string `json:"name"`
-	Status Status `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// String is "PASS name", "FAIL name: reason" or "SKIP name: reason", on one line.
-func (r Result) String() string {
-	if r.Reason == "" {
-		return string(r.Status) + " " + r.Name
-	}
-	return string(r.Status) + " " + r.Name + ": " + strings.Join(strings.Fields(r.Reason), " ")
-}
+// Result is one check's outcome; Reason says what broke, or why it was skipped, and is empty
+// for Pass. Its String is "PASS name", "FAIL name: reason" or "SKIP name: reason" on one line
+// (verdict.Fold), as `orprof conformance` prints it for either kit.
+type Result = verdict.Result
 
 // Case is one named check.
 type Case struct {

@@ -75,9 +75,19 @@ func TestBrokenPluginsFail(t *testing.T) {
 	}
 }
 
+// TestResultString: a reason of several lines is folded as stubstest's is (verdict.Fold): the
+// line breaks stay visible as "; ".
 func TestResultString(t *testing.T) {
-	assert.Equal(t, "PASS load", plugintest.Result{Name: "load", Status: plugintest.Pass}.String())
-	assert.Equal(t, "FAIL trace: a b", plugintest.Result{Name: "trace", Status: plugintest.Fail, Reason: "a\n  b"}.String())
+	for _, tc := range []struct {
+		r    plugintest.Result
+		want string
+	}{
+		{plugintest.Result{Name: "load", Status: plugintest.Pass}, "PASS load"},
+		{plugintest.Result{Name: "trace", Status: plugintest.Fail, Reason: "a\n  b"}, "FAIL trace: a; b"},
+		{plugintest.Result{Name: "flows", Status: plugintest.Skip, Reason: "no flows\n"}, "SKIP flows: no flows"},
+	} {
+		assert.Equal(t, tc.want, tc.r.String())
+	}
 }
 
 // TestCasesStateTheirRules: every check has a name, a one-line Doc for -h and a Rule for -v

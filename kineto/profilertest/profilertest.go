@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/orprof/orprof/internal/verdict"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report/trace"
 )
@@ -41,12 +42,13 @@ type Result struct {
 	Reason string
 }
 
-// String is "PASS name" or "FAIL name: reason", on one line.
+// String is "PASS name" or "FAIL name: reason", on one line (the reason folded as the
+// conformance kits fold theirs: verdict.Fold).
 func (r Result) String() string {
 	if r.Pass {
 		return "PASS " + r.Name
 	}
-	return "FAIL " + r.Name + ": " + strings.Join(strings.Fields(r.Reason), " ")
+	return "FAIL " + r.Name + ": " + verdict.Fold(r.Reason)
 }
 
 // Case is one named check.

@@ -13,42 +13,27 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/orprof/orprof/internal/verdict"
 	"github.com/orprof/orprof/stubs"
 )
 
-// Status is the outcome of one case.
-type Status string
+// Status is the outcome of a check (internal/verdict's, which both conformance kits share).
+type Status = verdict.Status
 
-// The outcomes of a case.
+// The outcomes of a check.
 const (
-	Pass Status = "PASS"
-	Fail Status = "FAIL"
-	Skip Status = "SKIP"
+	Pass = verdict.Pass
+	Fail = verdict.Fail
+	Skip = verdict.Skip
 )
 
-// Result is the outcome of one case against one backend. Reason is empty for Pass.
-type Result struct {
-	Name   string `json:"name"`
-	Status Status `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// String is the one-line form `orprof conformance` prints: "PASS name", "FAIL name: reason" or
-// "SKIP name: reason". Line breaks in the reason are folded.
-func (r Result) String() string {
-	if r.Reason == "" {
-		return string(r.Status) + " " + r.Name
-	}
-	return string(r.Status) + " " + r.Name + ": " + oneLine(r.Reason)
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
-}
+// Result is one check's outcome; Reason says what broke, or why it was skipped, and is empty
+// for Pass. Its String is "PASS name", "FAIL name: reason" or "SKIP name: reason" on one line
+// (verdict.Fold), as `orprof conformance` prints it for either kit.
+type Result = verdict.Result
 
 // Config holds the knobs a case reads: the defaults in the field comments, changed by Options.
 type Config struct {

@@ -247,8 +247,17 @@ func TestCheckNewBackendError(t *testing.T) {
 	assert.ErrorContains(t, err, "enabled: new backend: no device")
 }
 
+// TestResultString: a reason of several lines is folded as plugintest's is (verdict.Fold).
 func TestResultString(t *testing.T) {
-	assert.Equal(t, "PASS mark", stubstest.Result{Name: "mark", Status: stubstest.Pass}.String())
-	assert.Equal(t, "FAIL ranges: a; b", stubstest.Result{Name: "ranges", Status: stubstest.Fail, Reason: "a\nb"}.String())
-	assert.Equal(t, "SKIP mark: no marks", stubstest.Result{Name: "mark", Status: stubstest.Skip, Reason: "no marks"}.String())
+	for _, tc := range []struct {
+		r    stubstest.Result
+		want string
+	}{
+		{stubstest.Result{Name: "mark", Status: stubstest.Pass}, "PASS mark"},
+		{stubstest.Result{Name: "ranges", Status: stubstest.Fail, Reason: "a\nb"}, "FAIL ranges: a; b"},
+		{stubstest.Result{Name: "ranges", Status: stubstest.Fail, Reason: "a\n\n  b\n"}, "FAIL ranges: a; b"},
+		{stubstest.Result{Name: "mark", Status: stubstest.Skip, Reason: "no marks"}, "SKIP mark: no marks"},
+	} {
+		assert.Equal(t, tc.want, tc.r.String())
+	}
 }
