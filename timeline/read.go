@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,7 @@ func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error)
 		}
 	}
 	if !s.Options.sameThresholds(o) {
-		return nil, nil, fmt.Errorf("%s: a summary made with other thresholds or steps than asked (its options: %+v)", paths[0], s.Options)
+		return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", paths[0], ErrOtherOptions, s.Options)
 	}
 	return s, all, nil
 }
@@ -76,6 +77,14 @@ func openInput(path string, o Options, pos int) (*Summary, []string, error) {
 	}
 	return OpenTrace(path, o, pos)
 }
+
+// ErrOtherOptions is ReadAll's error for summaries made with other thresholds or steps than
+// the Options asked for: their analyses ran when they were written.
+var ErrOtherOptions = errors.New("a summary made with other thresholds or steps than asked")
+
+// IsSummaryFile reports whether the file at path (plain or gzip) is a summary Write wrote as
+// json, not a trace.
+func IsSummaryFile(path string) bool { return path != "-" && isSummary(path) }
 
 // summaryMark starts every document Write writes as json.
 var summaryMark = []byte(`{` + "\n" + `  "orprof_timeline":`)

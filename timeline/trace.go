@@ -1,6 +1,10 @@
 package timeline
 
-import "github.com/orprof/orprof/report/tracefile"
+import (
+	"io"
+
+	"github.com/orprof/orprof/report/tracefile"
+)
 
 // OpenTrace reads the trace at path in one pass ("-": standard input) for the analyses alone
 // (tracefile.OpenConsumers, a Consumer: no event is kept) and returns the summary of its rank:
@@ -14,6 +18,20 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 	name := path
 	if name == "-" {
 		name = "<stdin>"
+	}
+	return c.Finish(td, RankInfo{Rank: int64(pos), Trace: name}), td.ReadWarnings(name), nil
+}
+
+// ReadTrace is OpenTrace of a trace read from r (plain or gzip), named name in the summary and
+// the warnings: `orprof timeline -` reads its standard input through it.
+func ReadTrace(r io.Reader, name string, o Options, pos int) (*Summary, []string, error) {
+	if err := o.Check(); err != nil {
+		return nil, nil, err
+	}
+	c := NewConsumer(o, nil)
+	td, err := tracefile.ReadConsumers(r, name, tracefile.Options{Consumers: []tracefile.Consumer{c}})
+	if err != nil {
+		return nil, nil, err
 	}
 	return c.Finish(td, RankInfo{Rank: int64(pos), Trace: name}), td.ReadWarnings(name), nil
 }

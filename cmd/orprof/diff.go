@@ -1,13 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/ranks"
-	"github.com/orprof/orprof/report/tracefile"
 )
 
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -50,9 +52,37 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *noMetrics {
 			return failFlag(stderr, "diff", "--no-scope-metrics does not apply to kernels summaries (they have no \"metrics: …\" rows)")
 		}
+		if link.set {
+			return refuseLink(stderr, "diff", "kernels summaries")
+		}
 		return diffKernels(pos, *format, *rowLimit, *nameWidth, stdout, stderr)
 	}
-	ro := ranks.Options{Link: tracefile.LinkMode(link), SkipScopeMetrics: *noMetrics}
+	if link.set {
+		// Each side's inputs: --link needs a trace among them.
+		var all, sums []string
+		stdinSummary := false
+		if slices.Contains(pos, "-") {
+			br := bufio.NewReaderSize(stdin, 1<<16)
+			head, _ := br.Peek(br.Size())
+			stdinSummary, stdin = ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace, br
+		}
+		for _, p := range pos {
+			if p == "-" {
+				continue // stdin is checked below, as it is read
+			}
+			paths, err := ranks.Expand([]string{p})
+			if err != nil {
+				return fail(stderr, "diff: %v", err)
+			}
+			all = append(all, paths...)
+			sums = append(sums, summaryInputs(paths)...)
+		}
+		if len(sums) == len(all) && (stdinSummary || !slices.Contains(pos, "-")) {
+			return refuseLink(stderr, "diff", "BEFORE and AFTER are summaries, which")
+		}
+		noteLinkSummaries(stderr, sums)
+	}
+	ro := ranks.Options{Link: link.mode(), SkipScopeMetrics: *noMetrics}
 	var sums [2]*report.Summary
 	var warns [2][]string
 	var errs [2]error

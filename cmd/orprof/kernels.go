@@ -57,8 +57,23 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "kernels: - (stdin) can only be read alone")
 		}
 	}
+	if link.set {
+		sums := summaryInputs(paths)
+		if len(sums) == len(paths) {
+			return refuseLink(stderr, "kernels", "the inputs are summaries, which")
+		}
+		noteLinkSummaries(stderr, sums)
+	}
+	var in io.Reader = stdin
+	if paths[0] == "-" {
+		br, isSum := kernels.SniffSummary(stdin)
+		if isSum && link.set {
+			return refuseLink(stderr, "kernels", "<stdin> is a kernels summary; summaries")
+		}
+		in = br
+	}
 	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: stdin})
+	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: in})
 	if err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}

@@ -49,6 +49,10 @@ func checkKernelsMergeFlags(tf *tableFlags, byRank bool, stderr io.Writer) int {
 		return failFlag(stderr, "merge", "--pytorch-1.13 does not apply to kernels summaries")
 	case tf.noScopeMetrics:
 		return failFlag(stderr, "merge", "--no-scope-metrics does not apply to kernels summaries (they have no \"metrics: …\" rows)")
+	case tf.link.set:
+		return refuseLink(stderr, "merge", "kernels summaries")
+	case tf.byShape || tf.byStackN > 0:
+		return failFlag(stderr, "merge", "--group-by-input-shape and --group-by-stack-n do not apply to kernels summaries (their rows are kernels)")
 	}
 	return 0
 }

@@ -64,7 +64,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "kernels":
 		return runKernels(args[1:], stdin, stdout, stderr)
 	case "timeline":
-		return runTimeline(args[1:], stdout, stderr)
+		return runTimeline(args[1:], stdin, stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdin, stdout, stderr)
 	case "conformance":

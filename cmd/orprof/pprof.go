@@ -32,9 +32,9 @@ func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var data *tracefile.Data
 	var err error
 	if pos[0] == "-" {
-		data, err = tracefile.Read(stdin, "<stdin>", tracefile.Options{Link: tracefile.LinkMode(link)})
+		data, err = tracefile.Read(stdin, "<stdin>", tracefile.Options{Link: link.mode()})
 	} else {
-		data, err = tracefile.Open(pos[0], tracefile.Options{Link: tracefile.LinkMode(link)})
+		data, err = tracefile.Open(pos[0], tracefile.Options{Link: link.mode()})
 	}
 	if err != nil {
 		return fail(stderr, "pprof: %v", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -188,7 +189,7 @@ func runMerge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exit
 	}
 	if tf.byShape || tf.byStackN > 0 {
-		return fail(stderr, "merge: --group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")
+		return failFlag(stderr, "merge", "--group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")
 	}
 	if slices.Contains(pos, "-") {
 		if len(pos) > 1 {
@@ -204,6 +205,13 @@ func runMerge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if isKernelsSummary(p) {
 			return mergeKernels(paths, &tf, *byRank, stdout, stderr)
 		}
+	}
+	if tf.link.set {
+		sums := summaryInputs(paths)
+		if len(sums) == len(paths) {
+			return refuseLink(stderr, "merge", "the inputs are summaries, which")
+		}
+		noteLinkSummaries(stderr, sums)
 	}
 	s, warns, err := ranks.LoadAll(paths, tf.ranksOptions())
 	if err != nil {
@@ -225,6 +233,9 @@ func mergeStdin(stdin io.Reader, tf *tableFlags, byRank bool, stdout, stderr io.
 			return fail(stderr, "merge: %v", err)
 		}
 		return writeKernelsMerge(s, tf, stdout, stderr)
+	}
+	if head, _ := br.Peek(br.Size()); tf.link.set && ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace {
+		return refuseLink(stderr, "merge", "<stdin> is a summary; summaries")
 	}
 	s, warns, err := ranks.LoadReader(br, "<stdin>", tf.ranksOptions())
 	if err != nil {

@@ -33,6 +33,8 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	byShape := fs.Bool("group-by-input-shape", false, "group operator rows by input shapes too (traces only)")
 	byStackN := fs.Int("group-by-stack-n", 0, "group operator rows by the first `N` stack frames too (traces only)")
 	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
+	var link linkValue
+	fs.Var(&link, "link", linkFlagUsage+"; summaries were linked when they were written")
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -51,7 +53,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "report: --group-by-stack-n %d: must be ≥ 0", *byStackN)
 	}
 	g := events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN}
-	bo := bundle.Options{Grouping: g, SkipScopeMetrics: *noMetrics}
+	bo := bundle.Options{Grouping: g, SkipScopeMetrics: *noMetrics, Link: link.mode()}
 	stdinUsed := false
 	for _, p := range pos {
 		if p == "-" {
@@ -59,6 +61,11 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return fail(stderr, "report: - (stdin) can only be read alone")
 			}
 			stdinUsed = true
+		}
+	}
+	if link.set {
+		if code := checkReportLink(pos, stdin, &stdin, stderr); code != 0 {
+			return code
 		}
 	}
 	path := *out
@@ -238,7 +245,7 @@ func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) 
 func checkGrouping(p *loaded, o bundle.Options, stderr io.Writer) (*loaded, int) {
 	g, s := o.Grouping, p.b.Table
 	if (g.GroupByInputShape || g.GroupByStackN > 0) && (s.GroupByInputShape != g.GroupByInputShape || s.GroupByStackN != g.GroupByStackN) {
-		return nil, fail(stderr, "report: --group-by-input-shape and --group-by-stack-n are chosen when summaries are written (orprof table, orprof report --format json), not when a report reads them")
+		return nil, failFlag(stderr, "report", "--group-by-input-shape and --group-by-stack-n are chosen when summaries are written (orprof table, orprof report --format json), not when a report reads them")
 	}
 	return p, 0
 }
@@ -342,4 +349,32 @@ func checkRunReport(path string, steps bool) string {
 		return "--report -: stdout has the table; give a file"
 	}
 	return ""
+}
+
+// checkReportLink refuses --link when no input of the report (with --diff: of either side) is a
+// trace: summaries had their device time charged to operators when they were written. With
+// traces among the inputs, a note names the summaries it does not apply to. Standard input is
+// peeked at, and *stdinOut replaced by a reader that still has every byte.
+func checkReportLink(pos []string, stdin io.Reader, stdinOut *io.Reader, stderr io.Writer) int {
+	var all, sums []string
+	stdinSummary, hasStdin := false, false
+	for _, p := range pos {
+		if p == "-" {
+			br := bufio.NewReaderSize(stdin, 1<<16)
+			head, _ := br.Peek(br.Size())
+			hasStdin, stdinSummary, *stdinOut = true, ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace, br
+			continue
+		}
+		paths, err := ranks.Expand([]string{p})
+		if err != nil {
+			return fail(stderr, "report: %v", err)
+		}
+		all = append(all, paths...)
+		sums = append(sums, summaryInputs(paths)...)
+	}
+	if len(sums) == len(all) && (!hasStdin || stdinSummary) {
+		return refuseLink(stderr, "report", "the inputs are summaries, which")
+	}
+	noteLinkSummaries(stderr, sums)
+	return 0
 }

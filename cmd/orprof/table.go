@@ -15,6 +15,7 @@ import (
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/ranks"
 	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/timeline"
 )
 
 // tableFlags are the table flags shared by run and table.
@@ -148,22 +149,69 @@ func (tf *tableFlags) ranksOptions() ranks.Options {
 }
 
 // linkMode is the --link value.
-func (tf *tableFlags) linkMode() tracefile.LinkMode { return tracefile.LinkMode(tf.link) }
+func (tf *tableFlags) linkMode() tracefile.LinkMode { return tf.link.mode() }
 
-// linkValue is --link: a tracefile.LinkMode given as all or external-id.
-type linkValue tracefile.LinkMode
+// linkValue is --link: a tracefile.LinkMode given as all or external-id, and whether it was
+// given (a summary's device time was charged when it was written: --link is refused there).
+type linkValue struct {
+	m   tracefile.LinkMode
+	set bool
+}
 
-func (v linkValue) mode() tracefile.LinkMode { return tracefile.LinkMode(v) }
+func (v linkValue) mode() tracefile.LinkMode { return v.m }
 
-func (v *linkValue) String() string { return tracefile.LinkMode(*v).String() }
+func (v *linkValue) String() string {
+	if v == nil {
+		return tracefile.LinkMode(0).String()
+	}
+	return v.m.String()
+}
 
 func (v *linkValue) Set(s string) error {
 	m, ok := tracefile.ParseLinkMode(s)
 	if !ok {
 		return errors.New("must be all or external-id")
 	}
-	*v = linkValue(m)
+	v.m, v.set = m, true
 	return nil
+}
+
+// refuseLink is the line refusing --link of `orprof cmd` when none of its inputs is a trace:
+// what, the inputs, had their device time charged to operators when they were written.
+func refuseLink(stderr io.Writer, cmd, what string) int {
+	return failFlag(stderr, cmd, "--link applies to traces; %s had their device time charged to operators when they were written (give the traces)", what)
+}
+
+// noteLinkSummaries says on stderr that --link applied to the traces among the inputs and not
+// to the summaries among them, naming the first.
+func noteLinkSummaries(stderr io.Writer, summaries []string) {
+	if len(summaries) > 0 {
+		fmt.Fprintf(stderr, "orprof: note: --link applies to the traces among the inputs, not to %s (a summary, linked when it was written)\n",
+			countNounNamed(len(summaries), summaries[0]))
+	}
+}
+
+// countNounNamed is "x.json" for one summary, "3 summaries (x.json, …)" for more.
+func countNounNamed(n int, first string) string {
+	if n == 1 {
+		return quote.String(first)
+	}
+	return fmt.Sprintf("%d summaries (%s, …)", n, quote.String(first))
+}
+
+// summaryInputs are the inputs among paths that are summaries of any kind (table, kernels,
+// timeline, report), not traces.
+func summaryInputs(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		if k, err := ranks.FileKind(p); err == nil && k != ranks.KindTrace || isKernelsSummary(p) || timeline.IsSummaryFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // tableGCFloor is the heap size below which `orprof table` does not collect garbage. Reading a

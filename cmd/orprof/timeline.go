@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -78,7 +79,7 @@ const timelineUsage = `usage: orprof timeline [flags] TRACE...   (TRACE: a .json
 Where the device time went, per rank and across ranks: the views breakdown, idle, overlap,
 launches, queue, steps and stragglers (definitions: docs/timeline.md).`
 
-func runTimeline(args []string, stdout, stderr io.Writer) int {
+func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("timeline", timelineUsage, stderr)
 	o := timeline.DefaultOptions()
 	view := fs.String("view", "all", "`VIEWS` to print, comma-separated: "+strings.Join(timeline.Views, ", ")+", or all")
@@ -120,7 +121,34 @@ func runTimeline(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := timeline.ReadAll(paths, o, 0)
+	var s *timeline.Summary
+	var warns []string
+	if paths[0] == "-" {
+		// The command's own stdin (the reader's "-" would be the process's).
+		s, warns, err = timeline.ReadTrace(stdin, "<stdin>", o, 0)
+	} else {
+		s, warns, err = timeline.ReadAll(paths, o, 0)
+	}
+	if errors.Is(err, timeline.ErrOtherOptions) {
+		// The analyses of a summary ran when it was written: name the flags that ask for others.
+		var given []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "steps", "micro-idle", "short-kernel", "queue-length":
+				given = append(given, "--"+f.Name+" "+f.Value.String())
+			}
+		})
+		what := "the default thresholds"
+		if len(given) > 0 {
+			what = strings.Join(given, ", ")
+		}
+		sum := paths[0]
+		if s := summaryInputs(paths); len(s) > 0 {
+			sum = s[0]
+		}
+		return failFlag(stderr, "timeline", "%s: %s is a summary whose analyses ran with other thresholds or steps when it was written; give the traces, or the flags it was made with",
+			what, quoteArg(sum))
+	}
 	if err != nil {
 		return fail(stderr, "timeline: %v", err)
 	}
