@@ -94,28 +94,29 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 	kc, tc := kernels.NewCollector(), timeline.NewConsumer(timeline.DefaultOptions(), nil)
 	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
 	tree := flame.NewBuilder()
+	b := &Bundle{}
+	// The consumers' summaries are finished on their goroutine as soon as the last event is
+	// theirs, while the read makes the table's rows and walks the op tree.
+	done := func(td *tracefile.Data) {
+		rank := int64(pos)
+		if td.HasRank {
+			rank = td.Rank
+		}
+		b.Timeline = tc.Finish(td, timeline.RankInfo{Rank: int64(pos), Trace: name})
+		b.Kernels = kc.Summary(kernels.Rank{File: name, Rank: rank, FromTrace: td.HasRank}, td.DeviceName)
+		b.Steps = steps.Finish(rank, name)
+		b.Memory = memory.Finish()
+	}
 	// The table groups by input shape only when asked, and never reads stacks unless it
 	// groups by them (ReadAverages decides).
 	av, err := readAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, Tree: tree.Add,
+		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, ConsumersDone: done, Tree: tree.Add,
 		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
 	if err != nil {
 		return nil, nil, err
 	}
-	td := av.Data
-	rank := int64(pos)
-	if td.HasRank {
-		rank = td.Rank
-	}
-	b := &Bundle{
-		Table:    ranks.SummarizeAverages(av, name, pos, o.Grouping),
-		Flame:    tree.Tree(),
-		Timeline: tc.Finish(td, timeline.RankInfo{Rank: int64(pos), Trace: name}),
-		Kernels:  kc.Summary(kernels.Rank{File: name, Rank: rank, FromTrace: td.HasRank}, td.DeviceName),
-		Steps:    steps.Finish(rank, name),
-		Memory:   memory.Finish(),
-	}
-	return b, td, nil
+	b.Table, b.Flame = ranks.SummarizeAverages(av, name, pos, o.Grouping), tree.Tree()
+	return b, av.Data, nil
 }
 
 // LoadAll reads the profiles at paths — traces, report summaries and table summaries —,

@@ -207,3 +207,52 @@ func TestConsumerNsTimes(t *testing.T) {
 		})
 	}
 }
+
+// countingConsumer counts its events and when ConsumersDone came.
+type countingConsumer struct {
+	n, atDone, done int
+	origin          int64
+}
+
+func (c *countingConsumer) Event(*Event) { c.n++ }
+
+// ConsumersDone is called once, after the last event, before the read returns, with the
+// read's Data — in every kind of read that has consumers.
+func TestConsumersDone(t *testing.T) {
+	path := filepath.Join(sharedTestdata, "kineto", "rocm_mi250_train.json.gz")
+	reads := []struct {
+		name string
+		read func(o Options) (*Data, error)
+	}{
+		{"averages", func(o Options) (*Data, error) {
+			av, err := OpenAverages(path, o, events.AverageOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return av.Data, nil
+		}},
+		{"averages by stack", func(o Options) (*Data, error) {
+			av, err := OpenAverages(path, o, events.AverageOptions{GroupByStackN: 1})
+			if err != nil {
+				return nil, err
+			}
+			return av.Data, nil
+		}},
+		{"consumers", func(o Options) (*Data, error) { return OpenConsumers(path, o) }},
+		{"read", func(o Options) (*Data, error) { return Open(path, o) }},
+	}
+	for _, r := range reads {
+		t.Run(r.name, func(t *testing.T) {
+			var c countingConsumer
+			td, err := r.read(Options{Consumers: []Consumer{&c}, ConsumersDone: func(td *Data) {
+				c.atDone, c.origin = c.n, td.OriginNs
+				c.done++
+			}})
+			require.NoError(t, err)
+			assert.Equal(t, 1, c.done, "calls of ConsumersDone")
+			assert.Positive(t, c.n)
+			assert.Equal(t, c.n, c.atDone, "events after ConsumersDone")
+			assert.Equal(t, td.OriginNs, c.origin)
+		})
+	}
+}

@@ -244,6 +244,12 @@ type Options struct {
 	// Link selects the rules that charge device events to operators; the zero value applies
 	// them all (LinkRule lists them).
 	Link LinkMode
+	// ConsumersDone, when set, is called once after the last event was handed to the
+	// Consumers, on their goroutine, with the read's Data as far as it is known then (every
+	// field but Bytes and TrailingBytes, which it must not read): consumers can finish their
+	// summaries there while the read goes on (ReadAverages makes the table's rows meanwhile).
+	// The read returns after it does.
+	ConsumersDone func(*Data)
 	// Tree, for ReadAverages and OpenAverages (other reads ignore it), is handed every event
 	// of PyTorch's tree in list order, after the same-name collapse, with its parent, self
 	// times and kernels (events.TreeEvent), while the rows are made: the op call tree of the
@@ -411,11 +417,16 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 	// by stack took the branch above): the arguments that hold them are validated and skipped,
 	// not rendered.
 	skip := skipArgs{shapes: !g.GroupByInputShape, stacks: true}
+	wait := func() {}
 	td, err := decodeTrace(r, name, opts, par, skip, func(d *decoder) *Data {
 		var td *Data
+		d.deferConsumers, wait = true, d.waitConsumers
 		td, a = d.resolveAverages(g, opts.Tree)
 		return td
 	})
+	// The rows (and the op tree's walk) are made while Options.ConsumersDone finishes the
+	// consumers' summaries; the read returns when both are done.
+	defer func() { wait() }()
 	if err != nil {
 		return nil, err
 	}

@@ -69,6 +69,12 @@ type skipArgs struct {
 
 // decoder turns the scanned trace into rawEvents plus the facts resolve needs.
 type decoder struct {
+	// consumersFinished is closed when the consumers' goroutine is done; deferConsumers
+	// leaves waiting for it to the caller of resolve (waitConsumers), so that a
+	// ConsumersDone overlaps the work that caller does after resolve (the table's rows).
+	consumersFinished chan struct{}
+	deferConsumers    bool
+
 	s      *jsonscan.Scanner
 	format Form
 	raws   rawList

@@ -405,6 +405,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			d.feedConsumers(lk, times)
 		}
 		d.raws = rawList{}
+		if f := d.opts.ConsumersDone; f != nil {
+			f(td)
+		}
 		return td
 	}
 	// The consumers are fed on a goroutine of their own while the events are converted: both
@@ -412,9 +415,15 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	var fed chan struct{}
 	if len(d.opts.Consumers) > 0 {
 		fed = make(chan struct{})
+		finished := make(chan struct{})
+		d.consumersFinished = finished
 		go func() {
-			defer close(fed)
+			defer close(finished)
 			d.feedConsumers(lk, times)
+			close(fed)
+			if f := d.opts.ConsumersDone; f != nil {
+				f(td) // while the rest of the read goes on
+			}
 		}()
 	}
 	first := sink.part()
@@ -459,7 +468,18 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	}
 	d.raws = rawList{}
 	sink.apply(lk)
+	if !d.deferConsumers {
+		d.waitConsumers()
+	}
 	return td
+}
+
+// waitConsumers waits until the consumers' goroutine is done (Options.ConsumersDone
+// returned), if the read has one.
+func (d *decoder) waitConsumers() {
+	if d.consumersFinished != nil {
+		<-d.consumersFinished
+	}
 }
 
 // feedConsumers hands every event that is not a memory record, its links resolved, to the
