@@ -217,7 +217,8 @@ func cut(pts [][3]float64, max int) [][3]float64 {
 // figures (nothing is summed: the ranks' devices are different memories), is named after its
 // rank ("rank 3 · CUDA 0", unless a merge named it already) and has its points moved onto the
 // earliest start of the summaries (times re-based, to a float µs: exact to the ns up to
-// ~10⁸ s). ranks[i] is sums[i]'s rank; nil summaries are skipped; nil when none has a curve.
+// ~10⁸ s; a curve that need not move is shared with its input). ranks[i] is sums[i]'s rank; nil
+// summaries are skipped; nil when none has a curve.
 func Merge(ranks []int64, sums []*Summary) *Summary {
 	var out *Summary
 	for _, s := range sums {
@@ -237,11 +238,13 @@ func Merge(ranks []int64, sums []*Summary) *Summary {
 			if !strings.HasPrefix(d.Name, rankPrefix) {
 				d.Name = rankPrefix + strconv.FormatInt(ranks[i], 10) + " · " + d.Name
 			}
-			pts := make([][3]float64, len(d.Points))
-			for k, p := range d.Points {
-				pts[k] = [3]float64{p[0] + shift, p[1], p[2]}
+			if shift != 0 { // (a merge of many ranks, one at a time, copies no curve twice)
+				pts := make([][3]float64, len(d.Points))
+				for k, p := range d.Points {
+					pts[k] = [3]float64{p[0] + shift, p[1], p[2]}
+				}
+				d.Points = pts
 			}
-			d.Points = pts
 			out.Devices = append(out.Devices, d)
 		}
 	}

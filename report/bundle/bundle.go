@@ -36,6 +36,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/fanout"
@@ -121,40 +122,38 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 
 // LoadAll reads the profiles at paths — traces, report summaries and table summaries —,
 // Options.Workers at a time (a trace read once, feeding every summary), and merges their
-// bundles in path order: trace k is rank k unless it names its own. A table summary has the
-// table alone (Table; the merge has no other view). It returns the warnings as
+// bundles in path order as they come (each merged as soon as those before it are, so that
+// only the bundles read out of order wait in memory: a directory of a 1,000-rank job's
+// summaries is not held at once). Trace k is rank k unless it names its own. A table summary
+// has the table alone (the merge has no other view). It returns the warnings as
 // ranks.ReadTraces does (each trace's, then one line for the device time that reached no
 // operator in any), and the first error in path order.
 func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
-	bs := make([]*Bundle, len(paths))
 	warns := make([][]string, len(paths))
 	links := make([]tracefile.DeviceLink, len(paths))
+	var mu sync.Mutex
+	waiting := make([]*Bundle, len(paths))
+	var acc *Bundle
+	next := 0
+	var mergeErr error
 	errs := fanout.Each(len(paths), o.Workers, func(k int) error {
-		p := paths[k]
-		kind, err := ranks.FileKind(p)
+		b, err := load(paths[k], k, o, &warns[k], &links[k])
 		if err != nil {
 			return err
 		}
-		switch kind {
-		case ranks.KindReportSummary, ranks.KindTableSummary:
-			if kind == ranks.KindReportSummary {
-				bs[k], err = ParseFile(p)
+		mu.Lock()
+		defer mu.Unlock()
+		waiting[k] = b
+		for next < len(paths) && waiting[next] != nil && mergeErr == nil {
+			if acc == nil {
+				acc = waiting[next]
 			} else {
-				var s *report.Summary
-				s, err = ranks.ReadSummaryFile(p)
-				bs[k] = &Bundle{Table: s}
+				acc, mergeErr = Merge([]string{"the profiles before " + quote.String(paths[next]), paths[next]}, acc, waiting[next])
 			}
-			if err == nil && o.SkipScopeMetrics {
-				bs[k].Table.DropScopeMetrics()
-			}
-			return err
+			waiting[next] = nil
+			next++
 		}
-		b, td, err := Open(p, k, o)
-		if err != nil {
-			return err
-		}
-		bs[k], warns[k], links[k] = b, td.ReadWarnings(p), td.DeviceLink
-		return nil
+		return mergeErr
 	})
 	if err := fanout.First(errs); err != nil {
 		return nil, nil, err
@@ -166,8 +165,37 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 	if lw := ranks.LinkWarning(links, paths); lw != "" {
 		w = append(w, lw)
 	}
-	b, err := Merge(paths, bs...)
-	return b, w, err
+	return acc, w, nil
+}
+
+// load reads one profile of LoadAll: a trace (its warnings and device links set), a report
+// summary or a table summary.
+func load(p string, k int, o Options, warns *[]string, link *tracefile.DeviceLink) (*Bundle, error) {
+	kind, err := ranks.FileKind(p)
+	if err != nil {
+		return nil, err
+	}
+	var b *Bundle
+	switch kind {
+	case ranks.KindReportSummary:
+		b, err = ParseFile(p)
+	case ranks.KindTableSummary:
+		var s *report.Summary
+		s, err = ranks.ReadSummaryFile(p)
+		b = &Bundle{Table: s}
+	default:
+		var td *tracefile.Data
+		b, td, err = Open(p, k, o)
+		if err != nil {
+			return nil, err
+		}
+		*warns, *link = td.ReadWarnings(p), td.DeviceLink
+		return b, nil
+	}
+	if err == nil && o.SkipScopeMetrics {
+		b.Table.DropScopeMetrics()
+	}
+	return b, err
 }
 
 // Merge merges bundles in order into a new one (the package doc says what each view's merge
