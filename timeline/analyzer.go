@@ -43,6 +43,7 @@ type devRec struct {
 	device     int32
 	class      Class
 	htaComp    bool // HolisticTraceAnalysis would call it COMPUTATION
+	notHTA     bool // HolisticTraceAnalysis's idle breakdown does not read its category
 }
 
 // collRec is a communication kernel's name and what the trace says of its call.
@@ -81,7 +82,8 @@ func (p *Part) Add(e *Event) {
 			c = Classify(e.Name)
 		}
 		r := devRec{start: e.StartNs, end: max(e.EndNs, e.StartNs), corr: e.Correlation, stream: e.Stream,
-			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && htaComputation(e.Name)}
+			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && htaComputation(e.Name),
+			notHTA: e.NotHTAKernel}
 		if c == Communication {
 			r.coll = p.collective(e)
 		}
@@ -295,8 +297,9 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 
 	keys, groups := byStream(recs, in)
 	s.Idle = idleByStream(keys, groups, o, rank)
+	htaIdle(recs, in, steps, o, keys, s.Idle)
 	s.Overlap = []Overlap{overlapOf(recs, in, rank, rt)}
-	s.Launches = []Launches{launchesOf(recs, in, o, rank)}
+	s.Launches = []Launches{launchesOf(recs, in, o, rank, htaLastStepFilter(steps))}
 	s.Queue = queues(keys, groups, o, rank)
 	s.Stragglers.Collectives = []RankCollectives{collectivesOf(recs, in, rank)}
 	s.derive()
@@ -320,13 +323,7 @@ func classBit(c Class) uint8 {
 // classified COMPUTATION or not by its name patterns, after its last-step filter.
 func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
 	var h HTABreakdown
-	lastStep, filter := int64(0), len(steps) > 1
-	if filter {
-		lastStep = steps[len(steps)-1].start
-		for _, s := range steps {
-			lastStep = max(lastStep, s.start)
-		}
-	}
+	keep := htaLastStepFilter(steps)
 	var items []item
 	first, last, any := int64(0), int64(0), false
 	for i := range recs {
@@ -334,7 +331,7 @@ func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
 		if r.class == Annotation || r.stream == -1 {
 			continue
 		}
-		if filter && (!r.launched || r.lstart >= lastStep) {
+		if !keep(r) {
 			h.Dropped++
 			continue
 		}
@@ -365,6 +362,80 @@ func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
 	h.KernelTimeNs, h.IdleNs, h.ComputeNs = t.TotalNs, t.IdleNs, t.ComputeNs
 	h.NonComputeNs = t.TotalNs - t.ComputeNs - t.IdleNs
 	return h
+}
+
+// htaLastStepFilter is HolisticTraceAnalysis's last-step filter (reference/hta.md, loading
+// rule 5): with two or more ProfilerSteps it keeps only the device events whose launch
+// started before the last step did (times rounded to whole µs, as it reads them); none
+// without a launch. With fewer steps it keeps every event.
+func htaLastStepFilter(steps []stepRec) func(*rec) bool {
+	if len(steps) < 2 {
+		return func(*rec) bool { return true }
+	}
+	lastStep := steps[0].start
+	for _, s := range steps {
+		lastStep = max(lastStep, s.start)
+	}
+	lastStep = ceilUs(lastStep)
+	return func(r *rec) bool { return r.launched && ceilUs(r.lstart) < lastStep }
+}
+
+// htaIdle is HolisticTraceAnalysis's get_idle_time_breakdown of each stream (HTAIdle), by its
+// rules: the kernels, copies and fills of the stream (no waits, no other device activity),
+// after its last-step filter, times rounded to whole µs (start and launch up, end down, an end
+// before its start taken as the start), in start order; each gap measured to the previous
+// event's end whatever its sign; host wait when the event's launch started after that end,
+// kernel wait when the gap is under the micro-idle threshold, else other. out holds orprof's
+// figures of the streams keys, in the same order.
+func htaIdle(recs []rec, in func(*rec) bool, steps []stepRec, o Options, keys []streamKey, out []StreamIdle) {
+	type ev struct{ st, en, lst int64 }
+	keep := htaLastStepFilter(steps)
+	idx := make(map[streamKey]int, len(keys))
+	for i, k := range keys {
+		idx[k] = i
+	}
+	byStream := make([][]ev, len(keys))
+	launched := make([][]bool, len(keys))
+	for i := range recs {
+		r := &recs[i]
+		if !r.work() || !in(r) || r.notHTA || !keep(r) {
+			continue
+		}
+		j, ok := idx[streamKey{r.device, r.stream}]
+		if !ok {
+			continue
+		}
+		e := ev{st: ceilUs(r.start), en: floorUs(r.end), lst: -1}
+		e.en = max(e.en, e.st)
+		if r.launched {
+			e.lst = ceilUs(r.lstart)
+		}
+		byStream[j] = append(byStream[j], e)
+		launched[j] = append(launched[j], r.launched)
+	}
+	for j, evs := range byStream {
+		order := make([]int, len(evs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return cmp.Or(cmp.Compare(evs[a].st, evs[b].st), cmp.Compare(evs[a].en, evs[b].en))
+		})
+		var h HTAIdle
+		for n := 1; n < len(order); n++ {
+			p, e := evs[order[n-1]], evs[order[n]]
+			gap := e.st - p.en
+			switch {
+			case launched[j][order[n]] && e.lst > p.en:
+				h.HostWaitNs += gap
+			case gap < o.MicroIdleNs:
+				h.KernelWaitNs += gap
+			default:
+				h.OtherNs += gap
+			}
+		}
+		out[j].HTA = h
+	}
 }
 
 func ceilUs(ns int64) int64 {
@@ -457,17 +528,6 @@ func idleByStream(keys []streamKey, groups [][]*rec, o Options, rank int64) []St
 						si.OtherGaps++
 					}
 				}
-				// HolisticTraceAnalysis: the gap to the previous event's end, whatever its sign.
-				p := g[j-1]
-				gap := r.start - p.end
-				switch {
-				case r.launched && r.lstart > p.end:
-					si.HTA.HostWaitNs += gap
-				case gap < o.MicroIdleNs:
-					si.HTA.KernelWaitNs += gap
-				default:
-					si.HTA.OtherNs += gap
-				}
 			}
 			frontier = max(frontier, r.end)
 		}
@@ -519,7 +579,7 @@ func overlapOf(recs []rec, in func(*rec) bool, rank int64, t Times) Overlap {
 }
 
 // launchesOf is the rank's launch statistics.
-func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64) Launches {
+func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64, htaKeep func(*rec) bool) Launches {
 	l := Launches{Rank: rank}
 	hc, hd, hl := histBuilder{}, histBuilder{}, histBuilder{}
 	for i := range recs {
@@ -538,7 +598,11 @@ func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64) Launches 
 		hc.add(cpu)
 		hd.add(dev)
 		hl.add(delay)
-		l.HTADelaySumNs += max(delay, 0)
+		if !r.notHTA && htaKeep(r) {
+			// HolisticTraceAnalysis: whole µs (start up, end down), after its last-step filter.
+			l.HTADelaySumNs += max(ceilUs(r.start)-max(floorUs(r.lend), ceilUs(r.lstart)), 0)
+			l.HTADelayCount++
+		}
 		if dev < o.ShortKernelNs {
 			l.ShortKernels++
 		}

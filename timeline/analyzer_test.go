@@ -194,7 +194,7 @@ func TestLaunches(t *testing.T) {
 	}
 	want := Launches{CPU: Stat{Count: 2, SumNs: 12 * us, MinNs: 2 * us, MaxNs: 10 * us},
 		Device: Stat{Count: 2, SumNs: 102 * us, MinNs: 2 * us, MaxNs: 100 * us},
-		Delay:  Stat{Count: 2, SumNs: 1 * us, MinNs: -1 * us, MaxNs: 2 * us}, HTADelaySumNs: 2 * us, ShortKernels: 1,
+		Delay:  Stat{Count: 2, SumNs: 1 * us, MinNs: -1 * us, MaxNs: 2 * us}, HTADelaySumNs: 2 * us, HTADelayCount: 2, ShortKernels: 1,
 		SlowerLaunches: 1, Unlaunched: 1}
 	if !reflect.DeepEqual(l, want) {
 		t.Errorf("got  %+v\nwant %+v", l, want)
@@ -396,5 +396,19 @@ func TestFindings(t *testing.T) {
 	}
 	if s := run(t, DefaultOptions(), 0, kern(7, 0, 10, 0, "k")); len(s.Findings) != 0 {
 		t.Errorf("a busy device: %+v", s.Findings)
+	}
+}
+
+// TestHTAIdleReadsKernelsOnly: device work HolisticTraceAnalysis's idle breakdown does not
+// read (mtia_workloadd and the like: NotHTAKernel) fills a gap for orprof and not for HTA.
+func TestHTAIdleReadsKernelsOnly(t *testing.T) {
+	other := kern(7, 12, 18, 0, "workload")
+	other.NotHTAKernel = true
+	si := run(t, DefaultOptions(), 0, kern(7, 0, 10, 0, "a"), other, kern(7, 50, 60, 0, "b")).Idle[0]
+	if si.KernelWaitNs != 2*us || si.OtherNs != 32*us || si.Events != 3 {
+		t.Errorf("orprof: %+v", si)
+	}
+	if want := (HTAIdle{OtherNs: 40 * us}); si.HTA != want {
+		t.Errorf("HTA: %+v, want %+v", si.HTA, want)
 	}
 }

@@ -37,6 +37,7 @@ func (c *Consumer) Event(ev *tracefile.Event) {
 		e.Kind = Launch
 	case ev.Kind.Device():
 		e.Kind, e.Class = Device, c.cls.class(ev.Kind, ev.Name)
+		e.NotHTAKernel = ev.Kind != tracefile.KindKernel && ev.Kind != tracefile.KindMemcpy && ev.Kind != tracefile.KindMemset
 		if ev.Comm != nil && e.Class == Communication {
 			e.Comm = commID(ev.Comm)
 		}

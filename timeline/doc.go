@@ -66,7 +66,10 @@
 // HolisticTraceAnalysis's consecutive_kernel_delay); else other (a synchronization, an event
 // wait, a dependency on another stream). HolisticTraceAnalysis measures each gap to the
 // previous event's end instead, whatever its sign, so a stream with overlapping events gets
-// negative idle time; its figures (HTAIdle) are given beside orprof's, unrounded.
+// negative idle time. Its figures (HTAIdle) are given beside orprof's as it computes them: on
+// its kernels, copies and fills only (not other device activity such as mtia_workloadd), with
+// its whole-µs rounding (start and launch up, end down) and its last-step filter (as in
+// HTABreakdown), so that they compare with its own output.
 //
 // Overlap (per rank). The share of communication time under computation: |comm ∩ compute| /
 // |comm|, as HolisticTraceAnalysis's get_comm_comp_overlap (undefined without
@@ -82,8 +85,8 @@
 // middle of the bucket that holds the rank, kept within the exact minimum and maximum: within
 // 0.54 % of the exact percentile. Histograms add, so the job's percentiles are the same
 // however its ranks' summaries were merged. orprof keeps a negative delay (the work started
-// before the call returned);
-// HolisticTraceAnalysis clips it at 0 (HTADelaySumNs). Any runtime or driver call that
+// before the call returned); HolisticTraceAnalysis clips it at 0 (HTADelaySumNs over
+// HTADelayCount launches, with its rounding and last-step filter). Any runtime or driver call that
 // carries the work's correlation id is a launch, on any device; HolisticTraceAnalysis counts
 // only a list of CUDA and MTIA names. Short kernels run less than --short-kernel (10 µs);
 // launches slower than their kernels took longer on the host than their work on the device:

@@ -65,6 +65,9 @@ type Event struct {
 	Correlation int64
 	// Class of a device event; Unclassified classifies by name.
 	Class Class
+	// NotHTAKernel marks a device event whose category HolisticTraceAnalysis's idle breakdown
+	// does not read (it reads kernels, copies and fills: not mtia_workloadd, not waits).
+	NotHTAKernel bool
 	// Comm identifies the collective call a communication kernel belongs to, as the trace
 	// records it (nil: the trace says nothing; its instances are matched across ranks by
 	// name and order). Kept by reference.

@@ -318,8 +318,8 @@ func tablesOf(s *Summary, view string) []*table {
 				"short kernels", "slower than kernel", "unlaunched", "HTA delay mean"}}
 		for _, l := range s.Launches {
 			htaMean := "-"
-			if l.Delay.Count > 0 {
-				htaMean = fmtUs(l.HTADelaySumNs / int64(l.Delay.Count))
+			if l.HTADelayCount > 0 {
+				htaMean = fmtUs(l.HTADelaySumNs / int64(l.HTADelayCount))
 			}
 			t.rows = append(t.rows, []string{fmtInt(l.Rank), fmtInt(int64(l.CPU.Count)), fmtUs(int64(l.CPU.MeanNs())), fmtUs(l.CPU.MaxNs),
 				fmtUs(int64(l.Device.MeanNs())), fmtUs(int64(l.Delay.MeanNs())), fmtUs(l.Delay.MinNs), fmtUs(l.Delay.MaxNs),

@@ -212,8 +212,11 @@ type Launches struct {
 	CPU    Stat `json:"cpu"`
 	Device Stat `json:"device"`
 	Delay  Stat `json:"delay"`
-	// HTADelaySumNs is the delays clipped at 0, as HolisticTraceAnalysis's launch_delay is.
+	// HTADelaySumNs is the sum of HolisticTraceAnalysis's launch_delay over the HTADelayCount
+	// launches it reads: clipped at 0, times in whole µs (start up, end down), kernels, copies
+	// and fills only, after its last-step filter.
 	HTADelaySumNs int64 `json:"hta_delay_sum_ns"`
+	HTADelayCount int   `json:"hta_delay_count"`
 	// ShortKernels counts the work shorter than Options.ShortKernelNs; SlowerLaunches the
 	// launches whose call took longer than their work ran (the launch-bound sign).
 	ShortKernels   int `json:"short_kernels"`
@@ -228,6 +231,7 @@ func (l *Launches) merge(o *Launches) {
 	l.Device.merge(&o.Device)
 	l.Delay.merge(&o.Delay)
 	l.HTADelaySumNs += o.HTADelaySumNs
+	l.HTADelayCount += o.HTADelayCount
 	l.ShortKernels += o.ShortKernels
 	l.SlowerLaunches += o.SlowerLaunches
 	l.Unlaunched += o.Unlaunched

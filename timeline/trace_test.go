@@ -334,3 +334,28 @@ func TestHTADifferencesKineto(t *testing.T) {
 		}
 	}
 }
+
+// TestHTAIdleRoundsAndFilters: HolisticTraceAnalysis's idle columns are its numbers: on a
+// hand-written ns trace (testdata/hta_idle.json: two steps, four kernels on one stream) they
+// round times to whole µs and drop the last step's kernel, while orprof's own figures keep the
+// exact ns and every step.
+func TestHTAIdleRoundsAndFilters(t *testing.T) {
+	s, _, err := OpenTrace("testdata/hta_idle.json", DefaultOptions(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	si := s.Idle[0]
+	// orprof: k1→k2 100 ns (launched ahead: kernel wait), k2→k3 29.9 µs and k3→k4 45 µs (each
+	// launched after the stream went idle: host wait).
+	if si.KernelWaitNs != 100 || si.HostWaitNs != 74_900 || si.OtherNs != 0 || si.Events != 4 {
+		t.Errorf("orprof's idle: %+v", si)
+	}
+	// HTA: 120.4 → 120 and 120.5 → 121 make the first gap 1 µs; 130.3 → 130 and 160.2 → 161
+	// make the second 31 µs; k4, launched in the last step, is not read.
+	if want := (HTAIdle{HostWaitNs: 31_000, KernelWaitNs: 1_000}); si.HTA != want {
+		t.Errorf("HTA's idle: %+v, want %+v", si.HTA, want)
+	}
+	if b := s.Breakdown[0].HTA; b.Dropped != 1 {
+		t.Errorf("HTA breakdown dropped %d events, want 1 (k4)", b.Dropped)
+	}
+}
