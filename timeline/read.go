@@ -39,10 +39,13 @@ func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error)
 		return nil, nil, fmt.Errorf("no input")
 	}
 	s := sums[0]
-	for k, t := range sums[1:] {
-		if err := s.Merge(t); err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", paths[k+1], err)
+	// One derivation of the cross-rank figures for all the inputs, not one per input.
+	if err := s.MergeAll(sums[1:]...); err != nil {
+		k := 0
+		if me, ok := err.(*MergeError); ok {
+			k = me.Index
 		}
+		return nil, nil, fmt.Errorf("%s: %v", paths[k+1], err)
 	}
 	if !s.Options.sameThresholds(o) {
 		return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", paths[0], ErrOtherOptions, s.Options)

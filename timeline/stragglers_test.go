@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -187,5 +188,38 @@ func TestStragglersSubGroupWithoutRanks(t *testing.T) {
 	st.derive()
 	if st.Matched != 1 || st.Unmatched != 2 || st.Missing != 1 || st.Ranks[1].Missing != 1 || st.Ranks[2].Missing != 0 {
 		t.Errorf("%+v", st)
+	}
+}
+
+// TestMergeAllIsMergeOneByOne: MergeAll gives the bytes of merging one summary at a time, and
+// names the summary that cannot merge.
+func TestMergeAllIsMergeOneByOne(t *testing.T) {
+	a, b := rankSummaries(9, 30), rankSummaries(9, 30)
+	for _, s := range a[1:] {
+		if err := a[0].Merge(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b[0].MergeAll(b[1:]...); err != nil {
+		t.Fatal(err)
+	}
+	var x, y bytes.Buffer
+	if err := Write(&x, JSON, a[0], Views); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&y, JSON, b[0], Views); err != nil {
+		t.Fatal(err)
+	}
+	if x.String() != y.String() {
+		t.Errorf("MergeAll differs from Merge one at a time")
+	}
+	if b[0].Stragglers.Matched != 30 || b[0].Stragglers.ByRule[0].Matched != 30 {
+		t.Errorf("stragglers %+v", b[0].Stragglers.ByRule)
+	}
+	c := rankSummaries(3, 2)
+	c[2].Options.QueueLength = 99
+	var me *MergeError
+	if err := c[0].MergeAll(c[1:]...); !errors.As(err, &me) || me.Index != 1 || len(c[0].Ranks) != 1 {
+		t.Errorf("MergeAll of a summary of other thresholds: %v, ranks %d", err, len(c[0].Ranks))
 	}
 }

@@ -402,22 +402,52 @@ type Arrival struct {
 
 // Merge adds the ranks of o to s and derives the cross-rank figures again. Both must have been
 // made with the same options.
-func (s *Summary) Merge(o *Summary) error {
+func (s *Summary) Merge(o *Summary) error { return s.MergeAll(o) }
+
+// MergeAll adds the ranks of each of os to s, in order, and derives the cross-rank figures
+// once: merging n ranks one at a time with Merge derives them n times over a growing job
+// (quadratic in the ranks for the stragglers' matching), MergeAll once. All must have been made
+// with the same options; on an error s is unchanged.
+func (s *Summary) MergeAll(os ...*Summary) error {
+	for i, o := range os {
+		if err := s.mergeable(o); err != nil {
+			if len(os) > 1 {
+				return &MergeError{Index: i, Err: err}
+			}
+			return err
+		}
+	}
+	for _, o := range os {
+		s.Ranks = append(s.Ranks, o.Ranks...)
+		s.Breakdown = append(s.Breakdown, o.Breakdown...)
+		s.Idle = append(s.Idle, o.Idle...)
+		s.Overlap = append(s.Overlap, o.Overlap...)
+		s.Launches = append(s.Launches, o.Launches...)
+		s.Queue = append(s.Queue, o.Queue...)
+		s.Steps = append(s.Steps, o.Steps...)
+		s.Stragglers.Collectives = append(s.Stragglers.Collectives, o.Stragglers.Collectives...)
+	}
+	s.derive()
+	return nil
+}
+
+// MergeError is MergeAll's error about the summary at Index of its arguments.
+type MergeError struct {
+	Index int
+	Err   error
+}
+
+func (e *MergeError) Error() string { return e.Err.Error() }
+func (e *MergeError) Unwrap() error { return e.Err }
+
+// mergeable reports why o cannot merge into s, or nil.
+func (s *Summary) mergeable(o *Summary) error {
 	if s.Version != o.Version {
 		return fmt.Errorf("timeline summary version %d cannot merge with version %d", o.Version, s.Version)
 	}
 	if !s.Options.sameThresholds(o.Options) {
 		return errors.New("timeline summaries made with different thresholds or steps cannot merge")
 	}
-	s.Ranks = append(s.Ranks, o.Ranks...)
-	s.Breakdown = append(s.Breakdown, o.Breakdown...)
-	s.Idle = append(s.Idle, o.Idle...)
-	s.Overlap = append(s.Overlap, o.Overlap...)
-	s.Launches = append(s.Launches, o.Launches...)
-	s.Queue = append(s.Queue, o.Queue...)
-	s.Steps = append(s.Steps, o.Steps...)
-	s.Stragglers.Collectives = append(s.Stragglers.Collectives, o.Stragglers.Collectives...)
-	s.derive()
 	return nil
 }
 

@@ -41,7 +41,7 @@ var (
 	noPython    = flag.Bool("no-python", false, "skip every python anchor")
 	noCallgrind = flag.Bool("no-callgrind", false, "skip the instruction counts (valgrind --tool=callgrind) of the cli section")
 	verbose     = flag.Bool("v", false, "print every raw benchmark line to stderr")
-	only        = flag.String("only", "", "comma-separated sections to run (recording, averages, reader, cli, export); all when empty")
+	only        = flag.String("only", "", "comma-separated sections to run (recording, averages, reader, cli, ranks, export); all when empty")
 )
 
 // sample is a series of measurements of one thing, in its unit.
@@ -102,7 +102,7 @@ func add(r *row) *row { rows = append(rows, r); return r }
 var sections = []struct {
 	name string
 	run  func(root, tmp string)
-}{{"recording", recording}, {"averages", averages}, {"reader", reader}, {"cli", cli}, {"export", export}}
+}{{"recording", recording}, {"averages", averages}, {"reader", reader}, {"cli", cli}, {"ranks", ranks}, {"export", export}}
 
 func main() {
 	flag.Parse()
@@ -122,7 +122,7 @@ func main() {
 			known = known || sec.name == n
 		}
 		if !known {
-			fmt.Fprintf(os.Stderr, "bench: -only: no section %q (recording, averages, reader, cli, export)\n", n)
+			fmt.Fprintf(os.Stderr, "bench: -only: no section %q (recording, averages, reader, cli, ranks, export)\n", n)
 			os.Exit(2)
 		}
 	}
@@ -663,10 +663,137 @@ func callgrind(tmp string, argv []string) (float64, error) {
 	return strconv.ParseFloat(string(m[1]), 64)
 }
 
+// --- 16 ranks against one ------------------------------------------------------------------------
+
+// ranks puts `orprof timeline` and `orprof table` of 16 ranks beside the same commands on one
+// (issue 25: "16 ranks as fast per byte as one"): the ranks are mtia_rank0 raw, its
+// distributedInfo rank rewritten (16 × 87 MB in the temporary directory), read as one job.
+// Each figure is MB/s of JSON by wall time; the note gives the CPU time (user + system) per
+// byte against one rank's, which the machine's other load moves far less, and the peak RSS.
+func ranks(root, tmp string) {
+	gz := filepath.Join(root, "testdata", "kineto", "mtia_rank0.json.gz")
+	bin := filepath.Join(tmp, "orprof")
+	what := func(cmd string, n int) string {
+		if n == 1 {
+			return fmt.Sprintf("`orprof %s` of 1 rank (mtia_rank0 raw, 87 MB)", cmd)
+		}
+		return fmt.Sprintf("`orprof %s` of %d ranks (%d × mtia_rank0 raw, ranks rewritten; target: as fast per byte as 1 rank)", cmd, n, n)
+	}
+	const n = 16
+	fail := func(why string) {
+		for _, c := range []string{"timeline", "table"} {
+			add(&row{what: what(c, 1), note: why})
+			add(&row{what: what(c, n), note: why})
+		}
+	}
+	data, err := gunzip(gz)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	at := bytes.Index(data, []byte(`"distributedInfo": {`))
+	rk := bytes.Index(data[max(at, 0):], []byte(`"rank": 0`))
+	if at < 0 || rk < 0 {
+		fail("no distributedInfo rank in mtia_rank0")
+		return
+	}
+	rk += at
+	var files []string
+	var total int64
+	for r := range n {
+		f := filepath.Join(tmp, fmt.Sprintf("rank%02d.json", r))
+		b := slices.Concat(data[:rk], []byte(fmt.Sprintf(`"rank": %d`, r)), data[rk+len(`"rank": 0`):])
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			fail(err.Error())
+			return
+		}
+		files = append(files, f)
+		total += int64(len(b))
+	}
+	data = nil
+	if _, err := os.Stat(bin); err != nil {
+		build := exec.Command("go", "build", "-o", bin, "./cmd/orprof")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			fail("building orprof failed: " + firstLine(out))
+			return
+		}
+	}
+	type job struct {
+		what     string
+		argv     []string
+		mb       float64
+		s        *sample
+		cpu      []float64 // s per MB
+		rss      int64
+		skip, vs string
+	}
+	one := float64(fileSize(files[0])) / 1e6
+	var jobs []*job
+	for _, c := range []string{"timeline", "table"} {
+		j1 := &job{what: what(c, 1), argv: []string{bin, c, files[0]}, mb: one}
+		jn := &job{what: what(c, n), argv: append([]string{bin, c}, files...), mb: float64(total) / 1e6, vs: j1.what}
+		jobs = append(jobs, j1, jn)
+	}
+	for _, j := range jobs {
+		j.s = &sample{unit: "MB/s"}
+		runStat(j.argv) // warm-up: page cache, binary
+	}
+	for k := 0; k < *count; k++ {
+		for _, j := range jobs {
+			if j.skip != "" {
+				continue
+			}
+			fmt.Fprintf(os.Stderr, "bench: %s (run %d of %d)\n", j.what, k+1, *count)
+			d, cpu, rss, err := runStat(j.argv)
+			if err != nil {
+				j.skip = err.Error()
+				continue
+			}
+			j.s.add(j.mb / d.Seconds())
+			j.cpu = append(j.cpu, cpu.Seconds()/j.mb)
+			j.rss = max(j.rss, rss)
+		}
+	}
+	med := func(v []float64) float64 { return (&sample{unit: "s", vals: v}).median() }
+	for i, j := range jobs {
+		r := &row{what: j.what, s: j.s, note: j.skip}
+		if j.vs != "" {
+			r.vs = []string{j.vs}
+		}
+		if j.skip == "" && len(j.s.vals) > 0 {
+			r.note = fmt.Sprintf("CPU %.2f ms/MB", 1000*med(j.cpu))
+			if j.vs != "" && len(jobs[i-1].cpu) > 0 {
+				r.note += fmt.Sprintf(" (%.2f× 1 rank's per byte)", med(j.cpu)/med(jobs[i-1].cpu))
+			}
+			r.note += fmt.Sprintf(", peak RSS %.0f MB", float64(j.rss)/1e6)
+		}
+		add(r)
+	}
+	for _, f := range files {
+		os.Remove(f)
+	}
+}
+
+// fileSize is the size of the file at path (0 when it cannot be read).
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
 // run runs argv with its output discarded and returns the wall time and the peak RSS in bytes,
 // which GNU time (/usr/bin/time) measures when it is there (0 otherwise): the rusage of a
 // child of this process would count this process's own memory, inherited until exec.
 func run(argv []string) (time.Duration, int64, error) {
+	d, _, rss, err := runStat(argv)
+	return d, rss, err
+}
+
+// runStat is run, with the CPU time (user + system) of the command and its children.
+func runStat(argv []string) (time.Duration, time.Duration, int64, error) {
 	var rssFile string
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
 		f, err := os.CreateTemp("", "orprof-bench-rss-")
@@ -684,8 +811,9 @@ func run(argv []string) (time.Duration, int64, error) {
 	err := cmd.Run()
 	d := time.Since(t0)
 	if err != nil {
-		return d, 0, fmt.Errorf("%s: %v: %s", filepath.Base(argv[0]), err, firstLine(stderr.Bytes()))
+		return d, 0, 0, fmt.Errorf("%s: %v: %s", filepath.Base(argv[0]), err, firstLine(stderr.Bytes()))
 	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	var rss int64
 	if rssFile != "" {
 		if b, err := os.ReadFile(rssFile); err == nil {
@@ -693,7 +821,7 @@ func run(argv []string) (time.Duration, int64, error) {
 			rss = kb * 1024
 		}
 	}
-	return d, rss, nil
+	return d, cpu, rss, nil
 }
 
 // --- python and PyTorch ------------------------------------------------------------------------
