@@ -297,7 +297,7 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 
 	keys, groups := byStream(recs, in)
 	s.Idle = idleByStream(keys, groups, o, rank)
-	htaIdle(recs, in, steps, o, keys, s.Idle)
+	htaIdle(groups, steps, o, s.Idle)
 	s.Overlap = []Overlap{overlapOf(recs, in, rank, rt)}
 	s.Launches = []Launches{launchesOf(recs, in, o, rank, htaLastStepFilter(steps))}
 	s.Queue = queues(keys, groups, o, rank)
@@ -383,56 +383,34 @@ func htaLastStepFilter(steps []stepRec) func(*rec) bool {
 // htaIdle is HolisticTraceAnalysis's get_idle_time_breakdown of each stream (HTAIdle), by its
 // rules: the kernels, copies and fills of the stream (no waits, no other device activity),
 // after its last-step filter, times rounded to whole µs (start and launch up, end down, an end
-// before its start taken as the start), in start order; each gap measured to the previous
-// event's end whatever its sign; host wait when the event's launch started after that end,
-// kernel wait when the gap is under the micro-idle threshold, else other. out holds orprof's
-// figures of the streams keys, in the same order.
-func htaIdle(recs []rec, in func(*rec) bool, steps []stepRec, o Options, keys []streamKey, out []StreamIdle) {
-	type ev struct{ st, en, lst int64 }
+// before its start taken as the start), in start order (groups' order: rounding keeps it; HTA's
+// own sort leaves ties in any order); each gap measured to the previous event's end whatever its
+// sign; host wait when the event's launch started after that end, kernel wait when the gap is
+// under the micro-idle threshold, else other. groups are byStream's, out orprof's figures of
+// the same streams.
+func htaIdle(groups [][]*rec, steps []stepRec, o Options, out []StreamIdle) {
 	keep := htaLastStepFilter(steps)
-	idx := make(map[streamKey]int, len(keys))
-	for i, k := range keys {
-		idx[k] = i
-	}
-	byStream := make([][]ev, len(keys))
-	launched := make([][]bool, len(keys))
-	for i := range recs {
-		r := &recs[i]
-		if !r.work() || !in(r) || r.notHTA || !keep(r) {
-			continue
-		}
-		j, ok := idx[streamKey{r.device, r.stream}]
-		if !ok {
-			continue
-		}
-		e := ev{st: ceilUs(r.start), en: floorUs(r.end), lst: -1}
-		e.en = max(e.en, e.st)
-		if r.launched {
-			e.lst = ceilUs(r.lstart)
-		}
-		byStream[j] = append(byStream[j], e)
-		launched[j] = append(launched[j], r.launched)
-	}
-	for j, evs := range byStream {
-		order := make([]int, len(evs))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			return cmp.Or(cmp.Compare(evs[a].st, evs[b].st), cmp.Compare(evs[a].en, evs[b].en))
-		})
+	for j, g := range groups {
 		var h HTAIdle
-		for n := 1; n < len(order); n++ {
-			p, e := evs[order[n-1]], evs[order[n]]
-			gap := e.st - p.en
-			switch {
-			case launched[j][order[n]] && e.lst > p.en:
-				h.HostWaitNs += gap
-			case gap < o.MicroIdleNs:
-				h.KernelWaitNs += gap
-			default:
-				h.OtherNs += gap
+		var prevEnd int64
+		first := true
+		for _, r := range g {
+			if r.notHTA || !keep(r) {
+				continue
 			}
+			st, en := ceilUs(r.start), floorUs(r.end)
+			if !first {
+				gap := st - prevEnd
+				switch {
+				case r.launched && ceilUs(r.lstart) > prevEnd:
+					h.HostWaitNs += gap
+				case gap < o.MicroIdleNs:
+					h.KernelWaitNs += gap
+				default:
+					h.OtherNs += gap
+				}
+			}
+			first, prevEnd = false, max(en, st)
 		}
 		out[j].HTA = h
 	}
@@ -581,7 +559,7 @@ func overlapOf(recs []rec, in func(*rec) bool, rank int64, t Times) Overlap {
 // launchesOf is the rank's launch statistics.
 func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64, htaKeep func(*rec) bool) Launches {
 	l := Launches{Rank: rank}
-	hc, hd, hl := histBuilder{}, histBuilder{}, histBuilder{}
+	hc, hd, hl := newHistBuilder(), newHistBuilder(), newHistBuilder()
 	for i := range recs {
 		r := &recs[i]
 		if !r.work() || !in(r) {

@@ -246,8 +246,11 @@ func TestLaunchPercentiles(t *testing.T) {
 		t.Errorf("one rank has job launches")
 	}
 	for _, tc := range []struct{ d, lo, hi int64 }{{1, 1, 1}, {2, 2, 2}, {1000, 995, 1005}, {-7, -7, -7}, {0, 0, 0}} {
-		h := histBuilder{}
+		h := newHistBuilder()
 		h.add(tc.d)
+		if got := h.hist(); len(got) != 1 || got[0] != [2]int64{histBucket(tc.d), 1} {
+			t.Errorf("hist of %d: %v", tc.d, got)
+		}
 		if v := int64(math.Round(histValue(histBucket(tc.d)))); v < tc.lo || v > tc.hi {
 			t.Errorf("bucket of %d reads %d", tc.d, v)
 		}

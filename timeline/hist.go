@@ -1,9 +1,7 @@
 package timeline
 
 import (
-	"cmp"
 	"math"
-	"slices"
 )
 
 // Hist counts durations in fixed logarithmic buckets: a positive d ns falls in bucket
@@ -39,25 +37,30 @@ func histValue(b int64) float64 {
 	return -histValue(-b)
 }
 
-// histBuilder collects a Hist.
-type histBuilder map[int64]int64
+// histMax is the largest bucket a duration can fall in (1 + ⌊64·log2 (2⁶³ − 1)⌋).
+const histMax = 1 + 63*HistBucketsPerOctave
+
+// histBuilder collects a Hist: a count per bucket, −histMax … histMax, dense (no map on the
+// path of every launch).
+type histBuilder struct{ n []int64 }
+
+func newHistBuilder() histBuilder { return histBuilder{n: make([]int64, 2*histMax+1)} }
 
 func (h histBuilder) add(d int64) {
 	if d == math.MinInt64 {
 		d++ // no real trace; keeps |d| representable
 	}
-	h[histBucket(d)]++
+	b := min(max(histBucket(d), -histMax), histMax)
+	h.n[b+histMax]++
 }
 
 func (h histBuilder) hist() Hist {
-	if len(h) == 0 {
-		return nil // as a summary read back has it
+	var out Hist // nil when empty, as a summary read back has it
+	for i, c := range h.n {
+		if c != 0 {
+			out = append(out, [2]int64{int64(i) - histMax, c})
+		}
 	}
-	out := make(Hist, 0, len(h))
-	for b, n := range h {
-		out = append(out, [2]int64{b, n})
-	}
-	slices.SortFunc(out, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	return out
 }
 

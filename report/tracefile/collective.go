@@ -231,6 +231,18 @@ func (x *commIndex) at(tid int64, t float64) int32 {
 	return -1
 }
 
+// deviceComm is commOf for device record r linked by pair p (nil: none).
+func (d *decoder) deviceComm(r *rawEvent, x *commIndex, p *kernelPair, times func(*rawEvent) (float64, float64)) *Collective {
+	rt, op := int32(-1), int32(-1)
+	if p != nil {
+		op = p.opRaw
+		if p.launch > 0 {
+			rt = p.launch - 1
+		}
+	}
+	return d.commOf(r, x, rt, op, times)
+}
+
 // commOf is the collective of record r (raw index i) for a consumer: its own, or for a device
 // event the operator holding its launch (rt: the runtime call's raw index, −1 none) or, without
 // one, its linked operator (op: raw index, −1 none).

@@ -511,65 +511,70 @@ func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float
 	k := -1
 	var legacy int64
 	comms := d.newCommIndex(times)
-	for i, r := range d.raws.all() {
-		if r.kind == rawMemory && len(mcs) > 0 {
-			at, _ := times(r)
-			alloc, res := r.memTotals()
-			mev = MemoryEvent{AtUs: at, TraceNs: r.ts, Pid: r.pid, Tid: r.tid, Memory: Memory{Bytes: r.memBytes(),
-				DeviceType: r.memDevice(), DeviceID: r.memDeviceID(), TotalAllocated: alloc, TotalReserved: res}}
-			for _, c := range mcs {
-				c.Memory(&mev)
+	// Plain loops over the chunks, not range over d.raws.all(): its body, a closure, is too
+	// large to be inlined and would cost a call per event.
+	i := -1
+	for _, ch := range d.raws.chunks {
+		for j := range ch {
+			i++
+			r := &ch[j]
+			if r.kind == rawMemory && len(mcs) > 0 {
+				at, _ := times(r)
+				alloc, res := r.memTotals()
+				mev = MemoryEvent{AtUs: at, TraceNs: r.ts, Pid: r.pid, Tid: r.tid, Memory: Memory{Bytes: r.memBytes(),
+					DeviceType: r.memDevice(), DeviceID: r.memDeviceID(), TotalAllocated: alloc, TotalReserved: res}}
+				for _, c := range mcs {
+					c.Memory(&mev)
+				}
+				continue
 			}
-			continue
-		}
-		if r.kind == rawMemory || r.kind == rawOOM {
-			continue
-		}
-		k++
-		start, end := times(r)
-		ev = Event{Name: d.nameStrs[r.name], StartUs: start, EndUs: end, Pid: r.pid, Tid: r.tid, Stream: -1,
-			Correlation: r.corr, ExternalID: r.extID, OpIndex: -1}
-		ev.StartNs, ev.EndNs = r.timesNs(kineto)
-		switch r.kind {
-		case rawHostOp:
-			ev.Kind = KindOp
-			if r.cat == catUserAnnotation {
-				ev.Kind = KindUserAnnotation
+			if r.kind == rawMemory || r.kind == rawOOM {
+				continue
 			}
-			ev.ExternalID = hostID(r, &legacy)
-			ev.Correlation = 0
-		case rawRuntime:
-			ev.Kind = KindRuntime
-			if op, ok := lk.rtOp[int32(i)]; ok {
-				ev.Op, ev.OpIndex = opName(op), int(opEv[op])
-			}
-		case rawDevice:
-			ev.Kind, ev.Stream = r.devKind(), r.stream()
-			if r.cat == catDevScopeMetrics {
-				ev.Kind = KindScopeMetrics
-			}
-			for next < len(lk.pairs) && int(lk.pairs[next].dev) < k {
-				next++
-			}
-			rt, op := int32(-1), int32(-1)
-			if next < len(lk.pairs) && int(lk.pairs[next].dev) == k {
-				p := &lk.pairs[next]
-				ev.Op, ev.OpIndex, ev.Rule = opName(p.opRaw), int(p.op), p.rule
-				op = p.opRaw
-				if p.launch > 0 {
-					ev.Launch = d.raws.at(int(p.launch - 1)).corr
-					rt = p.launch - 1
+			k++
+			start, end := times(r)
+			ev = Event{Name: d.nameStrs[r.name], StartUs: start, EndUs: end, Pid: r.pid, Tid: r.tid, Stream: -1,
+				Correlation: r.corr, ExternalID: r.extID, OpIndex: -1}
+			ev.StartNs, ev.EndNs = r.timesNs(kineto)
+			switch r.kind {
+			case rawHostOp:
+				ev.Kind = KindOp
+				if r.cat == catUserAnnotation {
+					ev.Kind = KindUserAnnotation
+				}
+				ev.ExternalID = hostID(r, &legacy)
+				ev.Correlation = 0
+				if r.flags&rawComm != 0 {
+					ev.Comm = d.commOf(r, nil, -1, -1, times)
+				}
+			case rawRuntime:
+				ev.Kind = KindRuntime
+				if op, ok := lk.rtOp[int32(i)]; ok {
+					ev.Op, ev.OpIndex = opName(op), int(opEv[op])
+				}
+			case rawDevice:
+				ev.Kind, ev.Stream = r.devKind(), r.stream()
+				if r.cat == catDevScopeMetrics {
+					ev.Kind = KindScopeMetrics
+				}
+				for next < len(lk.pairs) && int(lk.pairs[next].dev) < k {
+					next++
+				}
+				var p *kernelPair
+				if next < len(lk.pairs) && int(lk.pairs[next].dev) == k {
+					p = &lk.pairs[next]
+					ev.Op, ev.OpIndex, ev.Rule = opName(p.opRaw), int(p.op), p.rule
+					if p.launch > 0 {
+						ev.Launch = d.raws.at(int(p.launch - 1)).corr
+					}
+				}
+				if comms != nil || r.flags&rawComm != 0 {
+					ev.Comm = d.deviceComm(r, comms, p, times)
 				}
 			}
-			if comms != nil || r.flags&rawComm != 0 {
-				ev.Comm = d.commOf(r, comms, rt, op, times)
+			for _, c := range cs {
+				c.Event(&ev)
 			}
-		}
-		if r.kind == rawHostOp && r.flags&rawComm != 0 {
-			ev.Comm = d.commOf(r, nil, -1, -1, times)
-		}
-		for _, c := range cs {
-			c.Event(&ev)
 		}
 	}
 }
