@@ -668,7 +668,10 @@ func collectivesOf(recs []rec, in func(*rec) bool, rank int64) RankCollectives {
 		if r := &recs[i]; r.class == Communication && in(r) {
 			c := Collective{Name: r.coll.name, StartNs: r.start, EndNs: r.end}
 			if id := r.coll.id; id != nil {
-				c.Op, c.Group, c.Ranks, c.Seq, c.HasSeq, c.P2P, c.Peer = id.Op, id.Group, id.Ranks, id.Seq, id.HasSeq, id.P2P, id.Peer
+				c.Op, c.Group, c.Ranks, c.Seq, c.HasSeq, c.P2P = id.Op, id.Group, id.Ranks, id.Seq, id.HasSeq, id.P2P
+				if id.P2P != "" {
+					c.Peer = id.Peer
+				}
 			}
 			rc.Items = append(rc.Items, c)
 		}

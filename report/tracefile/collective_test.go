@@ -3,6 +3,7 @@ package tracefile
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -111,4 +112,24 @@ func TestCollectiveArgsOnlyWhereNamed(t *testing.T) {
 	_, err := Read(strings.NewReader(data), "x.json", Options{Consumers: []Consumer{&c}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"op: -", "ncclDevKernel_X: -"}, c.got)
+}
+
+// TestCollectiveArgsKineto: the PyTorch 2.3 CUDA trace in testdata (one rank, no NCCL kernel
+// in the profile) has 45 record_param_comms ops whose args name the group by an integer
+// "Process Group ID" and carry no Seq: each op gets its collective, group "0".
+func TestCollectiveArgsKineto(t *testing.T) {
+	var c commCollect
+	_, err := Open(filepath.Join(requireShared(t, "kineto"), "cuda_ns_resolution.json.gz"), Options{Consumers: []Consumer{&c}})
+	require.NoError(t, err)
+	n := 0
+	for _, s := range c.got {
+		if strings.HasPrefix(s, "record_param_comms: ") {
+			n++
+			assert.Contains(t, s, `pg="0"`)
+			assert.Contains(t, s, "seq=-1")
+		} else {
+			assert.True(t, strings.HasSuffix(s, ": -"), s)
+		}
+	}
+	assert.Equal(t, 45, n)
 }
