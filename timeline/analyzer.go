@@ -300,7 +300,7 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 	htaIdle(groups, steps, o, s.Idle)
 	s.Overlap = []Overlap{overlapOf(recs, in, rank, rt)}
 	s.Launches = []Launches{launchesOf(recs, in, o, rank, htaLastStepFilter(steps))}
-	s.Queue = queues(keys, groups, o, rank)
+	s.Queue = queues(keys, groups, o, rank, htaLastStepFilter(steps))
 	s.Stragglers.Collectives = []RankCollectives{collectivesOf(recs, in, rank)}
 	s.derive()
 	return s
@@ -598,8 +598,10 @@ func launchesOf(recs []rec, in func(*rec) bool, o Options, rank int64, htaKeep f
 	return l
 }
 
-// queues is each stream's queue of launched, unfinished work.
-func queues(keys []streamKey, groups [][]*rec, o Options, rank int64) []StreamQueue {
+// queues is each stream's queue of launched, unfinished work; HolisticTraceAnalysis's
+// figures beside, by its rules (its kernels, copies and fills, whole µs, its last-step filter:
+// htaKeep).
+func queues(keys []streamKey, groups [][]*rec, o Options, rank int64, htaKeep func(*rec) bool) []StreamQueue {
 	out := make([]StreamQueue, 0, len(keys))
 	type point struct {
 		t int64
@@ -619,7 +621,9 @@ func queues(keys []streamKey, groups [][]*rec, o Options, rank int64) []StreamQu
 			if r.lstart < r.end {
 				pts = append(pts, point{r.lstart, 1}, point{r.end, -1})
 			}
-			hta = append(hta, point{r.lstart, 1}, point{r.start, -1})
+			if !r.notHTA && htaKeep(r) {
+				hta = append(hta, point{ceilUs(r.lstart), 1}, point{ceilUs(r.start), -1})
+			}
 		}
 		if q.Launches == 0 {
 			continue
@@ -655,7 +659,9 @@ func queues(keys []streamKey, groups [][]*rec, o Options, rank int64) []StreamQu
 			sum += n
 			q.HTAMax = max(q.HTAMax, n)
 		}
-		q.HTAMean = float64(sum) / float64(len(hta))
+		if len(hta) > 0 {
+			q.HTAMean = float64(sum) / float64(len(hta))
+		}
 		out = append(out, q)
 	}
 	return out

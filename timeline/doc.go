@@ -97,7 +97,8 @@
 // launched work's end: the maximum, the time-weighted mean and the time at or above
 // --queue-length (16). HolisticTraceAnalysis decrements at the work's start (launched, not
 // started) and averages over its change points without weighting them by time; its maximum
-// and mean are given beside.
+// and mean are given beside, by its rules (kernels, copies and fills, whole µs, its last-step
+// filter).
 //
 // Stragglers (across ranks). A rank's collectives are its communication kernels in start
 // order, each with what the trace says of its call: PyTorch's c10d records every collective

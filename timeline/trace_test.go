@@ -358,4 +358,9 @@ func TestHTAIdleRoundsAndFilters(t *testing.T) {
 	if b := s.Breakdown[0].HTA; b.Dropped != 1 {
 		t.Errorf("HTA breakdown dropped %d events, want 1 (k4)", b.Dropped)
 	}
+	// HTA's queue: launches at 101, 104, 151 (150.5 up), work starting at 111 (110.6 up), 121,
+	// 161: lengths 1 2 1 0 1 0 over its change points; k4 left out. orprof's keeps all four.
+	if q := s.Queue[0]; q.HTAMax != 2 || q.HTAMean != 5.0/6 || q.Launches != 4 {
+		t.Errorf("queue %+v", q)
+	}
 }
