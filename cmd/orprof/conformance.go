@@ -74,10 +74,10 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "orprof conformance: unexpected argument %s; run 'orprof conformance -h'\n", quoteArg(fs.Arg(0)))
 		return 2
 	case (*lib == "") == (*device == ""):
-		fmt.Fprintln(stderr, "orprof conformance: need exactly one of --lib PATH.so or --device NAME")
+		fmt.Fprintln(stderr, "orprof conformance: need exactly one of --lib PATH.so, --device NAME or --plugin LIB.so; run 'orprof conformance -h'")
 		return 2
 	case *timeout <= 0:
-		fmt.Fprintf(stderr, "orprof conformance: --timeout %v: must be positive\n", *timeout)
+		fmt.Fprintf(stderr, "orprof conformance: --timeout %v: must be positive; run 'orprof conformance -h'\n", *timeout)
 		return 2
 	}
 
@@ -126,7 +126,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	} else if !stubs.Registered(*device) {
-		fmt.Fprintf(stderr, "orprof conformance: --device %s: no backend registered under that name (registered: %s)\n",
+		fmt.Fprintf(stderr, "orprof conformance: --device %s: no backend registered under that name (registered: %s); run 'orprof conformance -h'\n",
 			quoteArg(*device), orNone(stubs.Devices()))
 		return 2
 	} else if st := stubs.Lookup(*device); !st.Enabled() {

@@ -582,3 +582,349 @@ func TestLinkMixedInputs(t *testing.T) {
 		})
 	}
 }
+
+// runMode is a mode of orprof run: its own flags ({dir} is the run's temporary directory).
+type runMode struct {
+	name string
+	args []string
+}
+
+var (
+	rmPlain    = runMode{"plain", []string{"--trace", "{dir}/t.json"}}
+	rmNoTrace  = runMode{"no-trace", []string{"--trace", ""}}
+	rmSteps    = runMode{"steps", []string{"--steps", "2", "--trace", "{dir}/t.json"}}
+	rmSchedule = runMode{"schedule", []string{"--schedule", "wait=0,warmup=0,active=1,repeat=2", "--trace-dir", "{dir}/td"}}
+	rmMetrics  = runMode{"metrics", []string{"--metrics", "GpuTime", "--trace", "{dir}/t.json"}}
+)
+
+// runOut is what a run left: stdout, and the files it wrote under its directory, by name
+// relative to it (trace-dir files as td/*).
+type runOut struct {
+	stdout string
+	files  map[string]string
+}
+
+// traces is every trace the run wrote, one after the other (gunzipped).
+func (o runOut) traces() string {
+	var b strings.Builder
+	for name, data := range o.files {
+		if strings.HasPrefix(name, "td/") || name == "t.json" {
+			if strings.HasSuffix(name, ".gz") {
+				zr, err := gzip.NewReader(strings.NewReader(data))
+				if err == nil {
+					raw, _ := io.ReadAll(zr)
+					data = string(raw)
+				}
+			}
+			b.WriteString(data)
+		}
+	}
+	return b.String()
+}
+
+// runRow is one flag of orprof run in one mode. A run's times differ from one run to the
+// next, so the checks look at what the flag says, not at the whole output.
+type runRow struct {
+	flag []string
+	mode runMode
+	// check is nil when the flag is refused; noop, when set, says why it changes nothing.
+	check func(base, got runOut) string
+	noop  string
+}
+
+func traceGains(s string) func(base, got runOut) string {
+	return func(base, got runOut) string {
+		if !strings.Contains(got.traces(), s) || strings.Contains(base.traces(), s) {
+			return fmt.Sprintf("want %q in the trace with the flag only", s)
+		}
+		return ""
+	}
+}
+
+func traceLacks(s string) func(base, got runOut) string {
+	return func(base, got runOut) string {
+		if strings.Contains(got.traces(), s) || !strings.Contains(base.traces(), s) {
+			return fmt.Sprintf("want %q in the trace without the flag only", s)
+		}
+		return ""
+	}
+}
+
+func stdoutCheck(f func(base, got string) string) func(base, got runOut) string {
+	return func(base, got runOut) string { return f(base.stdout, got.stdout) }
+}
+
+// wrote: the run wrote the file name (relative to its directory), not empty.
+func wrote(name string) func(base, got runOut) string {
+	return func(base, got runOut) string {
+		if len(got.files[name]) == 0 {
+			return fmt.Sprintf("no %s written (files: %v)", name, len(got.files))
+		}
+		return ""
+	}
+}
+
+// startsJSON: stdout is one JSON document per profiled cycle.
+func startsJSON(base, got runOut) string {
+	dec := json.NewDecoder(strings.NewReader(got.stdout))
+	n := 0
+	for {
+		var v any
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			return fmt.Sprintf("not JSON documents: %v", err)
+		}
+		n++
+	}
+	if n == 0 {
+		return "no JSON document"
+	}
+	return ""
+}
+
+// sortedByCount: the text table's "# of Calls" (its last column) never increases down the rows.
+func sortedByCount(base, got runOut) string {
+	last := int64(1 << 62)
+	rows := 0
+	for _, l := range strings.Split(got.stdout, "\n") {
+		if l == "" && rows > 0 {
+			break // the first table (a cycle's; the metrics table follows in its own order)
+		}
+		f := strings.Fields(l)
+		if len(f) < 3 || strings.HasPrefix(l, "-") || strings.HasPrefix(l, "Self") {
+			continue
+		}
+		var n int64
+		if _, err := fmt.Sscan(f[len(f)-1], &n); err != nil {
+			continue
+		}
+		if n > last {
+			return fmt.Sprintf("row %q has more calls than the row above", quoteArg(l))
+		}
+		last, rows = n, rows+1
+	}
+	if rows < 3 {
+		return "no table rows"
+	}
+	return ""
+}
+
+// deviceRow is --device cpu: the host alone, which has no metric source for --metrics.
+func deviceRow(m runMode) runRow {
+	if m.name == rmMetrics.name {
+		return runRow{[]string{"--device", "cpu"}, m, nil, ""}
+	}
+	return runRow{[]string{"--device", "cpu"}, m, stdoutCheck(lacks("OPENREG")), ""}
+}
+
+func runMatrix() []runRow {
+	var rows []runRow
+	add := func(r ...runRow) { rows = append(rows, r...) }
+	for _, m := range []runMode{rmPlain, rmNoTrace, rmSteps, rmSchedule, rmMetrics} {
+		add(
+			runRow{[]string{"--format", "json"}, m, startsJSON, ""},
+			runRow{[]string{"--format", "markdown"}, m, stdoutCheck(isMarkdown), ""},
+			runRow{[]string{"--row-limit", "3"}, m, stdoutCheck(fewerLines), ""},
+			runRow{[]string{"--sort-by", "count"}, m, sortedByCount, ""},
+			runRow{[]string{"--max-name-column-width", "12"}, m, stdoutCheck(narrower), ""},
+			runRow{[]string{"--pytorch-1.13"}, m, stdoutCheck(gains("CUDA")), ""},
+			runRow{[]string{"--group-by-input-shape", "--record-shapes"}, m, stdoutCheck(gains("Input Shapes")), ""},
+			// The built-in workloads report no call stacks (ops carry none), PROFILE_WITH_STACK or not.
+			runRow{[]string{"--group-by-stack-n", "2"}, m, nil, ""},
+			deviceRow(m),
+			runRow{[]string{"--workload", "multistream"}, m, stdoutCheck(lacks("aten::addmm")), ""},
+			runRow{[]string{"--plugin-dir", "{dir}/plugins"}, m, nil, "the directory holds no plugin: nothing to load"},
+			runRow{[]string{"--http-max-events", "5"}, m, nil, ""},
+		)
+		if m.name != rmSchedule.name {
+			// With --schedule, --loop runs until a signal (run_schedule_test.go sends one).
+			add(runRow{[]string{"--loop"}, m, nil, ""})
+		}
+		if m.name == rmMetrics.name {
+			add(
+				runRow{[]string{"--no-scope-metrics"}, m, stdoutCheck(lacks("metrics: ")), ""},
+				runRow{[]string{"--metrics-out", "{dir}/m.txt"}, m, wrote("m.txt"), ""},
+			)
+		} else {
+			add(
+				runRow{[]string{"--no-scope-metrics"}, m, nil, "without --metrics there are no \"metrics: …\" rows to leave out"},
+				runRow{[]string{"--metrics-out", "{dir}/m.txt"}, m, nil, ""},
+			)
+		}
+		switch m.name {
+		case rmNoTrace.name:
+			// No trace is written: the flags that shape it have nothing to do.
+			add(
+				runRow{[]string{"--no-spans"}, m, nil, ""},
+				runRow{[]string{"--legacy-trace"}, m, nil, ""},
+				runRow{[]string{"--profile-memory"}, m, stdoutCheck(gains("CPU Mem")), ""},
+				runRow{[]string{"--pprof", "{dir}/p.pb.gz"}, m, wrote("p.pb.gz"), ""},
+				runRow{[]string{"--report", "{dir}/r.html"}, m, wrote("r.html"), ""},
+				runRow{[]string{"--trace-gzip"}, m, nil, ""},
+			)
+		case rmSchedule.name:
+			add(
+				runRow{[]string{"--no-spans"}, m, traceLacks(`"Spans"`), ""},
+				runRow{[]string{"--legacy-trace"}, m, nil, ""},
+				runRow{[]string{"--record-shapes"}, m, traceGains("Input Dims"), ""},
+				runRow{[]string{"--profile-memory"}, m, traceGains("[memory]"), ""},
+				runRow{[]string{"--activities", "cpu_op,kernel,privateuse1_runtime"}, m, traceGains(`"cat": "kernel"`), ""},
+				runRow{[]string{"--config", "{dir}/shapes.cfg"}, m, traceGains("Input Dims"), ""},
+				runRow{[]string{"--pprof", "{dir}/p.pb.gz"}, m, nil, ""},
+				runRow{[]string{"--report", "{dir}/r.html"}, m, nil, ""},
+				runRow{[]string{"--trace-gzip"}, m, func(base, got runOut) string {
+					for name := range got.files {
+						if strings.HasPrefix(name, "td/") && strings.HasSuffix(name, ".pt.trace.json.gz") {
+							return ""
+						}
+					}
+					return "no .pt.trace.json.gz in --trace-dir"
+				}, ""},
+			)
+		default:
+			legacy := runRow{[]string{"--legacy-trace"}, m, func(base, got runOut) string {
+				if !strings.HasPrefix(strings.TrimSpace(got.files["t.json"]), "[") {
+					return "the trace is not a JSON array"
+				}
+				return ""
+			}, ""}
+			report := runRow{[]string{"--report", "{dir}/r.html"}, m, wrote("r.html"), ""}
+			if m.name == rmSteps.name {
+				legacy.check = nil // refused with --steps (a cycle at a time is written)
+			}
+			if m.name == rmSteps.name {
+				report.check = nil // a report is of one profile: httpprof's endpoint serves the steps'
+			}
+			activities := runRow{[]string{"--activities", "cpu_op,kernel,privateuse1_runtime"}, m, traceGains(`"cat": "kernel"`), ""}
+			if m.name == rmMetrics.name {
+				activities.check, activities.noop = nil, "--metrics records the kernels already (kernel mode)"
+			}
+			add(
+				legacy, report, activities,
+				runRow{[]string{"--no-spans"}, m, traceLacks(`"Spans"`), ""},
+				runRow{[]string{"--record-shapes"}, m, traceGains("Input Dims"), ""},
+				runRow{[]string{"--profile-memory"}, m, traceGains("[memory]"), ""},
+				runRow{[]string{"--config", "{dir}/shapes.cfg"}, m, traceGains("Input Dims"), ""},
+				runRow{[]string{"--pprof", "{dir}/p.pb.gz"}, m, wrote("p.pb.gz"), ""},
+				runRow{[]string{"--trace-gzip"}, m, nil, ""},
+			)
+		}
+	}
+	return rows
+}
+
+// TestRunFlagMatrix: every flag of orprof run in its modes (a plain run, one without a trace,
+// --steps, --schedule, --metrics) takes effect or is refused in one line naming it (--http and
+// --loop serve and run until a signal: their flags are refused outside them, here).
+func TestRunFlagMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the workload twice per row")
+	}
+	for _, r := range runMatrix() {
+		t.Run(fmt.Sprintf("%s/%s", strings.Join(r.flag, "="), r.mode.name), func(t *testing.T) {
+			runOnce := func(withFlag bool) (int, runOut, string) {
+				dir := t.TempDir()
+				require.NoError(t, os.Mkdir(filepath.Join(dir, "plugins"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "shapes.cfg"), []byte("PROFILE_REPORT_INPUT_SHAPES = true\n"), 0o644))
+				args := []string{"run"}
+				for _, a := range r.mode.args {
+					args = append(args, strings.ReplaceAll(a, "{dir}", dir))
+				}
+				if withFlag {
+					for _, a := range r.flag {
+						args = append(args, strings.ReplaceAll(a, "{dir}", dir))
+					}
+				}
+				var out, errb bytes.Buffer
+				code := dispatch(args, bytes.NewReader(nil), &out, &errb)
+				o := runOut{stdout: out.String(), files: map[string]string{}}
+				_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						rel, _ := filepath.Rel(dir, p)
+						b, _ := os.ReadFile(p)
+						o.files[filepath.ToSlash(rel)] = string(b)
+					}
+					return nil
+				})
+				return code, o, errb.String()
+			}
+			code, base, berr := runOnce(false)
+			require.Equal(t, 0, code, "without %s: %s", r.flag[0], berr)
+			code, got, gerr := runOnce(true)
+			switch {
+			case r.check == nil && r.noop == "":
+				require.Equal(t, 2, code, "want %s refused in mode %s; stderr: %s", r.flag[0], r.mode.name, gerr)
+				lines := strings.Split(strings.TrimSuffix(gerr, "\n"), "\n")
+				assert.Len(t, lines, 1, "one line: %q", gerr)
+				names := r.flag[0]
+				if r.flag[0] == "--device" && r.mode.name == rmMetrics.name {
+					names = "--metrics" // the mode's flag that the CPU cannot serve
+				}
+				assert.Contains(t, gerr, names, "the line names the flag")
+				assert.True(t, strings.HasSuffix(strings.TrimSpace(gerr), "run 'orprof run -h'"), "a bad flag's line points to -h: %q", gerr)
+				assert.Empty(t, got.stdout, "a refused run prints nothing")
+			case r.noop != "":
+				require.Equal(t, 0, code, "a no-op by definition (%s); stderr: %s", r.noop, gerr)
+			default:
+				require.Equal(t, 0, code, "want %s to take effect in mode %s; stderr: %s", r.flag[0], r.mode.name, gerr)
+				if msg := r.check(base, got); msg != "" {
+					t.Errorf("%s in mode %s: %s", strings.Join(r.flag, " "), r.mode.name, msg)
+				}
+			}
+		})
+	}
+}
+
+// TestOtherCommandsFlags: the flags of plugins, conformance and version in their modes. The
+// checks conformance runs (each in a child process) are TestConformance*'s: -v there
+// (TestConformanceVerbose, TestConformancePlugin), --timeout (TestConformanceHangIsolatedNoRace);
+// here, what each mode refuses, in one line naming the flag.
+func TestOtherCommandsFlags(t *testing.T) {
+	empty := t.TempDir()
+	notDir := filepath.Join(empty, "file")
+	require.NoError(t, os.WriteFile(notDir, []byte("x"), 0o644))
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		env    string // $KINETO_PLUGIN_LIB_DIR_PATH
+		exit   int
+		stdout string // exit 0: in stdout
+		names  string // exit 2: the one stderr line names it
+	}{
+		{"plugins --dir", []string{"plugins", "--dir", empty}, "", 0, "no plugins (*.so) in " + empty, ""},
+		{"plugins --dir over the env", []string{"plugins", "--dir", empty}, notDir, 0, "no plugins (*.so) in " + empty, ""},
+		{"plugins env alone", []string{"plugins"}, empty, 0, "no plugins (*.so) in " + empty, ""},
+		{"plugins --dir not a directory", []string{"plugins", "--dir", notDir}, "", 2, "", "--dir"},
+		{"plugins --dir missing", []string{"plugins", "--dir", filepath.Join(empty, "nope")}, "", 2, "", "--dir"},
+		{"plugins env not a directory", []string{"plugins"}, notDir, 2, "", "$KINETO_PLUGIN_LIB_DIR_PATH"},
+		{"plugins argument", []string{"plugins", "x"}, "", 2, "", "x"},
+		{"conformance --lib and --device", []string{"conformance", "--lib", notDir, "--device", "openreg"}, "", 2, "", "--device"},
+		{"conformance --plugin and --device", []string{"conformance", "--plugin", notDir, "--device", "openreg"}, "", 2, "", "--device"},
+		{"conformance --plugin and --lib", []string{"conformance", "--plugin", notDir, "--lib", notDir}, "", 2, "", "--lib"},
+		{"conformance --device --timeout 0", []string{"conformance", "--device", "openreg", "--timeout", "0s"}, "", 2, "", "--timeout"},
+		{"conformance --lib --timeout -1s", []string{"conformance", "--lib", notDir, "--timeout", "-1s"}, "", 2, "", "--timeout"},
+		{"conformance --plugin --timeout -1s", []string{"conformance", "--plugin", notDir, "--timeout", "-1s"}, "", 2, "", "--timeout"},
+		{"conformance --device unknown", []string{"conformance", "--device", "nope"}, "", 2, "", "--device"},
+		{"version takes no flag", []string{"version", "--dir", "x"}, "", 2, "", "--dir"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("KINETO_PLUGIN_LIB_DIR_PATH", tc.env)
+			var out, errb bytes.Buffer
+			code := dispatch(tc.args, bytes.NewReader(nil), &out, &errb)
+			require.Equal(t, tc.exit, code, "stderr: %s", errb.String())
+			if tc.exit == 0 {
+				assert.Contains(t, out.String(), tc.stdout)
+				return
+			}
+			line := errb.String()
+			assert.Len(t, strings.Split(strings.TrimSuffix(line, "\n"), "\n"), 1, "one line: %q", line)
+			assert.Contains(t, line, tc.names, "the line names it")
+			assert.NotContains(t, line, "<nil>")
+			if strings.HasPrefix(tc.names, "--") && tc.args[0] == "conformance" {
+				assert.True(t, strings.HasSuffix(strings.TrimSpace(line), "run 'orprof conformance -h'"), "a bad flag's line points to -h: %q", line)
+			}
+			assert.Empty(t, out.String())
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	iofs "io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,15 +54,22 @@ func runPlugins(args []string, stdout, stderr io.Writer) int {
 	case len(pos) > 0:
 		return fail(stderr, "plugins: unexpected argument %s; run 'orprof plugins -h'", quoteArg(pos[0]))
 	}
+	dirFlag := "--dir"
 	if *dir == "" {
-		*dir = os.Getenv(kineto.PluginDirEnv)
+		*dir, dirFlag = os.Getenv(kineto.PluginDirEnv), "$"+kineto.PluginDirEnv
 	}
 	if *dir == "" {
 		return fail(stderr, "plugins: no plugin directory: pass --dir DIR or set %s", kineto.PluginDirEnv)
 	}
 	libs, refused, err := pluginCandidates(*dir)
 	if err != nil {
-		return fail(stderr, "plugins: %s: %v", quote.Printable(quote.Clip(*dir)), errors.Unwrap(err))
+		// The directory's own error (pluginCandidates wraps two: errors.Unwrap gives neither).
+		why := error(err)
+		var pe *iofs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err
+		}
+		return fail(stderr, "plugins: %s %s: %v", dirFlag, quote.String(*dir), why)
 	}
 	exe, err := os.Executable()
 	if err != nil {

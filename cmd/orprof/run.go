@@ -51,7 +51,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return failFlag(stderr, "run", "%s", msg)
 	}
 	if msg := checkRunOutputs(*tracePath, *activities, *metrics, *metricsOut, tf.format); msg != "" {
-		return fail(stderr, "run: %s", msg)
+		return failFlag(stderr, "run", "%s", msg)
+	}
+	if msg := checkRunTraceFlags(fs, *tracePath, &sf); msg != "" {
+		return failFlag(stderr, "run", "%s", msg)
+	}
+	if tf.byStackN > 0 {
+		// The built-in workloads' ops carry no call stacks (PROFILE_WITH_STACK keeps the stacks
+		// ops report, and theirs report none): the grouping would change nothing.
+		return failFlag(stderr, "run", "--group-by-stack-n %d: the built-in workloads record no call stacks; group a trace that has them with orprof table", tf.byStackN)
 	}
 	// Kineto config: --config, else $KINETO_CONFIG.
 	cfgPath := *configPath
@@ -61,7 +69,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		cfgFlag = "$KINETO_CONFIG"
 	}
 	if msg := checkRunReport(*reportPath, sf.used(fs)); msg != "" {
-		return fail(stderr, "run: %s", msg)
+		return failFlag(stderr, "run", "%s", msg)
 	}
 	outs, ins := runFiles(*tracePath, *pprofPath, *metricsOut, cfgPath, &sf)
 	outs = append(outs, outfile.File{Name: "--report", Path: *reportPath})
@@ -71,7 +79,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	runWorkload, prepare, have, ok := deviceWorkload(*workload, *device)
 	if !ok {
-		return fail(stderr, "run: --workload %q: unknown workload (have %s)", *workload, have)
+		return failFlag(stderr, "run", "--workload %s: unknown workload (have %s)", quoteArg(*workload), have)
 	}
 	opts := orprof.Options{Device: *device, RecordShapes: *shapes, ProfileMemory: *memory}
 	if strings.EqualFold(*device, "cpu") || *device == "" {
@@ -96,7 +104,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *activities != "" {
 		set, err := kineto.ParseActivities(*activities)
 		if err != nil {
-			return fail(stderr, "run: --activities: %v", err)
+			return failFlag(stderr, "run", "--activities: %v", err)
 		}
 		opts.Activities = set
 	}
@@ -188,7 +196,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 func scopeProfiler(metrics, cfgFlag string, opts *orprof.Options, stderr io.Writer) (*xpu.ScopeProfiler, int) {
 	if metrics != "" {
 		if opts.Device == "" {
-			return nil, fail(stderr, "run: --metrics: the CPU has no metric source; use --device openreg")
+			return nil, failFlag(stderr, "run", "--metrics: the CPU has no metric source; use --device openreg")
 		}
 		cfg := opts.Config
 		if cfg == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -27,6 +28,20 @@ func checkRunOutputs(tracePath, activities, metrics, metricsOut, format string) 
 	}
 	if metrics != "" && metricsOut == "" && format == string(report.FormatCSV) {
 		return "--metrics with --format csv: a CSV file holds one table; pass --metrics-out FILE for the metrics table"
+	}
+	return ""
+}
+
+// checkRunTraceFlags refuses the flags that shape the trace when no trace is written: --trace ""
+// without --schedule's --trace-dir or --http's clients. It returns the message, or "".
+func checkRunTraceFlags(fs *flag.FlagSet, tracePath string, sf *stepFlags) string {
+	if tracePath != "" || sf.schedule != "" || sf.http != "" {
+		return ""
+	}
+	for _, name := range []string{"no-spans", "legacy-trace"} {
+		if f := fs.Lookup(name); f != nil && f.Value.String() == "true" {
+			return "--" + name + `: --trace "" writes no trace for it to shape`
+		}
 	}
 	return ""
 }

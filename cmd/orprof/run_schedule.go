@@ -60,41 +60,43 @@ func (sf *stepFlags) used(fs *flag.FlagSet) bool {
 func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Options, tf *tableFlags, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, name := range []string{"legacy-trace", "metrics"} {
-		if set[name] {
-			return fail(stderr, "run: --%s: not available with --schedule, --steps, --http or --loop", name)
-		}
-	}
 	var sched *orprof.Schedule
 	switch {
 	case strings.EqualFold(opts.Device, "opencl"):
-		return fail(stderr, "run: --device opencl: the step-by-step modes (--schedule, --steps, --http, --loop) run OpenReg's workloads only")
+		return failFlag(stderr, "run", "--device opencl: the step-by-step modes (--schedule, --steps, --http, --loop) run OpenReg's workloads only")
 	case set["steps"] && sf.steps < 1:
 		return failFlag(stderr, "run", "--steps %d: must be ≥ 1", sf.steps)
 	case sf.steps > 0 && sf.loop:
-		return fail(stderr, "run: --steps and --loop: choose one (--loop runs until SIGINT or SIGTERM)")
+		return failFlag(stderr, "run", "--steps and --loop: choose one (--loop runs until SIGINT or SIGTERM)")
 	case sf.http != "" && sf.schedule != "":
-		return fail(stderr, "run: --http and --schedule: choose one (captures over HTTP need a profiler without a schedule)")
+		return failFlag(stderr, "run", "--http and --schedule: choose one (captures over HTTP need a profiler without a schedule)")
 	case sf.http != "" && sf.steps == 0 && !sf.loop:
-		return fail(stderr, "run: --http: add --loop (run until SIGINT or SIGTERM) or --steps N")
+		return failFlag(stderr, "run", "--http: add --loop (run until SIGINT or SIGTERM) or --steps N")
 	case sf.http == "" && sf.schedule == "" && sf.loop:
-		return fail(stderr, "run: --loop: add --http ADDR or --schedule (a loop needs something to capture)")
+		return failFlag(stderr, "run", "--loop: add --http ADDR or --schedule (a loop needs something to capture)")
 	case sf.traceDir != "" && sf.schedule == "":
-		return fail(stderr, "run: --trace-dir: needs --schedule")
+		return failFlag(stderr, "run", "--trace-dir: needs --schedule")
 	case sf.maxEvents != 0 && sf.http == "":
-		return fail(stderr, "run: --http-max-events: needs --http (it bounds the captures served there)")
+		return failFlag(stderr, "run", "--http-max-events: needs --http (it bounds the captures served there)")
 	case sf.maxEvents < -1:
 		return failFlag(stderr, "run", "--http-max-events %d: must be -1 (no bound) or a count ≥ 1", sf.maxEvents)
 	case sf.gzip && sf.traceDir == "":
-		return fail(stderr, "run: --trace-gzip: needs --trace-dir")
+		return failFlag(stderr, "run", "--trace-gzip: needs --trace-dir")
 	case sf.schedule != "" && set["trace"]:
-		return fail(stderr, "run: --trace: with --schedule each cycle has its own trace; use --trace-dir DIR")
+		return failFlag(stderr, "run", "--trace: with --schedule each cycle has its own trace; use --trace-dir DIR")
 	case sf.http != "" && set["trace"]:
-		return fail(stderr, "run: --trace: with --http the traces go to the HTTP clients")
+		return failFlag(stderr, "run", "--trace: with --http the traces go to the HTTP clients")
 	case sf.schedule != "" && set["pprof"]:
-		return fail(stderr, "run: --pprof: with --schedule each cycle is a profile of its own; run --steps N --pprof FILE for one")
+		return failFlag(stderr, "run", "--pprof: with --schedule each cycle is a profile of its own; run --steps N --pprof FILE for one")
 	case sf.http != "" && set["pprof"]:
-		return fail(stderr, "run: --pprof: with --http the profiles go to the HTTP clients; run --steps N --pprof FILE for one")
+		return failFlag(stderr, "run", "--pprof: with --http the profiles go to the HTTP clients; run --steps N --pprof FILE for one")
+	}
+	// After the checks above: a flag of the step modes given alone (--trace-gzip) is named
+	// first, rather than the step mode it would start.
+	for _, name := range []string{"legacy-trace", "metrics"} {
+		if set[name] {
+			return failFlag(stderr, "run", "--%s: not available with --schedule, --steps, --http or --loop", name)
+		}
 	}
 	pprofPath := fs.Lookup("pprof").Value.String()
 	noSpans := fs.Lookup("no-spans").Value.String() == "true"
@@ -102,12 +104,12 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	if sf.schedule != "" {
 		s, err := orprof.ParseSchedule(sf.schedule)
 		if err != nil {
-			return fail(stderr, "run: --schedule %s: %v", quoteFlag(sf.schedule), err)
+			return failFlag(stderr, "run", "--schedule %s: %v", quoteFlag(sf.schedule), err)
 		}
 		sched = &s
 		if steps == 0 && !sf.loop {
 			if steps = s.Steps(); steps == 0 {
-				return fail(stderr, "run: --schedule %s: repeat=0 never ends; add --steps N or --loop", quoteFlag(sf.schedule))
+				return failFlag(stderr, "run", "--schedule %s: repeat=0 never ends; add --steps N or --loop", quoteFlag(sf.schedule))
 			}
 		}
 	} else if sf.http == "" {
