@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -137,6 +138,7 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 	var mu sync.Mutex
 	waiting := make([]*Bundle, len(paths))
 	var acc *Bundle
+	var timelines []*timeline.Summary // merged at the end, at once
 	next := 0
 	var mergeErr error
 	errs := fanout.Each(len(paths), o.Workers, func(k int) error {
@@ -151,8 +153,10 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 			if acc == nil {
 				acc = waiting[next]
 			} else {
-				acc, mergeErr = Merge([]string{"the profiles before " + quote.String(paths[next]), paths[next]}, acc, waiting[next])
+				acc, mergeErr = merge([]string{"the profiles before " + quote.String(paths[next]), paths[next]}, false, acc, waiting[next])
 			}
+			// (merge numbered a rank-less one-rank timeline already.)
+			timelines = append(timelines, waiting[next].Timeline)
 			waiting[next] = nil
 			next++
 		}
@@ -160,6 +164,19 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 	})
 	if err := fanout.First(errs); err != nil {
 		return nil, nil, err
+	}
+	acc.Timeline = nil
+	if !slices.Contains(timelines, nil) {
+		tl := timelines[0]
+		if err := tl.MergeAll(timelines[1:]...); err != nil {
+			i := 1
+			var me *timeline.MergeError
+			if errors.As(err, &me) {
+				i, err = me.Index+1, me.Err
+			}
+			return nil, nil, fmt.Errorf("%s: timeline: %v", quote.String(paths[i]), err)
+		}
+		acc.Timeline = tl
 	}
 	var w []string
 	for _, ws := range warns {
@@ -204,7 +221,11 @@ func load(p string, k int, o Options, warns *[]string, link *tracefile.DeviceLin
 // Merge merges bundles in order into a new one (the package doc says what each view's merge
 // is); names[i] names bs[i] in errors (nil: "summary i"). The inputs' summaries may be taken
 // over: do not use them afterwards.
-func Merge(names []string, bs ...*Bundle) (*Bundle, error) {
+func Merge(names []string, bs ...*Bundle) (*Bundle, error) { return merge(names, true, bs...) }
+
+// merge is Merge, with the timelines merged (withTimeline) or left out (LoadAll merges them
+// all at once at the end: timeline.Summary.MergeAll derives the cross-rank figures once).
+func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
 	if len(bs) == 1 {
 		return bs[0], nil
 	}
@@ -264,12 +285,17 @@ func Merge(names []string, bs ...*Bundle) (*Bundle, error) {
 	if hasFlame {
 		out.Flame = flame.Merge(trees...)
 	}
-	if hasTimeline {
-		tl := bs[0].Timeline
-		for i, b := range bs[1:] {
-			if err := tl.Merge(b.Timeline); err != nil {
-				return nil, fmt.Errorf("%s: timeline: %v", name(i+1), err)
+	if hasTimeline && withTimeline {
+		tl, rest := bs[0].Timeline, make([]*timeline.Summary, 0, len(bs)-1)
+		for _, b := range bs[1:] {
+			rest = append(rest, b.Timeline)
+		}
+		if err := tl.MergeAll(rest...); err != nil {
+			var me *timeline.MergeError
+			if errors.As(err, &me) {
+				return nil, fmt.Errorf("%s: timeline: %v", name(me.Index+1), me.Err)
 			}
+			return nil, fmt.Errorf("%s: timeline: %v", name(1), err)
 		}
 		out.Timeline = tl
 	}
