@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/kernels"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/ranks"
 )
@@ -44,7 +45,18 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if pos[0] == "-" && pos[1] == "-" {
 		return fail(stderr, "diff: - (stdin) can be only one of BEFORE and AFTER")
 	}
-	if k0, k1 := isKernelsSummary(pos[0]), isKernelsSummary(pos[1]); k0 || k1 {
+	k0, k1 := isKernelsSummary(pos[0]), isKernelsSummary(pos[1])
+	if i := slices.Index(pos, "-"); i >= 0 {
+		// A kernels summary on stdin is a kernels side as a file is.
+		br, isKernels := kernels.SniffSummary(stdin)
+		stdin = br
+		if i == 0 {
+			k0 = isKernels
+		} else {
+			k1 = isKernels
+		}
+	}
+	if k0 || k1 {
 		if !k0 || !k1 {
 			return fail(stderr, "diff: one of %s and %s is a kernels summary and the other is not: compare two kernels summaries (orprof kernels --format json) or two table profiles",
 				quoteArg(pos[0]), quoteArg(pos[1]))
@@ -55,7 +67,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if link.set {
 			return refuseLink(stderr, "diff", "kernels summaries")
 		}
-		return diffKernels(pos, *format, *rowLimit, *nameWidth, stdout, stderr)
+		return diffKernels(pos, stdin, *format, *rowLimit, *nameWidth, stdout, stderr)
 	}
 	if link.set {
 		// Each side's inputs: --link needs a trace among them.

@@ -353,9 +353,8 @@ func flagMatrix() []flagRow {
 		)
 	}
 
-	// diff: each side a trace, a summary, a directory, stdin; two kernels summaries (not on
-	// stdin: diff takes kernels summaries as files only).
-	for _, m := range []fxMode{mTrace, mGz, mDir, mStdin, mTableSum, mSumDir, mStdinSum, mReportSum, mKernelsSum} {
+	// diff: each side a trace, a summary, a directory, stdin; two kernels summaries.
+	for _, m := range []fxMode{mTrace, mGz, mDir, mStdin, mTableSum, mSumDir, mStdinSum, mReportSum, mKernelsSum, mStdinKSum} {
 		add(fmtRows("diff", baseLink, m)...)
 		add(
 			flagRow{"diff", []string{"--row-limit", "3"}, baseLink, m, effect(fewerLines), false},

@@ -75,10 +75,10 @@ func writeKernelsMerge(s *kernels.Summary, tf *tableFlags, stdout, stderr io.Wri
 
 // diffKernels is `orprof diff` of two kernels summaries: kernel by kernel, largest increase
 // first.
-func diffKernels(pos []string, format string, rowLimit, nameWidth int, stdout, stderr io.Writer) int {
+func diffKernels(pos []string, stdin io.Reader, format string, rowLimit, nameWidth int, stdout, stderr io.Writer) int {
 	var sums [2]*kernels.Summary
 	for i, p := range pos {
-		s, _, err := kernels.ReadAll([]string{p}, kernels.ReadOptions{})
+		s, _, err := kernels.ReadAll([]string{p}, kernels.ReadOptions{Stdin: stdin})
 		if err != nil {
 			return fail(stderr, "diff: %v", err)
 		}
