@@ -594,6 +594,7 @@ var (
 	rmSteps    = runMode{"steps", []string{"--steps", "2", "--trace", "{dir}/t.json"}}
 	rmSchedule = runMode{"schedule", []string{"--schedule", "wait=0,warmup=0,active=1,repeat=2", "--trace-dir", "{dir}/td"}}
 	rmMetrics  = runMode{"metrics", []string{"--metrics", "GpuTime", "--trace", "{dir}/t.json"}}
+	rmCPU      = runMode{"cpu", []string{"--device", "cpu", "--trace", "{dir}/t.json"}}
 )
 
 // runOut is what a run left: stdout, and the files it wrote under its directory, by name
@@ -720,6 +721,15 @@ func deviceRow(m runMode) runRow {
 func runMatrix() []runRow {
 	var rows []runRow
 	add := func(r ...runRow) { rows = append(rows, r...) }
+	// --device cpu: no fallback device events, no metric source.
+	add(
+		// Child profilers record device work under --device cpu too (a plugin's, OpenReg's: the
+		// workloads run on OpenReg; cpu drops its fallback device events).
+		runRow{[]string{"--activities", "cpu_op,kernel"}, rmCPU, traceGains(`"cat": "kernel"`), ""},
+		runRow{[]string{"--activities", "cpu_op,user_annotation"}, rmCPU, nil, "a run records the host's ops and annotations in any case: host activities add no child profiler"},
+		runRow{[]string{"--metrics", "GpuTime"}, rmCPU, nil, ""},
+		runRow{[]string{"--profile-memory"}, rmCPU, traceGains("[memory]"), ""},
+	)
 	for _, m := range []runMode{rmPlain, rmNoTrace, rmSteps, rmSchedule, rmMetrics} {
 		add(
 			runRow{[]string{"--format", "json"}, m, startsJSON, ""},
