@@ -245,6 +245,17 @@ func TestLaunchPercentiles(t *testing.T) {
 	if run(t, DefaultOptions(), 0, a...).JobLaunches != nil {
 		t.Errorf("one rank has job launches")
 	}
+	// 16 values: the 99th percentile is the greatest, read exactly (not as its bucket's middle).
+	h := newHistBuilder()
+	for v := int64(8101); v <= 8116; v++ {
+		h.add(v)
+	}
+	if p := h.hist().percentile(99, 16, 8101, 8116); p != 8116 {
+		t.Errorf("p99 of 16 values: %d, want the max 8116", p)
+	}
+	if p := h.hist().percentile(1, 16, 8101, 8116); p != 8101 {
+		t.Errorf("p1 of 16 values: %d, want the min 8101", p)
+	}
 	for _, tc := range []struct{ d, lo, hi int64 }{{1, 1, 1}, {2, 2, 2}, {1000, 995, 1005}, {-7, -7, -7}, {0, 0, 0}} {
 		h := newHistBuilder()
 		h.add(tc.d)

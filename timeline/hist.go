@@ -90,13 +90,19 @@ func (h Hist) merge(o Hist) Hist {
 // percentile is the pct-th percentile (nearest rank: the smallest value with at least pct % of
 // the values at or below it) of the n values counted in h, read as its bucket's geometric
 // middle and kept within [lo, hi] (the exact least and greatest value), rounded to the ns:
-// within 0.54 % (and half a ns) of the exact percentile.
+// within 0.54 % (and half a ns) of the exact percentile; exact when it is the least or the
+// greatest value.
 func (h Hist) percentile(pct, n, lo, hi int64) int64 {
 	if n <= 0 {
 		return 0
 	}
 	rank := (n*pct + 99) / 100
-	rank = max(rank, 1)
+	switch {
+	case rank >= n:
+		return hi // the greatest value, known exactly
+	case rank <= 1:
+		return lo
+	}
 	var seen int64
 	for _, bc := range h {
 		seen += bc[1]
