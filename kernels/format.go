@@ -47,6 +47,9 @@ type WriteOptions struct {
 	ByOp bool
 	// MaxNameWidth caps the kernel and operator name columns of text (0: 55).
 	MaxNameWidth int
+	// CompactJSON writes json on one line, without the indentation (what a page embeds:
+	// package report/html).
+	CompactJSON bool
 }
 
 // Write renders s in format f. text and markdown print one table, largest total first, then a
@@ -54,7 +57,7 @@ type WriteOptions struct {
 // merge needs), which Load reads back.
 func Write(w io.Writer, f Format, s *Summary, o WriteOptions) error {
 	if f == JSON {
-		return writeJSON(w, s, o.Rules)
+		return writeJSON(w, s, o.Rules, o.CompactJSON)
 	}
 	t := s.table(o, f == CSV)
 	var b bytes.Buffer
@@ -332,7 +335,7 @@ var kindByName = func() map[string]tracefile.Kind {
 	return m
 }()
 
-func writeJSON(w io.Writer, s *Summary, rules *Rules) error {
+func writeJSON(w io.Writer, s *Summary, rules *Rules, compact bool) error {
 	doc := docJSON{Version: jsonVersion, Device: s.Device, DeviceNs: s.DeviceNs(), DeviceUs: s.DeviceUs(),
 		Ranks: []rankJSON{}, Kernels: []kernelJSON{}}
 	for _, r := range s.Ranks {
@@ -366,7 +369,9 @@ func writeJSON(w io.Writer, s *Summary, rules *Rules) error {
 		doc.Kernels = append(doc.Kernels, j)
 	}
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
+	if !compact {
+		enc.SetIndent("", " ")
+	}
 	return enc.Encode(doc)
 }
 

@@ -155,7 +155,9 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 			r.HasParent, r.OverloadName, stack, k, r.Ranks, r.MaxCPUTimeTotal, r.MaxCPUAt, r.MaxDeviceTimeTotal, r.MaxDeviceAt})
 	}
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
+	if !o.CompactJSON {
+		enc.SetIndent("", " ")
+	}
 	return enc.Encode(out)
 }
 

@@ -52,6 +52,9 @@ type TableOptions struct {
 	ProfileMemory bool
 	WithFlops     bool
 	Target        Target
+	// CompactJSON makes WriteSummaryJSON write its document on one line, without the
+	// indentation (what a page embeds: package html).
+	CompactJSON bool
 }
 
 // Special RowLimit values.

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	stdhtml "html"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/orprof/orprof/events"
@@ -181,19 +182,24 @@ func Write(w io.Writer, m *Model) error {
 
 // pageData is the JSON document of m. encoding/json escapes <, > and & in every string, so
 // the document cannot end the script element that holds it.
-func pageData(m *Model) ([]byte, error) {
+func pageData(m *Model) ([]byte, error) { return pageDataVia(m, true) }
+
+// pageDataVia is pageData, with the documents spliced in (splice) or through encoding/json.
+func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	p := page{Title: m.Title, Inputs: m.Inputs, Start: m.Start, Why: map[string]string{}, Empty: map[string]bool{},
 		Findings: []finding{}}
+	var tableDoc, kernelsDoc []byte // spliced in at tableMark and kernelsMark (splice)
 	if p.Inputs == nil {
 		p.Inputs = []string{}
 	}
 	s := m.Summary
 	if s != nil {
 		var b bytes.Buffer
-		if err := report.WriteSummaryJSON(&b, s, report.TableOptions{RowLimit: report.RowLimitAll}); err != nil {
+		if err := report.WriteSummaryJSON(&b, s, report.TableOptions{RowLimit: report.RowLimitAll, CompactJSON: true}); err != nil {
 			return nil, err
 		}
-		p.Table = json.RawMessage(b.Bytes())
+		tableDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		p.Table = json.RawMessage(tableMark)
 		p.Findings = findings(s)
 	} else {
 		p.Table = json.RawMessage("null")
@@ -242,10 +248,11 @@ func pageData(m *Model) ([]byte, error) {
 		p.Empty["kernels"] = true
 	default:
 		var b bytes.Buffer
-		if err := kernels.Write(&b, kernels.JSON, k, kernels.WriteOptions{}); err != nil {
+		if err := kernels.Write(&b, kernels.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
 			return nil, err
 		}
-		p.Kernels = &kernelsPage{Doc: json.RawMessage(b.Bytes()), Categories: k.ByCategory(nil)}
+		kernelsDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil)}
 	}
 	switch {
 	case s == nil:
@@ -282,7 +289,71 @@ func pageData(m *Model) ([]byte, error) {
 		p.Why["diff"] = "No diff: orprof report --diff BEFORE AFTER compares two profiles (traces, summaries or directories of them), regressions first."
 		p.Empty["diff"] = true
 	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	if spliced, ok := splice(out, tableDoc, kernelsDoc); ok && viaSplice {
+		return spliced, nil
+	}
+	// A mark not found once: the documents go through encoding/json (the same bytes, slower).
+	if tableDoc != nil {
+		p.Table = json.RawMessage(tableDoc)
+	}
+	if kernelsDoc != nil {
+		p.Kernels.Doc = json.RawMessage(kernelsDoc)
+	}
 	return json.Marshal(p)
+}
+
+// The table's and the kernel view's documents are written compact (one line, HTML-escaped
+// as encoding/json escapes) and put in the page's JSON in place of these marks, numbers no
+// figure is: a json.RawMessage field would have encoding/json scan and compact the whole
+// document again (with the indentation the CLI's json has, 2% of orprof report's
+// instructions on the MTIA trace). The bytes are those encoding/json makes of the indented
+// documents (TestSpliceIsMarshal).
+const (
+	tableMark   = "1e999999991"
+	kernelsMark = "1e999999992"
+	markLen     = len(tableMark) // both's
+)
+
+// splice puts table at page's `"table":` mark and kernels at its `"doc":` one (each only when
+// not nil); ok is false unless each mark is found exactly once.
+func splice(page, table, kernels []byte) ([]byte, bool) {
+	type part struct {
+		at  int
+		pat string
+		doc []byte
+	}
+	var parts []part
+	grow := 0
+	for _, d := range []struct {
+		pat string
+		doc []byte
+	}{{`"table":` + tableMark, table}, {`"doc":` + kernelsMark, kernels}} {
+		if d.doc == nil {
+			continue
+		}
+		i := bytes.Index(page, []byte(d.pat))
+		if i < 0 || bytes.Contains(page[i+1:], []byte(d.pat)) {
+			return nil, false
+		}
+		parts = append(parts, part{i + len(d.pat) - markLen, d.pat, d.doc})
+		grow += len(d.doc)
+	}
+	if len(parts) == 0 {
+		return page, true
+	}
+	slices.SortFunc(parts, func(a, b part) int { return a.at - b.at })
+	out := make([]byte, 0, len(page)+grow)
+	last := 0
+	for _, p := range parts {
+		out = append(out, page[last:p.at]...)
+		out = append(out, p.doc...)
+		last = p.at + markLen
+	}
+	return append(out, page[last:]...), true
 }
 
 // findings are the lines of the Overview that say where the time went, each with its figures.
