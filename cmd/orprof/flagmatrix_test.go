@@ -68,6 +68,7 @@ const (
 	mSumDir      fxMode = "summary-dir"    // a directory of table summaries of two ranks
 	mStdinSum    fxMode = "stdin-summary"  // - with a table summary on stdin
 	mStdinKSum   fxMode = "stdin-kernels"  // - with a kernels summary on stdin
+	mStdinTSum   fxMode = "stdin-timeline" // - with a timeline summary on stdin
 	mDiff        fxMode = "diff"           // report --diff BEFORE AFTER (traces)
 )
 
@@ -150,7 +151,7 @@ func (fx *flagFixtures) inputs(b fxBase, m fxMode) ([]string, []byte) {
 		fx.made[b] = map[fxMode][]string{
 			mTrace: {tr}, mGz: {gz}, mDir: {filepath.Join(d, "ranks")}, mRanks: {tr, tr2}, mStdin: {"-"},
 			mTableSum: {ts}, mKernelsSum: {ks}, mTimelineSum: {tl}, mReportSum: {rs},
-			mSumDir: {filepath.Join(d, "sums")}, mStdinSum: {"-"}, mStdinKSum: {"-"},
+			mSumDir: {filepath.Join(d, "sums")}, mStdinSum: {"-"}, mStdinKSum: {"-"}, mStdinTSum: {"-"},
 			mDiff: {"--diff", gz, tr},
 		}
 	}
@@ -164,6 +165,8 @@ func (fx *flagFixtures) inputs(b fxBase, m fxMode) ([]string, []byte) {
 		stdin = mustRead(t, fx.made[b][mTableSum][0])
 	case mStdinKSum:
 		stdin = mustRead(t, fx.made[b][mKernelsSum][0])
+	case mStdinTSum:
+		stdin = gzipBytes(t, mustRead(t, fx.made[b][mTimelineSum][0])) // gzip as well as plain
 	}
 	return args, stdin
 }
@@ -391,13 +394,13 @@ func flagMatrix() []flagRow {
 	}
 
 	// timeline: traces in every form and timeline summaries.
-	for _, m := range []fxMode{mTrace, mGz, mDir, mRanks, mStdin, mTimelineSum} {
+	for _, m := range []fxMode{mTrace, mGz, mDir, mRanks, mStdin, mTimelineSum, mStdinTSum} {
 		add(fmtRows("timeline", baseSteps, m)...)
 		add(
 			flagRow{"timeline", []string{"--view", "idle"}, baseSteps, m, effect(fewerLines), false},
 			flagRow{"timeline", []string{"--ranks", "0"}, baseLink, m, noopOrEffect(m), false},
 		)
-		if m == mTimelineSum {
+		if m == mTimelineSum || m == mStdinTSum {
 			// The analyses ran when the summary was written.
 			add(
 				flagRow{"timeline", []string{"--steps", "2"}, baseSteps, m, refuse, false},

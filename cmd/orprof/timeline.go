@@ -142,12 +142,15 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(given) > 0 {
 			what = strings.Join(given, ", ")
 		}
-		sum := paths[0]
-		if s := summaryInputs(paths); len(s) > 0 {
-			sum = s[0]
+		sum := "<stdin>"
+		if paths[0] != "-" {
+			sum = quoteArg(paths[0])
+			if s := summaryInputs(paths); len(s) > 0 {
+				sum = quoteArg(s[0])
+			}
 		}
 		return failFlag(stderr, "timeline", "%s: %s is a summary whose analyses ran with other thresholds or steps when it was written; give the traces, or the flags it was made with",
-			what, quoteArg(sum))
+			what, sum)
 	}
 	if err != nil {
 		return fail(stderr, "timeline: %v", err)
