@@ -386,7 +386,7 @@ func tablesOf(s *Summary, view string) []*table {
 		t := &table{title: title, header: []string{"rank", "instances", "arrived last", "last %", "wait caused", "waited", "missing"}}
 		for _, r := range st.Ranks {
 			t.rows = append(t.rows, []string{fmtInt(r.Rank), fmtInt(int64(r.Instances)), fmtInt(int64(r.ArrivedLast)),
-				pctCount(r.ArrivedLast, r.Instances), fmtUs(r.WaitCausedNs), fmtUs(r.WaitedNs), fmtInt(int64(r.Missing))})
+				pct(int64(r.ArrivedLast), int64(r.Instances)), fmtUs(r.WaitCausedNs), fmtUs(r.WaitedNs), fmtInt(int64(r.Missing))})
 		}
 		w := &table{title: "Collective instances that kept the ranks waiting longest (µs)",
 			header: []string{"name", "rule", "group", "seq", "instance", "ranks", "last rank", "spread", "total wait"},
