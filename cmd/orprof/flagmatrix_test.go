@@ -460,6 +460,7 @@ func noopOrEffect(m fxMode) outcome {
 
 // TestFlagMatrix runs every row of flagMatrix.
 func TestFlagMatrix(t *testing.T) {
+	skipUnderRace(t)
 	fx := &flagFixtures{t: t, dir: t.TempDir()}
 	rules := filepath.Join(fx.dir, "rules.txt")
 	require.NoError(t, os.WriteFile(rules, []byte("attention .\n"), 0o644))
@@ -833,6 +834,7 @@ func TestRunFlagMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the workload twice per row")
 	}
+	skipUnderRace(t)
 	for _, r := range runMatrix() {
 		t.Run(fmt.Sprintf("%s/%s", strings.Join(r.flag, "="), r.mode.name), func(t *testing.T) {
 			runOnce := func(withFlag bool) (int, runOut, string) {
