@@ -34,3 +34,38 @@ func Session(n int) *trace.Trace {
 	t.EndNs = ts
 	return t
 }
+
+// Respace rewrites JSON with the separators comma and colon and no other whitespace outside
+// strings, keeping the members' order: what Python's json.dump(separators=(comma, colon))
+// writes when a tool re-saves a trace. The reader's layout tests and scripts/bench use it.
+func Respace(b []byte, comma, colon string) []byte {
+	out := make([]byte, 0, len(b))
+	inStr, esc := false, false
+	for _, c := range b {
+		if inStr {
+			out = append(out, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\n', '\t', '\r':
+		case '"':
+			inStr = true
+			out = append(out, c)
+		case ',':
+			out = append(out, comma...)
+		case ':':
+			out = append(out, colon...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -6,43 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/orprof/orprof/internal/tracetest"
 	"github.com/stretchr/testify/require"
 )
-
-// respace rewrites JSON with the separators comma and colon and no other whitespace outside
-// strings, as Python's json.dump(separators=(comma, colon)) writes it: the members keep their
-// order, as a tool that re-saves a trace keeps them.
-func respace(b []byte, comma, colon string) []byte {
-	out := make([]byte, 0, len(b))
-	inStr, esc := false, false
-	for _, c := range b {
-		if inStr {
-			out = append(out, c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\n', '\t', '\r':
-		case '"':
-			inStr = true
-			out = append(out, c)
-		case ',':
-			out = append(out, comma...)
-		case ':':
-			out = append(out, colon...)
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
-}
 
 // TestLayoutsKineto: a trace re-saved by json.dump (", " and ": ") or minified reads into the same
 // events, link report and warnings as Kineto's own layout, on every Kineto trace in testdata
@@ -66,7 +32,7 @@ func TestLayoutsKineto(t *testing.T) {
 			want, err := Read(bytes.NewReader(raw), "t.json", Options{})
 			require.NoError(t, err)
 			for _, l := range []struct{ name, comma, colon string }{{"json.dump", ", ", ": "}, {"minified", ",", ":"}} {
-				got, err := Read(bytes.NewReader(respace(raw, l.comma, l.colon)), "t.json", Options{})
+				got, err := Read(bytes.NewReader(tracetest.Respace(raw, l.comma, l.colon)), "t.json", Options{})
 				require.NoError(t, err, l.name)
 				got.Bytes = want.Bytes
 				require.Equal(t, want, got, l.name)
@@ -85,7 +51,7 @@ func TestLayoutsReadByLiteral(t *testing.T) {
 	}{{"kineto", "", "", 0}, {"json.dump", ", ", ": ", 1}, {"minified", ",", ":", 2}} {
 		in := []byte(kinetoRepeatSeed)
 		if l.lay > 0 {
-			in = respace(in, l.comma, l.colon)
+			in = tracetest.Respace(in, l.comma, l.colon)
 		}
 		d := newDecoder(bytes.NewReader(in), "t.json", Options{}, parConfig{workers: 1})
 		require.NoError(t, d.run(), l.name)

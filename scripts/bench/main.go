@@ -33,6 +33,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orprof/orprof/internal/tracetest"
 )
 
 var (
@@ -522,7 +524,7 @@ func cli(root, tmp string) {
 	// Kineto's layout per byte).
 	dump, mini := filepath.Join(tmp, "mtia_dump.json"), filepath.Join(tmp, "mtia_min.json")
 	for _, l := range []struct{ path, comma, colon string }{{dump, ", ", ": "}, {mini, ",", ":"}} {
-		if err := os.WriteFile(l.path, respace(data, l.comma, l.colon), 0o644); err != nil {
+		if err := os.WriteFile(l.path, tracetest.Respace(data, l.comma, l.colon), 0o644); err != nil {
 			fail(err.Error())
 			return
 		}
@@ -1022,41 +1024,6 @@ func firstLine(b []byte) string {
 func lastLine(b []byte) string {
 	l := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return l[len(l)-1]
-}
-
-// respace rewrites JSON with the separators comma and colon and no other whitespace outside
-// strings, keeping the members' order: what Python's json.dump(separators=(comma, colon))
-// writes when it re-saves a trace.
-func respace(b []byte, comma, colon string) []byte {
-	out := make([]byte, 0, len(b))
-	inStr, esc := false, false
-	for _, c := range b {
-		if inStr {
-			out = append(out, c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\n', '\t', '\r':
-		case '"':
-			inStr = true
-			out = append(out, c)
-		case ',':
-			out = append(out, comma...)
-		case ':':
-			out = append(out, colon...)
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // fileMB is the size of the file at path in MB (0 when it cannot be read).
