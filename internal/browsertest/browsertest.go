@@ -28,18 +28,25 @@ import (
 
 // Exec returns the path of the Chromium to run, or "" and why there is none.
 func Exec() (string, string) {
-	if p := os.Getenv("ORPROF_CHROMIUM"); p != "" {
+	return findBrowser("ORPROF_CHROMIUM", "Chromium", "chromium",
+		"chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+}
+
+// findBrowser is the executable $env names, or else the first of names on $PATH; or "" and
+// why there is none (pkg: the Debian package to install).
+func findBrowser(env, browser, pkg string, names ...string) (string, string) {
+	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Sprintf("$ORPROF_CHROMIUM=%s: %v", p, err)
+			return "", fmt.Sprintf("$%s=%s: %v", env, p, err)
 		}
 		return p, ""
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+	for _, name := range names {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, ""
 		}
 	}
-	return "", "no Chromium found (apt-get install chromium, or set $ORPROF_CHROMIUM)"
+	return "", fmt.Sprintf("no %s found (apt-get install %s, or set $%s)", browser, pkg, env)
 }
 
 // Browser is one headless Chromium process; each Open is a tab of it.

@@ -29,18 +29,7 @@ import (
 
 // FirefoxExec returns the path of the Firefox to run, or "" and why there is none.
 func FirefoxExec() (string, string) {
-	if p := os.Getenv("ORPROF_FIREFOX"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Sprintf("$ORPROF_FIREFOX=%s: %v", p, err)
-		}
-		return p, ""
-	}
-	for _, name := range []string{"firefox-esr", "firefox"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, ""
-		}
-	}
-	return "", "no Firefox found (apt-get install firefox-esr, or set $ORPROF_FIREFOX)"
+	return findBrowser("ORPROF_FIREFOX", "Firefox", "firefox-esr", "firefox-esr", "firefox")
 }
 
 // Firefox is one headless Firefox process and its BiDi session; each Open is a tab of it.
