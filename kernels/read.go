@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/report/tracefile"
@@ -164,13 +165,10 @@ func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
 		sums[k], warns[k], err = Open(paths[k], k, o)
 		return err
 	})
-	var all []string
-	for k := range paths {
-		if errs[k] != nil {
-			return nil, nil, errs[k]
-		}
-		all = append(all, warns[k]...)
+	if err := fanout.First(errs); err != nil {
+		return nil, nil, err
 	}
+	all := slices.Concat(warns...)
 	if len(sums) == 0 {
 		return nil, nil, fmt.Errorf("no input")
 	}

@@ -28,13 +28,10 @@ func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error)
 		sums[k], warns[k], err = openInput(paths[k], o, k)
 		return err
 	})
-	var all []string
-	for k := range paths {
-		if errs[k] != nil {
-			return nil, nil, errs[k]
-		}
-		all = append(all, warns[k]...)
+	if err := fanout.First(errs); err != nil {
+		return nil, nil, err
 	}
+	all := slices.Concat(warns...)
 	if len(sums) == 0 {
 		return nil, nil, fmt.Errorf("no input")
 	}

@@ -106,15 +106,10 @@ func ReadTraces(paths []string, o Options) (*report.Summary, []string, error) {
 // that reached no operator in any trace, unless one of errs is set.
 func merge(sums []*report.Summary, warns [][]string, links []tracefile.DeviceLink, paths []string,
 	errs []error) (*report.Summary, []string, error) {
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
-		}
+	if err := fanout.First(errs); err != nil {
+		return nil, nil, err
 	}
-	var w []string
-	for _, ws := range warns {
-		w = append(w, ws...)
-	}
+	w := slices.Concat(warns...)
 	if lw := linkWarning(links, paths); lw != "" {
 		w = append(w, lw)
 	}
