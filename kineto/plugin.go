@@ -351,22 +351,18 @@ func PluginHandle(s ActivityProfilerSession) (h uintptr, ok bool) {
 // activities whose Configure returns the PluginError: sessions with activities then report it
 // in their warnings. Registering a library twice has no effect.
 func RegisterPlugins(dir string) ([]*Plugin, []PluginError) {
-	ps, errs := LoadPlugins(dir)
-	regMu.Lock()
-	defer regMu.Unlock()
-	for _, p := range ps {
-		addRegisteredLocked(p)
-	}
-	for _, e := range errs {
-		addRegisteredLocked(refusedPlugin{e})
-	}
-	return ps, errs
+	return registerLoaded(LoadPlugins(dir))
 }
 
 // RegisterPluginFile is RegisterPlugins for the one library at path (a caller that chose the
 // files itself, after probing each in a child process, say).
 func RegisterPluginFile(path string) ([]*Plugin, []PluginError) {
-	ps, errs := LoadPluginFile(path)
+	return registerLoaded(LoadPluginFile(path))
+}
+
+// registerLoaded adds what a load gave to RegisteredProfilers: each plugin, and each refusal
+// as a profiler whose Configure returns it.
+func registerLoaded(ps []*Plugin, errs []PluginError) ([]*Plugin, []PluginError) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	for _, p := range ps {
