@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/orprof/orprof/internal/sniff"
+
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/internal/textfmt"
 	"github.com/orprof/orprof/report/tracefile"
@@ -377,15 +379,7 @@ func writeJSON(w io.Writer, s *Summary, rules *Rules, compact bool) error {
 
 // IsSummary reports whether the start of an input (after any gzip layer) is a kernels summary
 // (Write's json): an object whose first key is "orprof_kernels".
-func IsSummary(prefix []byte) bool {
-	p := bytes.TrimPrefix(prefix, []byte{0xEF, 0xBB, 0xBF})
-	p = bytes.TrimLeft(p, " \t\r\n")
-	if len(p) == 0 || p[0] != '{' {
-		return false
-	}
-	p = bytes.TrimLeft(p[1:], " \t\r\n")
-	return bytes.HasPrefix(p, []byte(`"orprof_kernels"`))
-}
+func IsSummary(prefix []byte) bool { return sniff.FirstKey(prefix, "orprof_kernels") }
 
 // maxSummaryBytes bounds a summary file (a kernel row is a few hundred bytes).
 const maxSummaryBytes = 1 << 30

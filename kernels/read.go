@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/orprof/orprof/internal/sniff"
+
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/report/tracefile"
 )
@@ -74,23 +76,8 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 // IsSummaryFile reports whether the file at path (plain or gzip) is a kernels summary rather
 // than a trace. It reads only the start of the file.
 func IsSummaryFile(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	var r *bufio.Reader = br
-	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return false, nil
-		}
-		defer gz.Close()
-		r = bufio.NewReader(gz)
-	}
-	head, _ := r.Peek(64)
-	return IsSummary(head), nil
+	head, err := sniff.FileHead(path, 64)
+	return IsSummary(head), err
 }
 
 // sniffBytes is how much of an input SniffSummary looks at: enough compressed bytes for a gzip
@@ -104,16 +91,7 @@ const sniffBytes = 64 << 10
 func SniffSummary(r io.Reader) (*bufio.Reader, bool) {
 	br := bufio.NewReaderSize(r, sniffBytes)
 	head, _ := br.Peek(sniffBytes)
-	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-		gz, err := gzip.NewReader(bytes.NewReader(head))
-		if err != nil {
-			return br, false // not valid gzip: the trace reader says so
-		}
-		buf := make([]byte, 64)
-		n, _ := io.ReadFull(gz, buf)
-		head = buf[:n]
-	}
-	return br, IsSummary(head)
+	return br, IsSummary(sniff.Head(bytes.NewReader(head), 64))
 }
 
 // ReadSummaryFrom is ReadSummary of an input plain or gzip (a summary file written with .gz).
@@ -122,7 +100,7 @@ func ReadSummaryFrom(r io.Reader, name string) (*Summary, error) {
 	if !ok {
 		br = bufio.NewReader(r)
 	}
-	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+	if m, _ := br.Peek(2); sniff.IsGzip(m) {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)

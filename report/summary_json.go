@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orprof/orprof/internal/sniff"
+
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/jsonscan"
 )
@@ -163,15 +165,7 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 
 // IsSummary reports whether the start of an input (after any gzip layer) is a JSON summary:
 // an object whose first key is "self_cpu_time_total". Trace files never start so.
-func IsSummary(prefix []byte) bool {
-	p := bytes.TrimPrefix(prefix, utf8BOM)
-	p = bytes.TrimLeft(p, " \t\r\n")
-	if len(p) == 0 || p[0] != '{' {
-		return false
-	}
-	p = bytes.TrimLeft(p[1:], " \t\r\n")
-	return bytes.HasPrefix(p, []byte(`"self_cpu_time_total"`))
-}
+func IsSummary(prefix []byte) bool { return sniff.FirstKey(prefix, "self_cpu_time_total") }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 

@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/orprof/orprof/internal/sniff"
+
 	"github.com/orprof/orprof/internal/fanout"
 )
 
@@ -91,25 +93,8 @@ var summaryMark = []byte(`{` + "\n" + `  "orprof_timeline":`)
 
 // isSummary reports whether the file at path (plain or gzip) starts as a timeline summary.
 func isSummary(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	head := make([]byte, len(summaryMark))
-	br := r.(*bufio.Reader)
-	if p, err := br.Peek(2); err == nil && p[0] == 0x1f && p[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return false
-		}
-		r = gz
-	}
-	if _, err := io.ReadFull(r, head); err != nil {
-		return false
-	}
-	return bytes.Equal(head, summaryMark)
+	head, err := sniff.FileHead(path, len(summaryMark))
+	return err == nil && bytes.Equal(head, summaryMark)
 }
 
 // SelectRanks keeps the ranks listed (by Rank) and derives the cross-rank figures again; it

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/orprof/orprof/internal/sniff"
+
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/internal/quote"
@@ -235,15 +237,7 @@ const (
 
 // IsReportSummary reports whether a profile starting with prefix (at least the first few dozen
 // bytes, plain) is a report summary.
-func IsReportSummary(prefix []byte) bool {
-	p := bytes.TrimPrefix(prefix, []byte{0xEF, 0xBB, 0xBF})
-	p = bytes.TrimLeft(p, " \t\r\n")
-	if len(p) == 0 || p[0] != '{' {
-		return false
-	}
-	p = bytes.TrimLeft(p[1:], " \t\r\n")
-	return bytes.HasPrefix(p, []byte(`"`+ReportKey+`"`))
-}
+func IsReportSummary(prefix []byte) bool { return sniff.FirstKey(prefix, ReportKey) }
 
 // IsSummaryFile reports whether the file at path (plain or gzip) is a summary (a table's or a
 // report's) rather than a trace. It reads only the start of the file.
@@ -263,12 +257,8 @@ const (
 
 // FileKind says what the file at path (plain or gzip) holds. It reads only its start.
 func FileKind(path string) (Kind, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return KindTrace, err
-	}
-	defer f.Close()
-	return KindOf(f), nil
+	head, err := sniff.FileHead(path, 64)
+	return kindOfHead(head), err
 }
 
 // isSummaryStart reports whether the profile r starts with (plain or gzip) is a summary. It
@@ -277,23 +267,14 @@ func isSummaryStart(r io.Reader) bool { return KindOf(r) != KindTrace }
 
 // KindOf says what the profile r starts with (plain or gzip) is. It reads at most the start
 // of r.
-func KindOf(r io.Reader) Kind {
-	br := bufio.NewReader(r)
-	r = br
-	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		gz, err := gzip.NewReader(r)
-		if err != nil {
-			return KindTrace // not valid gzip: the trace reader reports it
-		}
-		defer gz.Close()
-		r = gz
-	}
-	buf := make([]byte, 64)
-	n, _ := io.ReadFull(r, buf)
+func KindOf(r io.Reader) Kind { return kindOfHead(sniff.Head(r, 64)) }
+
+// kindOfHead says what a profile whose first bytes (after any gzip layer) are head is.
+func kindOfHead(head []byte) Kind {
 	switch {
-	case report.IsSummary(buf[:n]):
+	case report.IsSummary(head):
 		return KindTableSummary
-	case IsReportSummary(buf[:n]):
+	case IsReportSummary(head):
 		return KindReportSummary
 	}
 	return KindTrace
