@@ -416,7 +416,7 @@ func (a *Averager) sum(order []int32, rows []Avg) []Avg {
 			}
 			if r.flags&recDeleted == 0 {
 				row := &rows[r.row]
-				te = TreeEvent{ID: int(i), Parent: int(lk.parent), Name: row.Key, DeviceType: row.DeviceType,
+				te = TreeEvent{ID: int(i), Parent: int(lk.parent), Events: len(a.recs), Name: row.Key, DeviceType: row.DeviceType,
 					IsAsync: r.flags&recAsync != 0, IsLegacy: r.flags&recLegacy != 0, IsUserAnnotation: row.IsUserAnnotation,
 					StartUs: r.start, EndUs: r.end, SelfCPUUs: r.selfCPU, SelfDeviceUs: r.selfDev}
 				if kernAt != nil {

@@ -1,6 +1,8 @@
 package events
 
 import (
+	"slices"
+
 	"github.com/orprof/orprof/devices"
 )
 
@@ -10,10 +12,10 @@ import (
 // the same events with the same figures, bit for bit (tests hold them to it on every trace
 // in testdata).
 type TreeEvent struct {
-	// ID is the event's number within the walk (0 ≤ ID < the number of events the list or the
-	// Averager was made from; not dense); Parent is the ID of its CPU parent, −1 for none. A
-	// parent is handed over before its children.
-	ID, Parent int
+	// ID is the event's number within the walk (0 ≤ ID < Events, the number of events the
+	// list or the Averager was made from; not dense); Parent is the ID of its CPU parent, −1
+	// for none. A parent is handed over before its children.
+	ID, Parent, Events int
 	// Name, DeviceType and the flags are the FunctionEvent's.
 	Name             string
 	DeviceType       devices.Type
@@ -34,7 +36,7 @@ func (l *List) WalkTree(f func(*TreeEvent)) {
 	for i := range l.nodes {
 		nd := &l.nodes[i]
 		e := &l.src[nd.src]
-		te = TreeEvent{ID: i, Parent: int(nd.parent), Name: e.Name, DeviceType: e.DeviceType, IsAsync: e.IsAsync,
+		te = TreeEvent{ID: i, Parent: int(nd.parent), Events: len(l.nodes), Name: e.Name, DeviceType: e.DeviceType, IsAsync: e.IsAsync,
 			IsLegacy: e.IsLegacy, IsUserAnnotation: e.IsUserAnnotation, StartUs: e.StartUs, EndUs: e.EndUs,
 			SelfCPUUs: nd.selfCPU, SelfDeviceUs: nd.selfDevice, Kernels: l.src[nd.kern].Kernels}
 		f(&te)
@@ -66,6 +68,14 @@ func (a *Averager) WalkTree(f func(*TreeEvent)) {
 
 // WalksTree reports whether WalkTree was called.
 func (a *Averager) WalksTree() bool { return a.walk != nil }
+
+// GrowNamedKernels makes room for n kernels more to be added by AddNamedKernel (grown by
+// append, the list of a large trace's kernels took several times its size).
+func (a *Averager) GrowNamedKernels(n int) {
+	if a.walk != nil {
+		a.kerns = slices.Grow(a.kerns, n)
+	}
+}
 
 // AddNamedKernel is AddKernel of k, whose name the tree walk hands over.
 func (a *Averager) AddNamedKernel(i int, k Kernel) {

@@ -80,6 +80,9 @@ func NewCollector() *Collector { return &Collector{} }
 // Event ignores the trace's other events (a MemoryConsumer is a tracefile.Consumer).
 func (c *Collector) Event(*tracefile.Event) {}
 
+// Expect sizes the list for the read's memory records (tracefile.SizedConsumer).
+func (c *Collector) Expect(n tracefile.Counts) { c.recs = slices.Grow(c.recs, n.Memory) }
+
 // Memory takes one "[memory]" record, at its time on the trace's own clock.
 func (c *Collector) Memory(m *tracefile.MemoryEvent) {
 	c.recs = append(c.recs, rec{m.TraceNs, m.Bytes, m.TotalAllocated, m.TotalReserved, int32(m.DeviceType), int32(m.DeviceID)})

@@ -138,6 +138,17 @@ type part struct {
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
+// Expect sizes the lists for the read's events (tracefile.SizedConsumer): a host operator
+// nested in the one before it, the common case, takes no room, but the list is made for all.
+func (c *Collector) Expect(n tracefile.Counts) {
+	p := &c.p
+	p.roles[CPUExec] = slices.Grow(p.roles[CPUExec], n.Host)
+	p.roles[Kernel] = slices.Grow(p.roles[Kernel], n.Device)
+	p.roles[Runtime] = slices.Grow(p.roles[Runtime], n.Runtime)
+	p.launches = slices.Grow(p.launches, n.Runtime)
+	p.devices = slices.Grow(p.devices, n.Device)
+}
+
 // Event takes one converted event (the tracefile.Consumer contract), at its ns on the trace's
 // own clock (so that the steps of the ranks of a job line up).
 func (c *Collector) Event(ev *tracefile.Event) {
@@ -289,24 +300,31 @@ func (c *Collector) Finish(rank int64, trace string) *Summary {
 	for i, s := range steps {
 		windows[i] = s.span
 	}
-	free := merge(windows)
-	var counted [NumCategories][]span
-	for r := Kernel; r < Other; r++ {
-		if r == Kernel {
-			counted[r] = roles[r]
-		} else {
-			counted[r] = intersect(roles[r], free)
-		}
-		free = subtract(free, counted[r])
+	out.Steps = make([]Step, len(steps))
+	for i, s := range steps {
+		out.Steps[i] = Step{Name: s.name, StartNs: s.s, EndNs: s.e, TotalNs: s.e - s.s}
 	}
-	counted[Other] = free
-	for _, s := range steps {
-		st := Step{Name: s.name, StartNs: s.s, EndNs: s.e, TotalNs: s.e - s.s}
-		w := []span{s.span}
-		for r := range counted {
-			st.Ns[r] = total(intersect(counted[r], w))
+	// Each role takes what the roles before it left of the windows: its time per step is
+	// counted as soon as it is known, so that three lists serve every role (what is left, the
+	// role's share, and the next what-is-left), not two per role.
+	free := merge(windows)
+	var share, next []span
+	for r := range NumCategories {
+		counted := free // Other: what no role took
+		switch {
+		case r == Kernel:
+			counted = roles[r]
+		case r < Other:
+			share = intersectInto(share[:0], roles[r], free)
+			counted = share
 		}
-		out.Steps = append(out.Steps, st)
+		for i, s := range steps {
+			out.Steps[i].Ns[r] = within(counted, s.span)
+		}
+		if r < Other {
+			next = subtractInto(next[:0], free, counted)
+			free, next = next, free
+		}
 	}
 	for _, st := range out.Steps {
 		for r := range st.Ns {
@@ -404,9 +422,22 @@ func merge(s []span) []span {
 	return out
 }
 
-// intersect is the intersection of two merged lists.
-func intersect(a, b []span) []span {
-	var out []span
+// within is the length of a merged list inside w, without making the intersection (a step's
+// share of a role, found by binary search rather than a walk of the role's whole list for
+// every step).
+func within(a []span, w span) int64 {
+	i, _ := slices.BinarySearchFunc(a, w.s, func(x span, t int64) int { return cmp.Compare(x.e, t+1) })
+	var n int64
+	for ; i < len(a) && a[i].s < w.e; i++ {
+		if d := min(a[i].e, w.e) - max(a[i].s, w.s); d > 0 {
+			n += d
+		}
+	}
+	return n
+}
+
+// intersectInto appends the intersection of two merged lists to out.
+func intersectInto(out, a, b []span) []span {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		s, e := max(a[i].s, b[j].s), min(a[i].e, b[j].e)
 		if s < e {
@@ -421,9 +452,8 @@ func intersect(a, b []span) []span {
 	return out
 }
 
-// subtract is a minus b, both merged.
-func subtract(a, b []span) []span {
-	var out []span
+// subtractInto appends a minus b, both merged, to out.
+func subtractInto(out, a, b []span) []span {
 	j := 0
 	for _, x := range a {
 		s := x.s
@@ -443,14 +473,6 @@ func subtract(a, b []span) []span {
 		}
 	}
 	return out
-}
-
-func total(in []span) int64 {
-	var n int64
-	for _, x := range in {
-		n += x.e - x.s
-	}
-	return n
 }
 
 // Finding is what the breakdown says a person should look at, with its figure: the plugin's

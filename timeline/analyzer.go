@@ -22,6 +22,9 @@ type Analyzer struct {
 	// shift is added to every time at Finish: the events' origin on the trace's own clock,
 	// for events handed over relative to it.
 	shift int64
+	// inRead: Finish runs while the read that feeds it goes on (Consumer.FinishInRead), whose
+	// records are live: collecting garbage first would mark them for nothing.
+	inRead bool
 }
 
 // NewAnalyzer returns an Analyzer with the options o (see Options.Check).
@@ -63,6 +66,13 @@ func (a *Analyzer) Part() *Part {
 	a.parts = append(a.parts, p)
 	a.mu.Unlock()
 	return p
+}
+
+// Grow makes room for device events and launches more, so that adding them allocates
+// nothing (a list grown by append allocates several times its final size).
+func (p *Part) Grow(device, launches int) {
+	p.dev = slices.Grow(p.dev, device)
+	p.launches = slices.Grow(p.launches, launches)
 }
 
 // Add takes one event into the analyses.
@@ -137,7 +147,7 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 	for _, p := range a.parts {
 		n, nl, ns = n+len(p.dev), nl+len(p.launches), ns+len(p.steps)
 	}
-	if n >= 1<<14 {
+	if n >= 1<<14 && !a.inRead {
 		// The read that handed the events over is done and its records are garbage: collect
 		// them before the analyses allocate, so that these reuse their pages rather than add
 		// to the peak (a few ms; the MTIA trace's peak RSS drops by a fifth).
@@ -243,7 +253,7 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 	in := func(r *rec) bool { return !filter || (r.step >= 0 && selected[r.step]) }
 
 	info.DeviceEvents = len(recs)
-	var work []item
+	work := make([]item, 0, len(recs))
 	first, last := int64(0), int64(0)
 	for i := range recs {
 		r := &recs[i]
@@ -324,7 +334,7 @@ func classBit(c Class) uint8 {
 func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
 	var h HTABreakdown
 	keep := htaLastStepFilter(steps)
-	var items []item
+	items := make([]item, 0, len(recs))
 	first, last, any := int64(0), int64(0), false
 	for i := range recs {
 		r := &recs[i]
@@ -440,9 +450,12 @@ type streamKey struct {
 // byStream groups the work records that pass in by stream, each in start order (ties: the
 // shorter first), the streams in (device, stream) order.
 func byStream(recs []rec, in func(*rec) bool) ([]streamKey, [][]*rec) {
+	// Two passes: the streams and their sizes, then every group cut from one array (grown by
+	// append, the groups of a large trace took several times their size).
 	idx := map[streamKey]int{}
 	var keys []streamKey
-	var groups [][]*rec
+	var sizes []int
+	total := 0
 	for i := range recs {
 		r := &recs[i]
 		if !r.work() || !in(r) {
@@ -454,8 +467,24 @@ func byStream(recs []rec, in func(*rec) bool) ([]streamKey, [][]*rec) {
 			j = len(keys)
 			idx[k] = j
 			keys = append(keys, k)
-			groups = append(groups, nil)
+			sizes = append(sizes, 0)
 		}
+		sizes[j]++
+		total++
+	}
+	all := make([]*rec, total)
+	groups := make([][]*rec, len(keys))
+	at := 0
+	for j, n := range sizes {
+		groups[j] = all[at : at : at+n]
+		at += n
+	}
+	for i := range recs {
+		r := &recs[i]
+		if !r.work() || !in(r) {
+			continue
+		}
+		j := idx[streamKey{r.device, r.stream}]
 		groups[j] = append(groups[j], r)
 	}
 	order := make([]int, len(keys))

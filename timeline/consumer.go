@@ -47,6 +47,9 @@ func (c *Consumer) Event(ev *tracefile.Event) {
 	c.p.Add(e)
 }
 
+// Expect sizes the lists for the read's events (tracefile.SizedConsumer).
+func (c *Consumer) Expect(n tracefile.Counts) { c.p.Grow(n.Device, n.Runtime) }
+
 // Finish runs the analyses over the read whose Data is td and returns the summary of its
 // rank (info names it; the trace's distributedInfo rank and device are taken from td). Times
 // go back on the trace's own clock (td.OriginNs), so that the ranks of a job line up.
@@ -59,6 +62,15 @@ func (c *Consumer) Finish(td *tracefile.Data, info RankInfo) *Summary {
 	}
 	c.a.shift = td.OriginNs
 	return c.a.Finish(info)
+}
+
+// FinishInRead is Finish called from the read's own tracefile.Options.ConsumersDone, while
+// the read goes on (its Data has every field Finish reads by then): the analyses run beside
+// the rest of the read rather than after it. It does not collect the read's garbage first,
+// as Finish does, since the read's records are still in use.
+func (c *Consumer) FinishInRead(td *tracefile.Data, info RankInfo) *Summary {
+	c.a.inRead = true
+	return c.Finish(td, info)
 }
 
 // commID is the collective identity of the reader's c.

@@ -110,6 +110,7 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 		b.Kernels = kc.Summary(kernels.Rank{File: name, Rank: rank, FromTrace: td.HasRank}, td.DeviceName)
 		b.Steps = steps.Finish(rank, name)
 		b.Memory = memory.Finish()
+		b.Timeline = tc.FinishInRead(td, timeline.RankInfo{Rank: int64(pos), Trace: name})
 	}
 	// The table groups by input shape only when asked, and never reads stacks unless it
 	// groups by them (ReadAverages decides).
@@ -120,7 +121,6 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 		return nil, nil, err
 	}
 	b.Table, b.Flame = ranks.SummarizeAverages(av, name, pos, o.Grouping), tree.Tree()
-	b.Timeline = tc.Finish(av.Data, timeline.RankInfo{Rank: int64(pos), Trace: name})
 	return b, av.Data, nil
 }
 

@@ -2,6 +2,7 @@ package flame
 
 import (
 	"math"
+	"slices"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
@@ -12,7 +13,7 @@ import (
 // streamed, no event kept), without the pprof profile in between: the tree is the one
 // FromProfile folds from pprof.FromList's profile of the same events, node for node and
 // nanosecond for nanosecond (tests hold the two to it on every trace in testdata). It keeps a
-// node per call path, the node of every operator event (4 bytes each) and a few figures per
+// node per call path, the node of every event (8 bytes each) and a few figures per
 // device event name.
 //
 // What goes where, as package pprof states it: an operator adds its self CPU time (rounded to
@@ -25,11 +26,11 @@ import (
 type Builder struct {
 	t   *Tree
 	idx map[nodeKey]*Node
-	// node[id] is the node of the operator event id (index into nodes + 1; 0: none yet).
-	node  []int32
-	nodes []*Node
-	// kernels are the kernel nodes under operators, in creation order, to drop those named
-	// like a device-side annotation at the end (known only then).
+	// node[id] is the node of the operator event id (nil: none). It is made once, at the
+	// walk's size (TreeEvent.Events).
+	node []*Node
+	// kernels are the kernel nodes, each once, in creation order, to drop those under
+	// operators named like a device-side annotation at the end (known only then).
 	kernels []kernelNode
 	annot   map[string]bool
 	// Device work by name, in list order: its total and calls, and what of it went to ops.
@@ -84,6 +85,9 @@ func (b *Builder) child(parent *Node, name string, kernel bool) *Node {
 // child finds it once parent has more children than it scans).
 func (b *Builder) newChild(parent *Node, name string, kernel bool) *Node {
 	c := &Node{Name: name, Kernel: kernel}
+	if kernel {
+		b.kernels = append(b.kernels, kernelNode{parent: parent, n: c})
+	}
 	b.idx[nodeKey{parent, name, kernel}] = c
 	parent.Children = append(parent.Children, c)
 	b.t.Nodes++
@@ -119,15 +123,15 @@ func (b *Builder) Add(e *events.TreeEvent) {
 		return
 	}
 	parent := b.t.Root
-	if e.Parent >= 0 && e.Parent < len(b.node) && b.node[e.Parent] > 0 {
-		parent = b.nodes[b.node[e.Parent]-1]
+	if e.Parent >= 0 && e.Parent < len(b.node) && b.node[e.Parent] != nil {
+		parent = b.node[e.Parent]
 	}
 	n := b.child(parent, e.Name, false)
 	if e.ID >= len(b.node) {
-		b.node = append(b.node, make([]int32, e.ID+1-len(b.node))...)
+		b.node = slices.Grow(b.node, max(e.Events, e.ID+1)-len(b.node))
+		b.node = b.node[:cap(b.node)]
 	}
-	b.nodes = append(b.nodes, n)
-	b.node[e.ID] = int32(len(b.nodes))
+	b.node[e.ID] = n
 	n.SelfCPU += ns(e.SelfCPUUs)
 	n.Calls++
 	selfDev := e.SelfDeviceUs
@@ -135,7 +139,6 @@ func (b *Builder) Add(e *events.TreeEvent) {
 		for _, k := range e.Kernels {
 			selfDev -= k.DurationUs
 			kn := b.child(n, k.Name, true)
-			b.kernels = append(b.kernels, kernelNode{parent: n, n: kn})
 			kn.SelfDevice += ns(k.DurationUs)
 			kn.Calls++
 			d := b.devSum(k.Name)

@@ -72,6 +72,23 @@ type Consumer interface {
 	Event(ev *Event)
 }
 
+// Counts is how many events of each kind a read hands its consumers: host operators and user
+// annotations, runtime calls, device events, and "[memory]" records (MemoryConsumer's).
+type Counts struct {
+	Host, Runtime, Device, Memory int
+}
+
+// SizedConsumer is a Consumer told, on its goroutine and before its first event, how many
+// events the read will hand it, so that it can make its lists once at their size. A list
+// grown by append past a few thousand elements allocates about five times its final size
+// (Go grows large slices by a quarter), and every page of it is a fresh page, with its fault,
+// while the read keeps the collector off: on the MTIA trace the report's consumers touched
+// three times the memory they kept.
+type SizedConsumer interface {
+	Consumer
+	Expect(n Counts)
+}
+
 // MemoryConsumer is a Consumer that takes the trace's "[memory]" records too (the memory
 // curve): each, in file order among the events, on the same goroutine. The *MemoryEvent is
 // valid during the call only.

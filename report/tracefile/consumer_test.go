@@ -256,3 +256,69 @@ func TestConsumersDone(t *testing.T) {
 		})
 	}
 }
+
+// sized is a SizedConsumer and MemoryConsumer that counts what it is told and what it gets.
+type sized struct {
+	told, got    Counts
+	expects      int
+	eventsBefore int // events handed over before Expect
+}
+
+func (s *sized) Expect(n Counts) {
+	s.told, s.expects = n, s.expects+1
+	s.eventsBefore = s.got.Host + s.got.Runtime + s.got.Device + s.got.Memory
+}
+
+func (s *sized) Event(ev *Event) {
+	switch {
+	case ev.Kind.Host():
+		s.got.Host++
+	case ev.Kind == KindRuntime:
+		s.got.Runtime++
+	case ev.Kind.Device():
+		s.got.Device++
+	}
+}
+
+func (s *sized) Memory(*MemoryEvent) { s.got.Memory++ }
+
+// A SizedConsumer is told, once and before its first event, exactly how many events of each
+// kind the read hands it, in every kind of read, on every real trace and orprof's own.
+func TestSizedConsumerIsToldTheCounts(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"kineto", "kineto-extra"} {
+		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"),
+		filepath.Join(readerTestdata, "memory.json"), filepath.Join(readerTestdata, "orprof_fallback.json"))
+	reads := []struct {
+		name string
+		read func(path string, o Options) error
+	}{
+		{"averages", func(path string, o Options) error {
+			_, err := OpenAverages(path, o, events.AverageOptions{})
+			return err
+		}},
+		{"consumers", func(path string, o Options) error { _, err := OpenConsumers(path, o); return err }},
+		{"read", func(path string, o Options) error { _, err := Open(path, o); return err }},
+	}
+	memory := 0
+	for _, f := range files {
+		for _, r := range reads {
+			t.Run(filepath.Base(f)+"/"+r.name, func(t *testing.T) {
+				if testing.Short() && strings.Contains(f, "mtia") {
+					t.Skip("large trace skipped in -short mode")
+				}
+				var s sized
+				require.NoError(t, r.read(f, Options{Consumers: []Consumer{&s}}))
+				assert.Equal(t, 1, s.expects, "calls of Expect")
+				assert.Zero(t, s.eventsBefore, "events before Expect")
+				assert.Equal(t, s.got, s.told)
+				memory += s.got.Memory
+			})
+		}
+	}
+	assert.Positive(t, memory, "some trace has memory records")
+}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
@@ -277,6 +278,7 @@ func (s averagerSink) apply(lk *links) {
 		s.a.SetThread(int(t.ev), t.tid)
 	}
 	if s.a.WalksTree() {
+		s.a.GrowNamedKernels(len(lk.pairs))
 		for _, p := range lk.pairs { // in file order, as links.apply appends them
 			s.a.AddNamedKernel(int(p.op), events.Kernel{Name: events.RewriteName(lk.names[p.name], true),
 				Device: int(p.device), DurationUs: p.durUs})
@@ -354,22 +356,33 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	type chunkStart struct{ ev, legacy int }
 	starts := make([]chunkStart, len(d.raws.chunks)+1)
 	nMem := 0
+	var counts Counts
 	for k, c := range d.raws.chunks {
 		st := starts[k]
 		for i := range c {
 			switch r := &c[i]; r.kind {
 			case rawMemory:
+				counts.Memory++
 			case rawOOM:
 				nMem++
 			default:
 				st.ev++
-				if r.kind == rawHostOp && r.cat == catNone {
-					st.legacy++
+				switch r.kind {
+				case rawHostOp:
+					counts.Host++
+					if r.cat == catNone {
+						st.legacy++
+					}
+				case rawRuntime:
+					counts.Runtime++
+				case rawDevice:
+					counts.Device++
 				}
 			}
 		}
 		starts[k+1] = st
 	}
+	d.counts = counts
 	nKeep := starts[len(d.raws.chunks)].ev
 	var mem *memIndex
 	if kineto {
@@ -410,30 +423,45 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 		return td
 	}
+	first := sink.part()
+	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
+
 	// The consumers are fed on a goroutine of their own while the events are converted: both
-	// only read the records, which are released once both are done.
-	var fed chan struct{}
-	if len(d.opts.Consumers) > 0 {
-		fed = make(chan struct{})
+	// only read the records, which whichever of the two finishes last releases, so that the
+	// rest of the read (the links applied, the rows made) never waits for the consumers. From
+	// here on the feeding goroutine alone uses d.raws; the conversion uses chunks.
+	chunks := d.raws.chunks
+	release := func() {}
+	feeding := len(d.opts.Consumers) > 0
+	if feeding {
 		finished := make(chan struct{})
 		d.consumersFinished = finished
+		var users atomic.Int32
+		users.Store(2)
+		held := chunks
+		release = func() {
+			if users.Add(-1) == 0 {
+				for _, c := range held {
+					releaseRecords(c)
+				}
+			}
+		}
 		go func() {
 			defer close(finished)
 			d.feedConsumers(lk, times)
-			close(fed)
+			d.raws = rawList{}
+			release()
 			if f := d.opts.ConsumersDone; f != nil {
 				f(td) // while the rest of the read goes on
 			}
 		}()
 	}
-	first := sink.part()
-	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
 
 	// convert fills the events of chunks [k0, k1) through out, releasing each chunk's records
-	// after it.
+	// after it (unless the consumers are still reading them).
 	convert := func(out sinkPart, k0, k1 int) {
 		for k := k0; k < k1; k++ {
-			c := d.raws.chunks[k]
+			c := chunks[k]
 			j, legacyID := starts[k].ev, int64(starts[k].legacy)
 			for i := range c {
 				r := &c[i]
@@ -444,13 +472,13 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 				out.done(j)
 				j++
 			}
-			if fed == nil {
-				d.raws.chunks[k] = nil
+			if !feeding {
+				chunks[k] = nil
 				releaseRecords(c)
 			}
 		}
 	}
-	if n := len(d.raws.chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
+	if n := len(chunks); d.par.workers > 1 && nKeep >= 32<<10 && n > 1 {
 		// Two goroutines: the work is light, but the events are large and fresh memory.
 		var wg sync.WaitGroup
 		first, second := sink.part(), sink.part()
@@ -458,15 +486,12 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		convert(first, 0, n/2)
 		wg.Wait()
 	} else {
-		convert(sink.part(), 0, len(d.raws.chunks))
+		convert(sink.part(), 0, len(chunks))
 	}
-	if fed != nil {
-		<-fed
-		for _, c := range d.raws.chunks {
-			releaseRecords(c)
-		}
+	release()
+	if !feeding {
+		d.raws = rawList{}
 	}
-	d.raws = rawList{}
 	sink.apply(lk)
 	if !d.deferConsumers {
 		d.waitConsumers()
@@ -489,6 +514,15 @@ func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float
 	kineto := d.format == Kineto
 	opName := func(raw int32) string {
 		return events.RewriteName(d.nameStrs[d.raws.at(int(raw)).name], true)
+	}
+	for _, c := range cs {
+		if sc, ok := c.(SizedConsumer); ok {
+			n := d.counts
+			if d.format != Kineto {
+				n.Memory = 0 // only a Kineto trace's memory records are handed over
+			}
+			sc.Expect(n)
+		}
 	}
 	var mcs []MemoryConsumer
 	if d.format == Kineto {
