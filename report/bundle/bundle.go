@@ -97,11 +97,11 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
 	tree := flame.NewBuilder()
 	b := &Bundle{}
-	// The kernel, step and memory summaries are finished on the consumers' goroutine as soon
-	// as the last event is theirs, while the read makes the table's rows and walks the op tree.
-	// The timeline's is finished after the read: its Finish collects the read's garbage first
-	// (timeline.Analyzer.Finish), which in the middle of the read would mark the live records
-	// and the Averager instead (68 ms of marking on the MTIA trace) and end lazyGC's pause.
+	// Every consumer's summary is finished on the consumers' goroutine as soon as the last
+	// event is theirs, while the read makes the table's rows and walks the op tree. The
+	// timeline's by FinishInRead, which forces no collection (Finish collects the read's
+	// garbage first; in the middle of the read it would mark the live Averager and end
+	// lazyGC's pause): on the MTIA trace the report now runs no collection at all.
 	done := func(td *tracefile.Data) {
 		rank := int64(pos)
 		if td.HasRank {

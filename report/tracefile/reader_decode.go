@@ -73,9 +73,9 @@ type decoder struct {
 	// leaves waiting for it to the caller of resolve (waitConsumers), so that a
 	// ConsumersDone overlaps the work that caller does after resolve (the table's rows).
 	consumersFinished chan struct{}
+	deferConsumers    bool
 	// counts are the events of each kind the consumers will be handed (resolveInto).
-	counts         Counts
-	deferConsumers bool
+	counts Counts
 
 	s      *jsonscan.Scanner
 	format Form
