@@ -1,7 +1,7 @@
 package events
 
 import (
-	"slices"
+	"github.com/orprof/orprof/internal/reserve"
 
 	"github.com/orprof/orprof/devices"
 )
@@ -73,7 +73,7 @@ func (a *Averager) WalksTree() bool { return a.walk != nil }
 // append, the list of a large trace's kernels took several times its size).
 func (a *Averager) GrowNamedKernels(n int) {
 	if a.walk != nil {
-		a.kerns = slices.Grow(a.kerns, n)
+		a.kerns = reserve.Room(a.kerns, n)
 	}
 }
 

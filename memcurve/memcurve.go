@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orprof/orprof/internal/reserve"
+
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report/tracefile"
@@ -81,7 +83,7 @@ func NewCollector() *Collector { return &Collector{} }
 func (c *Collector) Event(*tracefile.Event) {}
 
 // Expect sizes the list for the read's memory records (tracefile.SizedConsumer).
-func (c *Collector) Expect(n tracefile.Counts) { c.recs = slices.Grow(c.recs, n.Memory) }
+func (c *Collector) Expect(n tracefile.Counts) { c.recs = reserve.Room(c.recs, n.Memory) }
 
 // Memory takes one "[memory]" record, at its time on the trace's own clock.
 func (c *Collector) Memory(m *tracefile.MemoryEvent) {

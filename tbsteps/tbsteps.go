@@ -47,6 +47,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orprof/orprof/internal/reserve"
+
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report/tracefile"
 	"github.com/orprof/orprof/timeline"
@@ -142,11 +144,11 @@ func NewCollector() *Collector { return &Collector{} }
 // nested in the one before it, the common case, takes no room, but the list is made for all.
 func (c *Collector) Expect(n tracefile.Counts) {
 	p := &c.p
-	p.roles[CPUExec] = slices.Grow(p.roles[CPUExec], n.Host)
-	p.roles[Kernel] = slices.Grow(p.roles[Kernel], n.Device)
-	p.roles[Runtime] = slices.Grow(p.roles[Runtime], n.Runtime)
-	p.launches = slices.Grow(p.launches, n.Runtime)
-	p.devices = slices.Grow(p.devices, n.Device)
+	p.roles[CPUExec] = reserve.Room(p.roles[CPUExec], n.Host)
+	p.roles[Kernel] = reserve.Room(p.roles[Kernel], n.Device)
+	p.roles[Runtime] = reserve.Room(p.roles[Runtime], n.Runtime)
+	p.launches = reserve.Room(p.launches, n.Runtime)
+	p.devices = reserve.Room(p.devices, n.Device)
 }
 
 // Event takes one converted event (the tracefile.Consumer contract), at its ns on the trace's
@@ -438,6 +440,7 @@ func within(a []span, w span) int64 {
 
 // intersectInto appends the intersection of two merged lists to out.
 func intersectInto(out, a, b []span) []span {
+	out = reserve.Room(out, len(a)+len(b))
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		s, e := max(a[i].s, b[j].s), min(a[i].e, b[j].e)
 		if s < e {
@@ -454,6 +457,7 @@ func intersectInto(out, a, b []span) []span {
 
 // subtractInto appends a minus b, both merged, to out.
 func subtractInto(out, a, b []span) []span {
+	out = reserve.Room(out, len(a)+len(b))
 	j := 0
 	for _, x := range a {
 		s := x.s

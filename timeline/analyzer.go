@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/orprof/orprof/internal/reserve"
 )
 
 // Analyzer runs every timeline analysis over one trace (one rank) from its events handed over
@@ -71,8 +73,8 @@ func (a *Analyzer) Part() *Part {
 // Grow makes room for device events and launches more, so that adding them allocates
 // nothing (a list grown by append allocates several times its final size).
 func (p *Part) Grow(device, launches int) {
-	p.dev = slices.Grow(p.dev, device)
-	p.launches = slices.Grow(p.launches, launches)
+	p.dev = reserve.Room(p.dev, device)
+	p.launches = reserve.Room(p.launches, launches)
 }
 
 // Add takes one event into the analyses.

@@ -2,7 +2,8 @@ package flame
 
 import (
 	"math"
-	"slices"
+
+	"github.com/orprof/orprof/internal/reserve"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
@@ -128,7 +129,7 @@ func (b *Builder) Add(e *events.TreeEvent) {
 	}
 	n := b.child(parent, e.Name, false)
 	if e.ID >= len(b.node) {
-		b.node = slices.Grow(b.node, max(e.Events, e.ID+1)-len(b.node))
+		b.node = reserve.Room(b.node, max(e.Events, e.ID+1)-len(b.node))
 		b.node = b.node[:cap(b.node)]
 	}
 	b.node[e.ID] = n
