@@ -93,9 +93,12 @@ func (p *Part) Add(e *Event) {
 		if c == Unclassified {
 			c = Classify(e.Name)
 		}
+		hta := e.hta == htaYes
+		if e.hta == htaUnknown {
+			hta = htaComputation(e.Name)
+		}
 		r := devRec{start: e.StartNs, end: max(e.EndNs, e.StartNs), corr: e.Correlation, stream: e.Stream,
-			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && htaComputation(e.Name),
-			notHTA: e.NotHTAKernel}
+			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && hta, notHTA: e.NotHTAKernel}
 		if c == Communication {
 			r.coll = p.collective(e)
 		}

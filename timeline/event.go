@@ -72,7 +72,16 @@ type Event struct {
 	// records it (nil: the trace says nothing; its instances are matched across ranks by
 	// name and order). Kept by reference.
 	Comm *CommID
+	// hta is what htaComputation says of Name when the caller knows it already (Consumer,
+	// once per name): htaUnknown, htaYes or htaNo.
+	hta uint8
 }
+
+const (
+	htaUnknown uint8 = iota
+	htaYes
+	htaNo
+)
 
 // CommID is what a trace says of the collective or point-to-point call a communication
 // kernel belongs to (c10d's record_param_comms args): within a process group, the group's

@@ -72,6 +72,17 @@ type Consumer interface {
 	Event(ev *Event)
 }
 
+// PreparingConsumer is a Consumer that is handed, before its first event, the names of the
+// read's device events, each once, in no set order, to work out what it will want of each
+// name (a class by regular expressions, say) while the read links its events, a step that
+// keeps one core busy and leaves the others idle: Prepare is called on a goroutine of its
+// own as soon as the trace is parsed, and Event is first called after Prepare returns. names
+// is the consumer's to keep.
+type PreparingConsumer interface {
+	Consumer
+	Prepare(names []string)
+}
+
 // Counts is how many events of each kind a read hands its consumers: host operators and user
 // annotations, runtime calls, device events, and "[memory]" records (MemoryConsumer's).
 type Counts struct {

@@ -322,3 +322,74 @@ func TestSizedConsumerIsToldTheCounts(t *testing.T) {
 	}
 	assert.Positive(t, memory, "some trace has memory records")
 }
+
+// preparing is a PreparingConsumer that checks its contract: Prepare once, before the first
+// event, with each device event's name once.
+type preparing struct {
+	prepared       map[string]bool
+	calls, early   int
+	dup            bool
+	device, missed map[string]bool
+}
+
+func (p *preparing) Prepare(names []string) {
+	p.calls++
+	if p.prepared == nil {
+		p.prepared = map[string]bool{}
+	}
+	for _, n := range names {
+		p.dup = p.dup || p.prepared[n]
+		p.prepared[n] = true
+	}
+}
+
+func (p *preparing) Event(ev *Event) {
+	if p.calls == 0 {
+		p.early++
+	}
+	if !ev.Kind.Device() {
+		return
+	}
+	if p.device == nil {
+		p.device, p.missed = map[string]bool{}, map[string]bool{}
+	}
+	p.device[ev.Name] = true
+	if !p.prepared[ev.Name] {
+		p.missed[ev.Name] = true
+	}
+}
+
+func TestPreparingConsumerGetsEveryDeviceName(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"kineto", "kineto-extra"} {
+		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"))
+	for _, f := range files {
+		for _, consumersOnly := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/consumers-only=%v", filepath.Base(f), consumersOnly), func(t *testing.T) {
+				if testing.Short() && strings.Contains(f, "mtia") {
+					t.Skip("large trace skipped in -short mode")
+				}
+				var p preparing
+				o := Options{Consumers: []Consumer{&p}}
+				var err error
+				if consumersOnly {
+					_, err = OpenConsumers(f, o)
+				} else {
+					_, err = OpenAverages(f, o, events.AverageOptions{})
+				}
+				require.NoError(t, err)
+				assert.Equal(t, 1, p.calls, "calls of Prepare")
+				assert.Zero(t, p.early, "events before Prepare")
+				assert.False(t, p.dup, "a name handed over twice")
+				assert.Empty(t, p.missed, "device names Prepare was not given")
+				for n := range p.prepared {
+					assert.True(t, p.device[n], "%q: no device event has this name", n)
+				}
+			})
+		}
+	}
+}

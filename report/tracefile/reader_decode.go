@@ -76,6 +76,8 @@ type decoder struct {
 	deferConsumers    bool
 	// counts are the events of each kind the consumers will be handed (resolveInto).
 	counts Counts
+	// prepared is closed when the PreparingConsumers are done (nil: none).
+	prepared chan struct{}
 
 	s      *jsonscan.Scanner
 	format Form

@@ -400,6 +400,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	// the top-level memory events) is worked out from the records first, so that each chunk of
 	// records can be released as soon as it is converted: the records and the events never
 	// exist in full at the same time.
+	d.prepareConsumers()
 	lk := d.linkRaws(td.Device, times)
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
 	if td.BadNames = d.nBadNames; td.BadNames > 0 {
@@ -507,10 +508,46 @@ func (d *decoder) waitConsumers() {
 	}
 }
 
+// prepareConsumers hands the device events' names to the consumers that want them
+// (PreparingConsumer) on a goroutine of its own, which closes d.prepared when they are done;
+// it runs while the read links its events, which only read the records too.
+func (d *decoder) prepareConsumers() {
+	var ps []PreparingConsumer
+	for _, c := range d.opts.Consumers {
+		if p, ok := c.(PreparingConsumer); ok {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		return
+	}
+	done := make(chan struct{})
+	d.prepared = done
+	go func() {
+		defer close(done)
+		seen := make([]bool, len(d.nameStrs))
+		var names []string
+		for _, ch := range d.raws.chunks {
+			for i := range ch {
+				if r := &ch[i]; r.kind == rawDevice && !seen[r.name] {
+					seen[r.name] = true
+					names = append(names, d.nameStrs[r.name])
+				}
+			}
+		}
+		for _, p := range ps {
+			p.Prepare(slices.Clone(names))
+		}
+	}()
+}
+
 // feedConsumers hands every event that is not a memory record, its links resolved, to the
 // read's consumers, in file order.
 func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float64)) {
 	cs := d.opts.Consumers
+	if d.prepared != nil {
+		<-d.prepared
+	}
 	kineto := d.format == Kineto
 	opName := func(raw int32) string {
 		return events.RewriteName(d.nameStrs[d.raws.at(int(raw)).name], true)
