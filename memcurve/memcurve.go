@@ -74,6 +74,9 @@ type rec struct {
 // goroutine, file order).
 type Collector struct {
 	recs []rec
+	// done are the curves once drawn (finished: AllFed, or Finish, was called).
+	done     *Summary
+	finished bool
 }
 
 // NewCollector returns an empty Collector.
@@ -93,6 +96,22 @@ func (c *Collector) Memory(m *tracefile.MemoryEvent) {
 // Finish returns the curves of the records handed over so far; nil when there were none. The
 // Collector is done.
 func (c *Collector) Finish() *Summary {
+	if c.finished {
+		s := c.done
+		c.done = nil
+		return s
+	}
+	c.finished = true
+	return c.finish()
+}
+
+// AllFed draws the curves as soon as the read has handed over its last record
+// (tracefile.LinkFreeConsumer: the read feeds the Collector while it links its events, and
+// calls this on the same goroutine), so that Finish only returns them.
+func (c *Collector) AllFed() { c.done, c.finished = c.finish(), true }
+
+// finish is Finish's work.
+func (c *Collector) finish() *Summary {
 	all := c.recs
 	c.recs = nil
 	if len(all) == 0 {
@@ -278,3 +297,10 @@ func (s *Summary) Check() error {
 	}
 	return nil
 }
+
+// The read feeds a Collector while it links its events, sized once.
+var (
+	_ tracefile.LinkFreeConsumer = (*Collector)(nil)
+	_ tracefile.SizedConsumer    = (*Collector)(nil)
+	_ tracefile.MemoryConsumer   = (*Collector)(nil)
+)

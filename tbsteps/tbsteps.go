@@ -123,6 +123,9 @@ type Collector struct {
 	p part
 	// roles caches each device event name's role (−1: none), one lookup per name.
 	roles map[string]int8
+	// done is the breakdown once worked out (finished: AllFed, or Finish, was called).
+	done     Rank
+	finished bool
 }
 
 type part struct {
@@ -287,12 +290,30 @@ func isDataLoader(name string) bool {
 // Finish computes the breakdown of the events handed over so far, as rank rank of trace. The
 // Collector is done.
 func (c *Collector) Finish(rank int64, trace string) *Summary {
+	out := c.done
+	if !c.finished {
+		out = c.breakdown()
+	}
+	c.done, c.finished = Rank{}, true
+	out.Rank, out.Trace = rank, trace
+	return &Summary{Categories: Names[:], Ranks: []Rank{out}}
+}
+
+// AllFed works the breakdown out as soon as the read has handed over its last event
+// (tracefile.LinkFreeConsumer: the read feeds the Collector while it links its events, and
+// calls this on the same goroutine), so that Finish only names the rank.
+func (c *Collector) AllFed() {
+	c.done, c.finished = c.breakdown(), true
+}
+
+// breakdown is the rank's breakdown, unnamed. The events handed over are gone afterwards.
+func (c *Collector) breakdown() Rank {
 	all := c.p
 	c.p = part{}
-	out := Rank{Rank: rank, Trace: trace, HasDevice: all.hasDev, HasCommunication: len(all.roles[Communication]) > 0}
+	out := Rank{HasDevice: all.hasDev, HasCommunication: len(all.roles[Communication]) > 0}
 	steps := all.stepWindows()
 	if len(steps) == 0 {
-		return &Summary{Categories: Names[:], Ranks: []Rank{out}}
+		return out
 	}
 	var roles [NumCategories][]span
 	for r := range all.roles {
@@ -339,7 +360,7 @@ func (c *Collector) Finish(rank int64, trace string) *Summary {
 		out.AverageNs[r] /= n
 	}
 	out.AverageTotalNs /= n
-	return &Summary{Categories: Names[:], Ranks: []Rank{out}}
+	return out
 }
 
 // stepWindows are the steps' windows (see the package doc), trimmed at the tail.
@@ -530,3 +551,9 @@ func (s *Summary) Check() error {
 	}
 	return nil
 }
+
+// The read feeds a Collector while it links its events, sized once.
+var (
+	_ tracefile.LinkFreeConsumer = (*Collector)(nil)
+	_ tracefile.SizedConsumer    = (*Collector)(nil)
+)

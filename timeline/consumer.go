@@ -161,3 +161,9 @@ func (c *classifier) class(k tracefile.Kind, name string) (Class, uint8) {
 	}
 	return in.class, in.hta
 }
+
+// The read hands a Consumer its device names while it links, and its counts.
+var (
+	_ tracefile.PreparingConsumer = (*Consumer)(nil)
+	_ tracefile.SizedConsumer     = (*Consumer)(nil)
+)

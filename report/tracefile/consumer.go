@@ -83,6 +83,19 @@ type PreparingConsumer interface {
 	Prepare(names []string)
 }
 
+// LinkFreeConsumer is a Consumer that reads none of an Event's links: a read feeds it while
+// it links its events (a step that keeps one core busy and leaves the others idle), on a
+// goroutine of its own, before the linked consumers, rather than beside the conversion of
+// the events afterwards. Its events carry no Op, OpIndex, Rule or Launch, and a device
+// event's Comm is only what the event's own args say; everything else is as for any
+// Consumer (one goroutine, file order, ConsumersDone after its last event too). AllFed is
+// called on the same goroutine after its last event: the consumer may finish its work there,
+// beside the linking too.
+type LinkFreeConsumer interface {
+	Consumer
+	AllFed()
+}
+
 // Counts is how many events of each kind a read hands its consumers: host operators and user
 // annotations, runtime calls, device events, and "[memory]" records (MemoryConsumer's).
 type Counts struct {

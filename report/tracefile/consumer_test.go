@@ -393,3 +393,72 @@ func TestPreparingConsumerGetsEveryDeviceName(t *testing.T) {
 		}
 	}
 }
+
+// linkFree is a LinkFreeConsumer that keeps its events and when AllFed came.
+type linkFree struct {
+	collect
+	allFed, afterAllFed int
+	done                *int // ConsumersDone's count when AllFed came
+	atAllFed            int
+}
+
+func (l *linkFree) Event(ev *Event) {
+	if l.allFed > 0 {
+		l.afterAllFed++
+	}
+	l.collect.Event(ev)
+}
+
+func (l *linkFree) AllFed() {
+	l.allFed++
+	l.atAllFed = *l.done
+}
+
+// A LinkFreeConsumer gets the events a linked consumer gets, in the same order, without their
+// links; AllFed once, after the last; and ConsumersDone comes after it.
+func TestLinkFreeConsumer(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"kineto", "kineto-extra"} {
+		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"))
+	for _, f := range files {
+		for _, consumersOnly := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/consumers-only=%v", filepath.Base(f), consumersOnly), func(t *testing.T) {
+				if testing.Short() && strings.Contains(f, "mtia") {
+					t.Skip("large trace skipped in -short mode")
+				}
+				done := 0
+				lf := &linkFree{done: &done}
+				var linked collect
+				o := Options{Consumers: []Consumer{lf, &linked}, ConsumersDone: func(*Data) { done++ }}
+				var err error
+				if consumersOnly {
+					_, err = OpenConsumers(f, o)
+				} else {
+					_, err = OpenAverages(f, o, events.AverageOptions{})
+				}
+				require.NoError(t, err)
+				assert.Equal(t, 1, lf.allFed, "calls of AllFed")
+				assert.Zero(t, lf.afterAllFed, "events after AllFed")
+				assert.Zero(t, lf.atAllFed, "ConsumersDone before AllFed")
+				assert.Equal(t, 1, done)
+				require.Len(t, lf.evs, len(linked.evs))
+				for i := range linked.evs {
+					want, got := linked.evs[i], lf.evs[i]
+					assert.Empty(t, got.Op, "event %d", i)
+					assert.Equal(t, -1, got.OpIndex, "event %d", i)
+					assert.Zero(t, got.Rule, "event %d", i)
+					assert.Zero(t, got.Launch, "event %d", i)
+					want.Op, want.OpIndex, want.Rule, want.Launch = "", -1, 0, 0
+					if want.Kind.Device() {
+						want.Comm, got.Comm = nil, nil
+					}
+					require.Equal(t, want, got, "event %d", i)
+				}
+			})
+		}
+	}
+}

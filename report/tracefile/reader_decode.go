@@ -76,8 +76,11 @@ type decoder struct {
 	deferConsumers    bool
 	// counts are the events of each kind the consumers will be handed (resolveInto).
 	counts Counts
-	// prepared is closed when the PreparingConsumers are done (nil: none).
-	prepared chan struct{}
+	// prepared is closed when the PreparingConsumers are done, early when the
+	// LinkFreeConsumers have had every event (nil: none); late are the consumers fed once the
+	// links are known (startEarly).
+	prepared, early chan struct{}
+	late            []Consumer
 
 	s      *jsonscan.Scanner
 	format Form

@@ -400,7 +400,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	// the top-level memory events) is worked out from the records first, so that each chunk of
 	// records can be released as soon as it is converted: the records and the events never
 	// exist in full at the same time.
-	d.prepareConsumers()
+	d.startEarly(times)
 	lk := d.linkRaws(td.Device, times)
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
 	if td.BadNames = d.nBadNames; td.BadNames > 0 {
@@ -416,7 +416,8 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	if sink == nil {
 		// The consumers were all the read was for: no event is made.
 		if len(d.opts.Consumers) > 0 {
-			d.feedConsumers(lk, times)
+			d.feedConsumers(d.late, lk, d.raws.chunks, times)
+			d.waitEarly()
 		}
 		d.raws = rawList{}
 		if f := d.opts.ConsumersDone; f != nil {
@@ -437,8 +438,13 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	if feeding {
 		finished := make(chan struct{})
 		d.consumersFinished = finished
+		// The records' readers: the conversion, the consumers' feed, the link-free
+		// consumers' early feed if it is still going.
 		var users atomic.Int32
 		users.Store(2)
+		if d.early != nil {
+			users.Add(1)
+		}
 		held := chunks
 		release = func() {
 			if users.Add(-1) == 0 {
@@ -447,11 +453,18 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 				}
 			}
 		}
+		if d.early != nil {
+			go func() {
+				<-d.early
+				release()
+			}()
+		}
 		go func() {
 			defer close(finished)
-			d.feedConsumers(lk, times)
+			d.feedConsumers(d.late, lk, d.raws.chunks, times)
 			d.raws = rawList{}
 			release()
+			d.waitEarly()
 			if f := d.opts.ConsumersDone; f != nil {
 				f(td) // while the rest of the read goes on
 			}
@@ -508,45 +521,82 @@ func (d *decoder) waitConsumers() {
 	}
 }
 
-// prepareConsumers hands the device events' names to the consumers that want them
-// (PreparingConsumer) on a goroutine of its own, which closes d.prepared when they are done;
-// it runs while the read links its events, which only read the records too.
-func (d *decoder) prepareConsumers() {
+// startEarly starts the work on the consumers that need no links, on a goroutine of its
+// own while the read links its events (a step that keeps one core busy and leaves the others
+// idle), which only read the records too: the device events' names handed to the consumers
+// that want them (PreparingConsumer; d.prepared is closed after), then every event fed to the
+// link-free consumers (LinkFreeConsumer; d.early is closed after). d.late are the consumers
+// fed once the links are known.
+func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 	var ps []PreparingConsumer
+	var early []Consumer
+	d.late = nil
 	for _, c := range d.opts.Consumers {
+		if _, ok := c.(LinkFreeConsumer); ok {
+			early = append(early, c)
+			continue
+		}
+		d.late = append(d.late, c)
 		if p, ok := c.(PreparingConsumer); ok {
 			ps = append(ps, p)
 		}
 	}
-	if len(ps) == 0 {
+	if len(ps) == 0 && len(early) == 0 {
 		return
 	}
-	done := make(chan struct{})
-	d.prepared = done
+	prepared, fed := make(chan struct{}), make(chan struct{})
+	d.prepared = prepared
+	if len(early) > 0 {
+		d.early = fed
+	}
+	chunks := d.raws.chunks
 	go func() {
-		defer close(done)
-		seen := make([]bool, len(d.nameStrs))
-		var names []string
-		for _, ch := range d.raws.chunks {
-			for i := range ch {
-				if r := &ch[i]; r.kind == rawDevice && !seen[r.name] {
-					seen[r.name] = true
-					names = append(names, d.nameStrs[r.name])
+		if len(ps) > 0 {
+			seen := make([]bool, len(d.nameStrs))
+			var names []string
+			for _, ch := range chunks {
+				for i := range ch {
+					if r := &ch[i]; r.kind == rawDevice && !seen[r.name] {
+						seen[r.name] = true
+						names = append(names, d.nameStrs[r.name])
+					}
 				}
 			}
+			for _, p := range ps {
+				p.Prepare(slices.Clone(names))
+			}
 		}
-		for _, p := range ps {
-			p.Prepare(slices.Clone(names))
+		close(prepared)
+		if len(early) > 0 {
+			d.feedConsumers(early, nil, chunks, times)
+			for _, c := range early {
+				c.(LinkFreeConsumer).AllFed()
+			}
 		}
+		close(fed)
 	}()
 }
 
-// feedConsumers hands every event that is not a memory record, its links resolved, to the
-// read's consumers, in file order.
-func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float64)) {
-	cs := d.opts.Consumers
-	if d.prepared != nil {
+// waitEarly waits until the link-free consumers have had every event, if the read has any.
+func (d *decoder) waitEarly() {
+	if d.early != nil {
+		<-d.early
+	}
+}
+
+// feedConsumers hands every event of chunks that is not a memory record to the consumers
+// cs, in file order: with its links resolved (lk), or, with lk nil, as LinkFreeConsumer says
+// (no operator, launch or rule; a device event's collective only from its own args).
+func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, times func(*rawEvent) (float64, float64)) {
+	linked := lk != nil
+	if linked && d.prepared != nil {
 		<-d.prepared
+	}
+	if len(cs) == 0 {
+		return
+	}
+	if !linked {
+		lk = &links{} // no operator, launch or rule for any event
 	}
 	kineto := d.format == Kineto
 	opName := func(raw int32) string {
@@ -574,11 +624,14 @@ func (d *decoder) feedConsumers(lk *links, times func(*rawEvent) (float64, float
 	next := 0 // the next pair, in event order
 	k := -1
 	var legacy int64
-	comms := d.newCommIndex(times)
+	var comms *commIndex
+	if linked {
+		comms = d.newCommIndex(times)
+	}
 	// Plain loops over the chunks, not range over d.raws.all(): its body, a closure, is too
 	// large to be inlined and would cost a call per event.
 	i := -1
-	for _, ch := range d.raws.chunks {
+	for _, ch := range chunks {
 		for j := range ch {
 			i++
 			r := &ch[j]
