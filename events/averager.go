@@ -214,9 +214,24 @@ func (a *Averager) Averages() []Avg {
 		}
 	}
 	rows := all.rows
+	// The walk's kernel index is made beside the list order and the tree, which read none of
+	// what it reads (the kernels kept for the walk, the number of events).
+	var kernAt []int32
+	var kernAll []Kernel
+	var indexed chan struct{}
+	if a.walk != nil {
+		indexed = make(chan struct{})
+		go func() {
+			defer close(indexed)
+			kernAt, kernAll = a.kernelIndex()
+		}()
+	}
 	order := a.listOrder()
 	a.tree(order, rows)
-	return a.sum(order, rows)
+	if indexed != nil {
+		<-indexed
+	}
+	return a.sum(order, rows, kernAt, kernAll)
 }
 
 // listOrder returns the events' list order, or nil when it is their own: NewList's test of
@@ -391,15 +406,11 @@ func (a *Averager) close(st []avgOpen, rows []Avg) []avgOpen {
 }
 
 // sum adds every event that is left into its row, in list order, and returns the rows that
-// have events in the order of their first, with that event's attributes.
-func (a *Averager) sum(order []int32, rows []Avg) []Avg {
+// have events in the order of their first, with that event's attributes; the walk, if any,
+// gets each event with its kernels (kernelIndex's kernAt and kernAll).
+func (a *Averager) sum(order []int32, rows []Avg, kernAt []int32, kernAll []Kernel) []Avg {
 	at := make([]int32, len(rows)) // row → index in out + 1
 	var out []Avg
-	var kernAt []int32
-	var kernAll []Kernel
-	if a.walk != nil {
-		kernAt, kernAll = a.kernelIndex()
-	}
 	var te TreeEvent
 	for k := range a.recs {
 		i := int32(k)
