@@ -94,27 +94,46 @@ func sweep(items []item, sets ...[]span) [][]maskTimes {
 	if uint64(hi-lo) >= 1<<60 {
 		return sweepWide(items, sets, out)
 	}
-	pts := make([]uint64, 0, 2*len(items))
+	// The starts and the ends are sorted apart and walked as one merged list: the events of a
+	// stream come in time order, so each list is nearly sorted already (a sort's quick case),
+	// where starts and ends together were not.
+	starts, ends := make([]uint64, 0, len(items)), make([]uint64, 0, len(items))
 	for _, it := range items {
 		if it.end <= it.start {
 			continue
 		}
 		c := uint64(bitIndex(it.bit))
-		pts = append(pts, uint64(it.start-lo)<<3|4|c, uint64(it.end-lo)<<3|c)
+		starts, ends = append(starts, uint64(it.start-lo)<<3|4|c), append(ends, uint64(it.end-lo)<<3|c)
 	}
-	slices.Sort(pts)
+	slices.Sort(starts)
+	slices.Sort(ends)
+	// next is the least point not taken yet, from either list (ok false when both are done).
+	i, j := 0, 0
+	next := func() (uint64, bool) {
+		switch {
+		case i < len(starts) && (j == len(ends) || starts[i] < ends[j]):
+			return starts[i], true
+		case j < len(ends):
+			return ends[j], true
+		}
+		return 0, false
+	}
 	var count [4]int32
 	w := make([]int, len(sets))
-	for i := 0; i < len(pts); {
-		t := pts[i] >> 3
-		for ; i < len(pts) && pts[i]>>3 == t; i++ {
-			if pts[i]&4 != 0 {
-				count[pts[i]&3]++
+	p, ok := next()
+	for ok {
+		t := p >> 3
+		for ok && p>>3 == t {
+			if p&4 != 0 {
+				count[p&3]++
+				i++
 			} else {
-				count[pts[i]&3]--
+				count[p&3]--
+				j++
 			}
+			p, ok = next()
 		}
-		if i == len(pts) {
+		if !ok {
 			break
 		}
 		var m uint8
@@ -126,7 +145,7 @@ func sweep(items []item, sets ...[]span) [][]maskTimes {
 		if m == 0 {
 			continue
 		}
-		addSegment(int64(t)+lo, int64(pts[i]>>3)+lo, m, sets, w, out)
+		addSegment(int64(t)+lo, int64(p>>3)+lo, m, sets, w, out)
 	}
 	return out
 }
