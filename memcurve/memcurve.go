@@ -54,9 +54,9 @@ type Device struct {
 	Points [][3]float64 `json:"points"`
 }
 
-// rankPrefix starts the name of a device in a summary of several ranks (Merge): "rank 3 ·
+// rankPrefix and rankSep name a device in a summary of several ranks (Merge): "rank 3 ·
 // CUDA 0". A device's own name never does (deviceName).
-const rankPrefix = "rank "
+const rankPrefix, rankSep = "rank ", " · "
 
 // Summary is one trace's memory curves, one per device, in (type, index) order.
 type Summary struct {
@@ -260,7 +260,7 @@ func Merge(ranks []int64, sums []*Summary) *Summary {
 		shift := float64(s.StartNs-out.StartNs) / 1000
 		for _, d := range s.Devices {
 			if !strings.HasPrefix(d.Name, rankPrefix) {
-				d.Name = rankPrefix + strconv.FormatInt(ranks[i], 10) + " · " + d.Name
+				d.Name = rankPrefix + strconv.FormatInt(ranks[i], 10) + rankSep + d.Name
 			}
 			if shift != 0 { // (a merge of many ranks, one at a time, copies no curve twice)
 				pts := make([][3]float64, len(d.Points))
@@ -273,6 +273,27 @@ func Merge(ranks []int64, sums []*Summary) *Summary {
 		}
 	}
 	return out
+}
+
+// Renumber renames the devices of a summary of several ranks (Merge's, "rank 3 · CUDA 0")
+// after the numbers their ranks get when it is merged behind other ranks: nums maps a rank's
+// number to its new one (internal/ranknum.Map); a device of another rank, or not named after a
+// rank yet (a one-rank summary's), keeps its name.
+func (s *Summary) Renumber(nums map[int64]int64) {
+	if s == nil || len(nums) == 0 {
+		return
+	}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		num, dev, ok := strings.Cut(strings.TrimPrefix(d.Name, rankPrefix), rankSep)
+		if !ok || !strings.HasPrefix(d.Name, rankPrefix) {
+			continue
+		}
+		r, err := strconv.ParseInt(num, 10, 64)
+		if to, moves := nums[r]; err == nil && moves {
+			d.Name = rankPrefix + strconv.FormatInt(to, 10) + rankSep + dev
+		}
+	}
 }
 
 // Check reports the first figure of s that no Collector could have made (a summary read back

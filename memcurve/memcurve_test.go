@@ -177,3 +177,43 @@ func TestMergeCheck(t *testing.T) {
 		}
 	}
 }
+
+// Renumber renames a merged summary's devices after their ranks' new numbers, all at once (0→1
+// and 1→2 do not make 0 into 2), and leaves the devices of other ranks, and a one-rank
+// summary's (not named after a rank), as they are.
+func TestRenumber(t *testing.T) {
+	dev := func(names ...string) *memcurve.Summary {
+		s := &memcurve.Summary{}
+		for _, n := range names {
+			s.Devices = append(s.Devices, memcurve.Device{Name: n})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		in   *memcurve.Summary
+		nums map[int64]int64
+		want string
+	}{
+		{"moved along", dev("rank 0 · CUDA 0", "rank 1 · CUDA 0", "rank 1 · CPU"), map[int64]int64{0: 1, 1: 2},
+			"[rank 1 · CUDA 0 rank 2 · CUDA 0 rank 2 · CPU]"},
+		{"a named rank's device stays", dev("rank 7 · CUDA 0", "rank 1 · CUDA 1"), map[int64]int64{1: 5}, "[rank 7 · CUDA 0 rank 5 · CUDA 1]"},
+		{"a one-rank summary's devices", dev("CUDA 0"), map[int64]int64{0: 3}, "[CUDA 0]"},
+		{"not a rank number", dev("rank x · CUDA 0", "rank 0"), map[int64]int64{0: 3}, "[rank x · CUDA 0 rank 0]"},
+		{"nothing moves", dev("rank 0 · CUDA 0"), nil, "[rank 0 · CUDA 0]"},
+		{"no summary", nil, map[int64]int64{0: 1}, "[]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.in.Renumber(c.nums)
+			var names []string
+			if c.in != nil {
+				for _, d := range c.in.Devices {
+					names = append(names, d.Name)
+				}
+			}
+			if got := fmt.Sprint(names); got != c.want {
+				t.Errorf("%s, want %s", got, c.want)
+			}
+		})
+	}
+}
