@@ -1,42 +1,59 @@
 package timeline
 
-import "reflect"
+import "github.com/orprof/orprof/internal/ranknum"
 
-// SetRank numbers a summary of one rank that does not know its rank (its trace names none:
-// RankInfo.HasRank is false) as rank r — every per-rank figure — and derives the cross-rank
-// figures again. Summaries written one trace at a time all say rank 0; a reader of many
-// (orprof report summaries/) numbers them by their position, as the table's merge does.
-func (s *Summary) SetRank(r int64) {
-	if len(s.Ranks) != 1 || s.Ranks[0].HasRank {
-		return
+// rankNumbers are the ranks of s as internal/ranknum's rule reads them.
+func rankNumbers(rs []RankInfo) []ranknum.Rank {
+	out := make([]ranknum.Rank, len(rs))
+	for i, r := range rs {
+		out[i] = ranknum.Rank{Number: r.Rank, Named: r.HasRank}
 	}
-	setRank(reflect.ValueOf(s).Elem(), r)
-	s.derive()
+	return out
 }
 
-// setRank sets every int64 field named Rank in v, through structs, slices and pointers.
-func setRank(v reflect.Value, r int64) {
-	switch v.Kind() {
-	case reflect.Struct:
-		t := v.Type()
-		for i := range v.NumField() {
-			f := v.Field(i)
-			if !t.Field(i).IsExported() {
-				continue
-			}
-			if t.Field(i).Name == "Rank" && f.Kind() == reflect.Int64 {
-				f.SetInt(r)
-				continue
-			}
-			setRank(f, r)
+// marks are the lengths of s's per-rank lists: where the entries of a summary appended to s
+// start.
+type marks [8]int
+
+func (s *Summary) marks() marks {
+	return marks{len(s.Ranks), len(s.Breakdown), len(s.Idle), len(s.Overlap), len(s.Launches), len(s.Queue),
+		len(s.Steps), len(s.Stragglers.Collectives)}
+}
+
+// renumber gives the per-rank entries of s from marks from to marks to (every per-rank list:
+// a summary's figures are keyed by rank number) the numbers nums maps theirs to. The
+// cross-rank figures are derived afterwards (derive), from the numbers given.
+func (s *Summary) renumber(nums map[int64]int64, from, to marks) {
+	if len(nums) == 0 {
+		return
+	}
+	set := func(r *int64) {
+		if n, ok := nums[*r]; ok {
+			*r = n
 		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			setRank(v.Index(i), r)
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			setRank(v.Elem(), r)
-		}
+	}
+	for i := from[0]; i < to[0]; i++ {
+		set(&s.Ranks[i].Rank)
+	}
+	for i := from[1]; i < to[1]; i++ {
+		set(&s.Breakdown[i].Rank)
+	}
+	for i := from[2]; i < to[2]; i++ {
+		set(&s.Idle[i].Rank)
+	}
+	for i := from[3]; i < to[3]; i++ {
+		set(&s.Overlap[i].Rank)
+	}
+	for i := from[4]; i < to[4]; i++ {
+		set(&s.Launches[i].Rank)
+	}
+	for i := from[5]; i < to[5]; i++ {
+		set(&s.Queue[i].Rank)
+	}
+	for i := from[6]; i < to[6]; i++ {
+		set(&s.Steps[i].Rank)
+	}
+	for i := from[7]; i < to[7]; i++ {
+		set(&s.Stragglers.Collectives[i].Rank)
 	}
 }

@@ -16,10 +16,10 @@ import (
 )
 
 // ReadAll reads the inputs at paths, workers at a time (0: GOMAXPROCS): each a trace (read in
-// one pass, OpenTrace) or a summary Write wrote as json (Load), the rank of a trace that names
-// none being its position among paths. The summaries are merged in path order, so the result
-// does not depend on the order the reads finish in. It returns the inputs' warnings in path
-// order and the first error in path order.
+// one pass, OpenTrace) or a summary Write wrote as json (Load), a rank whose trace names none
+// being numbered by its position among all the ranks of the inputs (MergeAll). The summaries
+// are merged in path order, so the result does not depend on the order the reads finish in.
+// It returns the inputs' warnings in path order and the first error in path order.
 func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
@@ -70,11 +70,6 @@ func openInput(path string, o Options, pos int) (*Summary, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", path, err)
 		}
-		if len(s.Ranks) == 1 && !s.Ranks[0].HasRank {
-			// A rank numbered by its position when it was read alone: numbered by this one
-			// now, as reading its trace here would.
-			s.renumber(s.Ranks[0].Rank, int64(pos))
-		}
 		return s, nil, nil
 	}
 	return OpenTrace(path, o, pos)
@@ -119,38 +114,4 @@ func (s *Summary) SelectRanks(ranks []int64) error {
 	s.Stragglers.Collectives = slices.DeleteFunc(s.Stragglers.Collectives, func(x RankCollectives) bool { return !keep(x.Rank) })
 	s.derive()
 	return nil
-}
-
-// renumber gives rank from the number to.
-func (s *Summary) renumber(from, to int64) {
-	set := func(r *int64) {
-		if *r == from {
-			*r = to
-		}
-	}
-	for i := range s.Ranks {
-		set(&s.Ranks[i].Rank)
-	}
-	for i := range s.Breakdown {
-		set(&s.Breakdown[i].Rank)
-	}
-	for i := range s.Idle {
-		set(&s.Idle[i].Rank)
-	}
-	for i := range s.Overlap {
-		set(&s.Overlap[i].Rank)
-	}
-	for i := range s.Launches {
-		set(&s.Launches[i].Rank)
-	}
-	for i := range s.Queue {
-		set(&s.Queue[i].Rank)
-	}
-	for i := range s.Steps {
-		set(&s.Steps[i].Rank)
-	}
-	for i := range s.Stragglers.Collectives {
-		set(&s.Stragglers.Collectives[i].Rank)
-	}
-	s.derive()
 }

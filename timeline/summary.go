@@ -3,6 +3,8 @@ package timeline
 import (
 	"errors"
 	"fmt"
+
+	"github.com/orprof/orprof/internal/ranknum"
 )
 
 // Version is the version of the Summary's JSON form; members are only ever added.
@@ -55,8 +57,8 @@ type Finding struct {
 
 // RankInfo says which trace a rank's figures come from.
 type RankInfo struct {
-	// Rank is the trace's distributedInfo rank, or its position among the inputs when it has
-	// none (HasRank false).
+	// Rank is the trace's distributedInfo rank, or, when it has none (HasRank false), its
+	// position among all the ranks merged (internal/ranknum).
 	Rank    int64  `json:"rank"`
 	HasRank bool   `json:"has_rank"`
 	Trace   string `json:"trace"`
@@ -406,9 +408,17 @@ func (s *Summary) Merge(o *Summary) error { return s.MergeAll(o) }
 
 // MergeAll adds the ranks of each of os to s, in order, and derives the cross-rank figures
 // once: merging n ranks one at a time with Merge derives them n times over a growing job
-// (quadratic in the ranks for the stragglers' matching), MergeAll once. All must have been made
-// with the same options; on an error s is unchanged.
+// (quadratic in the ranks for the stragglers' matching), MergeAll once. A rank whose trace
+// names none is numbered by its position among all the ranks, s's first (internal/ranknum: the
+// rule of every merge), in every per-rank figure; a trace's own rank keeps its number. All must
+// have been made with the same options; on an error s is unchanged.
 func (s *Summary) MergeAll(os ...*Summary) error {
+	nums := make([]map[int64]int64, len(os)+1)
+	var err error
+	if nums[0], err = ranknum.Map(rankNumbers(s.Ranks), 0); err != nil {
+		return &MergeError{Index: -1, Err: err}
+	}
+	at := len(s.Ranks)
 	for i, o := range os {
 		if err := s.mergeable(o); err != nil {
 			if len(os) > 1 {
@@ -416,8 +426,14 @@ func (s *Summary) MergeAll(os ...*Summary) error {
 			}
 			return err
 		}
+		if nums[i+1], err = ranknum.Map(rankNumbers(o.Ranks), at); err != nil {
+			return &MergeError{Index: i, Err: err}
+		}
+		at += len(o.Ranks)
 	}
-	for _, o := range os {
+	mine := s.marks()
+	for i, o := range os {
+		from := s.marks()
 		s.Ranks = append(s.Ranks, o.Ranks...)
 		s.Breakdown = append(s.Breakdown, o.Breakdown...)
 		s.Idle = append(s.Idle, o.Idle...)
@@ -426,12 +442,15 @@ func (s *Summary) MergeAll(os ...*Summary) error {
 		s.Queue = append(s.Queue, o.Queue...)
 		s.Steps = append(s.Steps, o.Steps...)
 		s.Stragglers.Collectives = append(s.Stragglers.Collectives, o.Stragglers.Collectives...)
+		s.renumber(nums[i+1], from, s.marks())
 	}
+	s.renumber(nums[0], marks{}, mine)
 	s.derive()
 	return nil
 }
 
-// MergeError is MergeAll's error about the summary at Index of its arguments.
+// MergeError is MergeAll's error about the summary at Index of its arguments (−1: the summary
+// merged into).
 type MergeError struct {
 	Index int
 	Err   error

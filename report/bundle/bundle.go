@@ -24,6 +24,8 @@
 // whole ns: the icicle of the job, not of a rank); the step breakdown keeps each rank's steps;
 // the memory curves keep each rank's devices, named after their rank, their times re-based to
 // the earliest start (float µs). A view missing from any input is missing from the merge.
+// Every view numbers the ranks alike (internal/ranknum): a trace's own rank kept, a rank-less
+// trace's its position among all the ranks of the inputs, in a summary of several ranks too.
 package bundle
 
 import (
@@ -42,6 +44,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/internal/ranknum"
 	"github.com/orprof/orprof/kernels"
 	"github.com/orprof/orprof/memcurve"
 	"github.com/orprof/orprof/report"
@@ -131,7 +134,10 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 // Options.Workers at a time (a trace read once, feeding every summary), and merges their
 // bundles in path order as they come (each merged as soon as those before it are, so that
 // only the bundles read out of order wait in memory: a directory of a 1,000-rank job's
-// summaries is not held at once). Trace k is rank k unless it names its own. A table summary
+// summaries is not held at once). A rank whose trace names no rank is numbered by its
+// position among all the ranks of the inputs (internal/ranknum: of traces alone, trace k is
+// rank k; a summary's rank-less ranks move along behind the ranks before it), in every view;
+// a trace's own rank keeps its number. A table summary
 // has the table alone (the merge has no other view). It returns the warnings as
 // ranks.ReadTraces does (each trace's, then one line for the device time that reached no
 // operator in any), and the first error in path order.
@@ -158,7 +164,7 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 			} else {
 				acc, mergeErr = merge([]string{"the profiles before " + quote.String(paths[next]), paths[next]}, false, acc, waiting[next])
 			}
-			// (merge numbered a rank-less one-rank timeline already.)
+			// (MergeAll numbers the timelines' ranks as merge numbered the other views'.)
 			timelines = append(timelines, waiting[next].Timeline)
 			waiting[next] = nil
 			next++
@@ -263,22 +269,34 @@ func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
 		return nil, err
 	}
 	out.Table = t
-	// A one-rank input whose trace names no rank takes the number the table's merge gives it
-	// (its position), in every view: summaries written one trace at a time all say rank 0.
-	// Its rank names its memory curves' devices (a merged input's are named already).
+	// Every view numbers the ranks as the table's merge does (internal/ranknum): a rank whose
+	// trace names none by its position among all the ranks of the inputs — those of a summary
+	// of several ranks too, moved along behind the ranks before it —, a trace's own rank by
+	// that. The table's, the kernels' and the timeline's merges number their ranks so
+	// themselves; the steps and the memory curves, which do not say which ranks their traces
+	// named, take the numbers here (a one-rank input's curves are named after its rank by
+	// memcurve.Merge, a merged input's renamed).
 	at := 0
-	for _, b := range bs {
+	for i, b := range bs {
+		rs := make([]ranknum.Rank, len(b.Table.Ranks))
+		for j, r := range b.Table.Ranks {
+			rs[j] = ranknum.Rank{Number: r.Rank, Named: r.FromTrace}
+		}
+		nums, err := ranknum.Map(rs, at)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name(i), err)
+		}
+		if b.Steps != nil && nums != nil {
+			for j, r := range b.Steps.Ranks {
+				if to, ok := nums[r.Rank]; ok {
+					b.Steps.Ranks[j].Rank = to
+				}
+			}
+		}
+		b.Memory.Renumber(nums)
 		r := int64(at)
 		if at < len(t.Ranks) {
 			r = t.Ranks[at].Rank
-		}
-		if len(b.Table.Ranks) == 1 && !b.Table.Ranks[0].FromTrace {
-			if b.Timeline != nil {
-				b.Timeline.SetRank(r)
-			}
-			if b.Steps != nil && len(b.Steps.Ranks) == 1 {
-				b.Steps.Ranks[0].Rank = r
-			}
 		}
 		at += len(b.Table.Ranks)
 		rankOf = append(rankOf, r)
@@ -470,7 +488,62 @@ func Parse(r io.Reader, name string) (*Bundle, error) {
 		}
 		b.Memory = &m
 	}
+	if f, err := checkRanks(b); err != nil {
+		return nil, field(f, err)
+	}
 	return b, nil
+}
+
+func numberedBy(named bool) string {
+	if named {
+		return "named by its trace"
+	}
+	return "numbered by its position"
+}
+
+// checkRanks reports the first rank no writer could have numbered so, and the member that has
+// it: in the table, a rank whose trace names none not numbered by its position (what
+// ranknum's rule gives every merge); in the timeline, the kernels and the steps, a rank that
+// is not the table's rank of that place (each view has the table's ranks, in its order, named
+// by their traces alike), which a merge would number apart from its other views.
+func checkRanks(b *Bundle) (string, error) {
+	table := b.Table.Ranks
+	for i, r := range table {
+		if !r.FromTrace && r.Rank != int64(i) {
+			return "table", fmt.Errorf("rank %d, of a trace that names none, is at position %d: such a rank is numbered by its position", r.Rank, i)
+		}
+	}
+	same := func(n int, rank func(int) (int64, bool)) error {
+		if n != len(table) {
+			return fmt.Errorf("%d ranks, the table %d", n, len(table))
+		}
+		for i, t := range table {
+			r, named := rank(i)
+			if r != t.Rank {
+				return fmt.Errorf("rank %d at position %d, where the table has rank %d", r, i, t.Rank)
+			}
+			if named != t.FromTrace {
+				return fmt.Errorf("rank %d at position %d %s, the table's %s", r, i, numberedBy(named), numberedBy(t.FromTrace))
+			}
+		}
+		return nil
+	}
+	if tl := b.Timeline; tl != nil {
+		if err := same(len(tl.Ranks), func(i int) (int64, bool) { return tl.Ranks[i].Rank, tl.Ranks[i].HasRank }); err != nil {
+			return "timeline", err
+		}
+	}
+	if k := b.Kernels; k != nil {
+		if err := same(len(k.Ranks), func(i int) (int64, bool) { return k.Ranks[i].Rank, k.Ranks[i].FromTrace }); err != nil {
+			return "kernels", err
+		}
+	}
+	if st := b.Steps; st != nil {
+		if err := same(len(st.Ranks), func(i int) (int64, bool) { return st.Ranks[i].Rank, table[i].FromTrace }); err != nil {
+			return "steps", err
+		}
+	}
+	return "", nil
 }
 
 // ParseFile is Parse of the file at path, plain or gzip.

@@ -75,6 +75,68 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+// Merge numbers a rank whose trace names none by its position among all the ranks of its
+// inputs, in every view, however the bundles were grouped: bundles of two traces merged give
+// the bundle of the four merged at once, byte for byte (the memory curves named after the
+// ranks 2 and 3 of the second pair, not 0 and 1 again), and that written and parsed back
+// merges the same.
+func TestMergeNumbersRanklessRanks(t *testing.T) {
+	const memory = "../tracefile/testdata/reader/memory.json" // memory curves, no rank named
+	open := func(pos int) *Bundle {
+		b, _, err := Open(memory, pos, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	write := func(b *Bundle) []byte {
+		var buf bytes.Buffer
+		if err := Write(&buf, b); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	merge := func(bs ...*Bundle) *Bundle {
+		m, err := Merge(nil, bs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	reparse := func(b *Bundle) *Bundle {
+		p, err := Parse(bytes.NewReader(write(b)), "b.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want := write(merge(open(0), open(1), open(2), open(3)))
+	for _, c := range []struct {
+		name string
+		got  func() *Bundle
+	}{
+		{"two and two", func() *Bundle { return merge(merge(open(0), open(1)), merge(open(0), open(1))) }},
+		{"two and two, written and parsed back", func() *Bundle {
+			return merge(reparse(merge(open(0), open(1))), reparse(merge(open(0), open(1))))
+		}},
+		{"one and three", func() *Bundle { return merge(open(0), merge(open(0), open(1), open(2))) }},
+		{"one per trace, read alone", func() *Bundle { return merge(open(0), open(0), open(0), open(0)) }},
+		{"nested", func() *Bundle { return merge(merge(merge(open(0), open(1)), open(0)), open(0)) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.got()
+			if w := write(got); !bytes.Equal(w, want) {
+				t.Errorf("%d bytes, want %d", len(w), len(want))
+			}
+			last := got.Memory.Devices[len(got.Memory.Devices)-1].Name
+			if got.Steps.Ranks[3].Rank != 3 || got.Timeline.Ranks[3].Rank != 3 || got.Kernels.Ranks[3].Rank != 3 || !strings.HasPrefix(last, "rank 3 · ") {
+				t.Errorf("the fourth rank: steps %d, timeline %d, kernels %d, memory %q", got.Steps.Ranks[3].Rank, got.Timeline.Ranks[3].Rank,
+					got.Kernels.Ranks[3].Rank, last)
+			}
+		})
+	}
+}
+
 // FuzzParse: any input is a bundle or one error line naming the input, never a panic; a bundle
 // parsed is written and parsed back to the same bundle.
 func FuzzParse(f *testing.F) {
