@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orprof/orprof/internal/quote"
 )
 
 // reportTraces are the traces the report-summary tests read: two GPU traces with device
@@ -123,6 +127,174 @@ func TestReportSummaryMapReduce(t *testing.T) {
 	}
 }
 
+// The reduce step in any grouping: report summaries of single traces, of two, of three, a
+// document and traces, a summary of summaries merged again, one document of all, a directory —
+// each gives the bytes of the traces read together (orprof report --format json A B C D). A
+// rank whose trace names none is numbered by its position among all the ranks, in every view
+// (the table's ranks, the timeline's per-rank figures, the kernels', the steps', the memory
+// curves' device names), wherever it sat in its own document; a trace's own rank keeps its
+// number.
+func TestReportSummaryMapReduceGroupings(t *testing.T) {
+	td := func(p string) string { return filepath.Join("..", "..", "testdata", p) }
+	memory := filepath.Join("..", "..", "report", "tracefile", "testdata", "reader", "memory.json") // memory curves
+	rankless := []string{td("kineto/rocm_mi250_train.json.gz"), td("kineto-extra/tbplugin_2021_small.json.gz"),
+		td("kineto-extra/hta_no_rank.json.gz"), memory}
+	for _, set := range []struct {
+		name   string
+		traces []string
+		ranks  []int64
+	}{
+		{"no trace names its rank", rankless, []int64{0, 1, 2, 3}},
+		{"the second names rank 0", []string{rankless[0], td("kineto/cuda_cupti_range_profiler.json.gz"), rankless[1], memory}, []int64{0, 0, 2, 3}},
+	} {
+		t.Run(set.name, func(t *testing.T) {
+			dir := t.TempDir()
+			A, B, C, D := set.traces[0], set.traces[1], set.traces[2], set.traces[3]
+			report := func(inputs ...string) []byte {
+				return runCLI(t, append([]string{"report", "--format", "json", "-o", "-"}, inputs...)...)
+			}
+			sum := func(name string, inputs ...string) string {
+				p := filepath.Join(dir, name)
+				runCLI(t, append([]string{"report", "--format", "json", "-o", p}, inputs...)...)
+				return p
+			}
+			want := report(A, B, C, D)
+			checkReportRanks(t, want, set.ranks)
+			a, b, c, d := sum("a.json", A), sum("b.json", B), sum("c.json", C), sum("d.json", D)
+			ab, cd := sum("ab.json", A, B), sum("cd.json", C, D)
+			sums := filepath.Join(dir, "sums")
+			os.Mkdir(sums, 0o755)
+			for _, p := range []string{ab, cd} {
+				doc, _ := os.ReadFile(p)
+				os.WriteFile(filepath.Join(sums, filepath.Base(p)), doc, 0o644)
+			}
+			for _, g := range []struct {
+				name   string
+				inputs []string
+			}{
+				{"one document per trace", []string{a, b, c, d}},
+				{"documents of two", []string{ab, cd}},
+				{"a directory of documents of two", []string{sums}},
+				{"three and one", []string{sum("abc.json", A, B, C), d}},
+				{"one and three", []string{a, sum("bcd.json", B, C, D)}},
+				{"one, two and one", []string{a, sum("bc.json", B, C), D}},
+				{"a document, then traces", []string{ab, C, D}},
+				{"traces, then a document", []string{A, B, cd}},
+				{"a merge of documents, merged again", []string{sum("ab2.json", a, b), sum("cd2.json", c, d)}},
+				{"one document of all, itself a merge of documents", []string{sum("abcd.json", ab, cd)}},
+				{"a merge of merges", []string{sum("abc2.json", sum("ab3.json", a, b), c), d}},
+			} {
+				if got := report(g.inputs...); !bytes.Equal(got, want) {
+					t.Errorf("%s: differs from the traces read together (%d bytes, want %d):\n%s", g.name, len(got), len(want), firstDiff(got, want))
+				}
+			}
+		})
+	}
+	// A document in which a trace's own rank 0 and a rank-less trace at position 0 share the
+	// number cannot be merged behind other ranks (its figures cannot be told apart): one line
+	// naming it, exit 2. First, it merges.
+	dir := t.TempDir()
+	mixed := filepath.Join(dir, "mixed.json")
+	runCLI(t, "report", "--format", "json", "-o", mixed, rankless[0], td("kineto/cuda_cupti_range_profiler.json.gz"))
+	runCLI(t, "report", "--format", "json", "-o", "-", mixed, rankless[1])
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"report", "--format", "json", "-o", "-", rankless[1], mixed}, strings.NewReader(""), &out, &errb); code != 2 ||
+		!strings.Contains(errb.String(), mixed) || !strings.Contains(errb.String(), "rank 0 is the number of two of its traces") ||
+		strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("a clashing document merged behind a rank: exit %d, %q", code, errb.String())
+	}
+}
+
+// checkReportRanks holds every view of a report summary to the rank numbers want, in order.
+func checkReportRanks(t *testing.T, doc []byte, want []int64) {
+	t.Helper()
+	type rank struct {
+		Rank int64 `json:"rank"`
+	}
+	var d struct {
+		Table struct {
+			Summary struct {
+				Ranks []rank `json:"ranks"`
+			} `json:"summary"`
+		} `json:"table"`
+		Timeline map[string]json.RawMessage `json:"timeline"`
+		Kernels  struct {
+			Ranks []rank `json:"ranks"`
+		} `json:"kernels"`
+		Steps struct {
+			Ranks []rank `json:"ranks"`
+		} `json:"steps"`
+		Memory struct {
+			Devices []struct {
+				Name string `json:"name"`
+			} `json:"devices"`
+		} `json:"memory"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	nums := func(rs []rank) []int64 {
+		var out []int64
+		for _, r := range rs {
+			out = append(out, r.Rank)
+		}
+		return out
+	}
+	views := map[string][]int64{"table": nums(d.Table.Summary.Ranks), "kernels": nums(d.Kernels.Ranks), "steps": nums(d.Steps.Ranks)}
+	for _, v := range []string{"ranks", "breakdown", "overlap", "launches", "steps"} {
+		var rs []rank
+		json.Unmarshal(d.Timeline[v], &rs)
+		views["timeline "+v] = nums(rs)
+	}
+	var st struct {
+		Collectives []rank `json:"collectives"`
+	}
+	json.Unmarshal(d.Timeline["stragglers"], &st)
+	views["timeline stragglers"] = nums(st.Collectives)
+	for v, got := range views {
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: ranks %v, want %v", v, got, want)
+		}
+	}
+	// The per-stream views and the memory curves name ranks of want, in order.
+	for _, v := range []string{"idle", "queue"} {
+		var rs []rank
+		json.Unmarshal(d.Timeline[v], &rs)
+		if got := slices.Compact(nums(rs)); len(got) == 0 || !isSubsequence(got, want) {
+			t.Errorf("timeline %s: ranks %v, not in the order of %v", v, got, want)
+		}
+	}
+	last := fmt.Sprintf("rank %d · ", want[len(want)-1])
+	if len(d.Memory.Devices) == 0 {
+		t.Error("no memory curves")
+	}
+	for _, m := range d.Memory.Devices {
+		if !strings.HasPrefix(m.Name, last) {
+			t.Errorf("memory device %q: the curves are the last rank's (%q)", m.Name, last)
+		}
+	}
+}
+
+func isSubsequence(sub, of []int64) bool {
+	i := 0
+	for _, x := range of {
+		if i < len(sub) && sub[i] == x {
+			i++
+		}
+	}
+	return i == len(sub)
+}
+
+// firstDiff shows where two documents first differ: the byte, with 40 bytes either side.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	at := func(d []byte) string { return quote.String(string(d[max(0, i-40):min(len(d), i+40)])) }
+	return fmt.Sprintf("byte %d: %s\nwant:    %s", i, at(a), at(b))
+}
+
 // A bad or foreign report summary: one line naming the file and the member, exit 2.
 func TestReportSummaryBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -143,6 +315,13 @@ func TestReportSummaryBadInput(t *testing.T) {
 		{"bad steps", edit(`"categories":["Kernel"`, `"categories":["Kernels"`), "field steps: categories"},
 		{"bad timeline", edit(`"orprof_timeline": 1`, `"orprof_timeline": 9`), "field timeline"},
 		{"bad kernels", edit(`"orprof_kernels"`, `"orprof_kernelz"`), "field kernels"},
+		{"rank-less rank not at its position", edit("\"rank\": 0,\n    \"rank_from", "\"rank\": 5,\n    \"rank_from"),
+			"field table: rank 5, of a trace that names none, is at position 0"},
+		{"timeline's rank not the table's", edit(`"ranks": [{"rank":0,"has_rank":false`, `"ranks": [{"rank":0,"has_rank":true`),
+			"field timeline: rank 0 at position 0 named by its trace, the table's numbered by its position"},
+		{"kernels' rank not the table's", edit("\"rank\": 0,\n   \"rank_from", "\"rank\": 2,\n   \"rank_from"),
+			"field kernels: rank 2 at position 0, where the table has rank 0"},
+		{"steps' rank not the table's", edit(`"ranks":[{"rank":0,"trace"`, `"ranks":[{"rank":3,"trace"`), "field steps: rank 3 at position 0"},
 		{"truncated", string(good[:len(good)/2]), "not a valid report summary"},
 		{"trailing", string(good) + "{}", "data after the report summary"},
 	} {
@@ -150,7 +329,7 @@ func TestReportSummaryBadInput(t *testing.T) {
 			p := filepath.Join(dir, c.name+".json")
 			os.WriteFile(p, []byte(c.doc), 0o644)
 			for _, args := range [][]string{{"report", "-o", filepath.Join(dir, "x.html"), p}, {"merge", p}} {
-				if args[0] == "merge" && !strings.Contains(c.want, "table") && !strings.Contains(c.want, "orprof_report") {
+				if args[0] == "merge" && !strings.Contains(c.want, "field table: missing") && !strings.Contains(c.want, "orprof_report") {
 					continue // merge reads the table alone
 				}
 				var out, errb bytes.Buffer
