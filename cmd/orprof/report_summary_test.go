@@ -203,6 +203,23 @@ func TestReportSummaryMapReduceGroupings(t *testing.T) {
 		strings.Count(errb.String(), "\n") != 1 {
 		t.Errorf("a clashing document merged behind a rank: exit %d, %q", code, errb.String())
 	}
+	// A table summary of the same traces has no figure keyed by rank number: it merges there,
+	// its rank-less rank numbered by its position.
+	tab := filepath.Join(dir, "table.json")
+	os.WriteFile(tab, runCLI(t, "table", "--format", "json", "--row-limit", "-1", rankless[0], td("kineto/cuda_cupti_range_profiler.json.gz")), 0o644)
+	var doc struct {
+		Table struct {
+			Summary struct {
+				Ranks []struct {
+					Rank int64 `json:"rank"`
+				} `json:"ranks"`
+			} `json:"summary"`
+		} `json:"table"`
+	}
+	json.Unmarshal(runCLI(t, "report", "--format", "json", "-o", "-", rankless[1], tab), &doc)
+	if r := doc.Table.Summary.Ranks; len(r) != 3 || r[0].Rank != 0 || r[1].Rank != 1 || r[2].Rank != 0 {
+		t.Errorf("a table summary merged behind a trace: ranks %+v, want 0, 1, 0", r)
+	}
 }
 
 // checkReportRanks holds every view of a report summary to the rank numbers want, in order.

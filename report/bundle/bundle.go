@@ -283,7 +283,8 @@ func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
 			rs[j] = ranknum.Rank{Number: r.Rank, Named: r.FromTrace}
 		}
 		nums, err := ranknum.Map(rs, at)
-		if err != nil {
+		if err != nil && (b.Timeline != nil || b.Steps != nil || b.Memory != nil) {
+			// (A table alone has no figure keyed by rank number: its merge goes by position.)
 			return nil, fmt.Errorf("%s: %v", name(i), err)
 		}
 		if b.Steps != nil && nums != nil {
