@@ -182,6 +182,7 @@ func TestReportSummaryMapReduceGroupings(t *testing.T) {
 				{"traces, then a document", []string{A, B, cd}},
 				{"a merge of documents, merged again", []string{sum("ab2.json", a, b), sum("cd2.json", c, d)}},
 				{"one document of all, itself a merge of documents", []string{sum("abcd.json", ab, cd)}},
+				{"a directory of that one document", []string{oneDir(t, filepath.Join(dir, "abcd.json"))}},
 				{"a merge of merges", []string{sum("abc2.json", sum("ab3.json", a, b), c), d}},
 			} {
 				if got := report(g.inputs...); !bytes.Equal(got, want) {
@@ -220,6 +221,17 @@ func TestReportSummaryMapReduceGroupings(t *testing.T) {
 	if r := doc.Table.Summary.Ranks; len(r) != 3 || r[0].Rank != 0 || r[1].Rank != 1 || r[2].Rank != 0 {
 		t.Errorf("a table summary merged behind a trace: ranks %+v, want 0, 1, 0", r)
 	}
+}
+
+// oneDir is a new directory holding a copy of the file at p.
+func oneDir(t *testing.T, p string) string {
+	dir := t.TempDir()
+	doc, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, filepath.Base(p)), doc, 0o644)
+	return dir
 }
 
 // checkReportRanks holds every view of a report summary to the rank numbers want, in order.
