@@ -26,15 +26,23 @@ type ReadOptions struct {
 	Consumers []tracefile.Consumer
 	// Stdin is what "-" reads (nil: os.Stdin).
 	Stdin io.Reader
+	// Embedded, when set, reads an input that holds a kernels summary as a member of a
+	// document of another kind (a report summary: package report/bundle, which imports this
+	// one, has the reader). It is handed the input's start (plain or gzip, the first 64 KiB
+	// at least buffered) before anything else looks at it: when the input is such a document
+	// it reads it and returns its kernels summary, or an error naming name (one without the
+	// member among them), with ok true; otherwise ok false, and it has consumed nothing.
+	Embedded func(br *bufio.Reader, name string) (s *Summary, ok bool, err error)
 }
 
-// Open reads one input: a kernels summary (Write's json, plain or gzip) or a trace, read in
-// one pass for its kernels (tracefile.OpenConsumers). pos is the trace's position among the
+// Open reads one input: a kernels summary (Write's json, plain or gzip), a document holding
+// one that o.Embedded reads (a report summary), or a trace, read in one pass for its kernels
+// (tracefile.OpenConsumers). pos is the trace's position among the
 // inputs, its rank when it names none. It returns the trace's warnings (tracefile's
 // Data.Warnings, naming path).
 func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	if path != "-" {
-		if s, ok, err := openSummary(path); ok || err != nil {
+		if s, ok, err := openSummary(path, o.Embedded); ok || err != nil {
 			return s, nil, err
 		}
 	}
@@ -48,6 +56,11 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 			stdin = os.Stdin
 		}
 		br, isSum := SniffSummary(stdin)
+		if o.Embedded != nil {
+			if s, ok, err := o.Embedded(br, "<stdin>"); ok {
+				return s, nil, err
+			}
+		}
 		if isSum {
 			s, err := ReadSummaryFrom(br, "<stdin>")
 			return s, nil, err
@@ -114,14 +127,20 @@ func ReadSummaryFrom(r io.Reader, name string) (*Summary, error) {
 	return ReadSummary(br, name)
 }
 
-// openSummary reads path as a kernels summary when it is one (ok).
-func openSummary(path string) (s *Summary, ok bool, err error) {
+// openSummary reads path as a kernels summary when it is one (ok), or as the document of
+// another kind that embedded (when set) reads.
+func openSummary(path string, embedded func(*bufio.Reader, string) (*Summary, bool, error)) (s *Summary, ok bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
 	br, ok := SniffSummary(f)
+	if embedded != nil {
+		if s, isEmb, err := embedded(br, path); isEmb {
+			return s, true, err
+		}
+	}
 	if !ok {
 		return nil, false, nil // a trace (or not valid gzip: the trace reader says so)
 	}

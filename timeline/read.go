@@ -11,9 +11,33 @@ import (
 	"slices"
 
 	"github.com/orprof/orprof/internal/sniff"
+	"github.com/orprof/orprof/report/tracefile"
 
 	"github.com/orprof/orprof/internal/fanout"
 )
+
+// ReadOptions say how ReadInputs and ReadStream read their inputs, beside the analyses'
+// Options. The zero value reads as ReadAll does.
+type ReadOptions struct {
+	// Link selects the rules that charge device time to operators in the traces read
+	// (tracefile.Options.Link); a summary's were applied when it was written.
+	Link tracefile.LinkMode
+	// Workers is the number of inputs read at once; 0 means GOMAXPROCS.
+	Workers int
+	// Embedded, when set, reads an input that holds a timeline summary as a member of a
+	// document of another kind (a report summary: package report/bundle, which imports this
+	// one, has the reader). It is handed the input's start (plain or gzip, the first 64 KiB
+	// at least buffered) before anything else looks at it: when the input is such a document
+	// it reads it and returns its timeline summary, or an error naming name (one without the
+	// member among them), with ok true; otherwise ok false, and it has consumed nothing. The
+	// summary it returns is then taken as one Write wrote is (its options checked, its
+	// rank-less ranks numbered as MergeAll numbers them).
+	Embedded func(br *bufio.Reader, name string) (s *Summary, ok bool, err error)
+}
+
+// sniffBytes is how much of an input is buffered for Embedded to look at: enough compressed
+// bytes for a gzip member's header and the block that holds a document's first key.
+const sniffBytes = 64 << 10
 
 // ReadAll reads the inputs at paths, workers at a time (0: GOMAXPROCS): each a trace (read in
 // one pass, OpenTrace) or a summary Write wrote as json (Load), a rank whose trace names none
@@ -21,13 +45,19 @@ import (
 // are merged in path order, so the result does not depend on the order the reads finish in.
 // It returns the inputs' warnings in path order and the first error in path order.
 func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error) {
+	return ReadInputs(paths, o, ReadOptions{Workers: workers})
+}
+
+// ReadInputs is ReadAll with the ReadOptions ro: the traces read with ro.Link, and the
+// documents ro.Embedded reads taken as summaries among the others.
+func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
 	}
 	sums := make([]*Summary, len(paths))
 	warns := make([][]string, len(paths))
-	errs := fanout.Each(len(paths), workers, func(k int) (err error) {
-		sums[k], warns[k], err = openInput(paths[k], o, k)
+	errs := fanout.Each(len(paths), ro.Workers, func(k int) (err error) {
+		sums[k], warns[k], err = openInput(paths[k], o, ro, k)
 		return err
 	})
 	if err := fanout.First(errs); err != nil {
@@ -52,8 +82,18 @@ func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error)
 	return s, all, nil
 }
 
-// openInput reads one input: a timeline summary or a trace.
-func openInput(path string, o Options, pos int) (*Summary, []string, error) {
+// openInput reads one input: a timeline summary, a document holding one (ro.Embedded) or a
+// trace.
+func openInput(path string, o Options, ro ReadOptions, pos int) (*Summary, []string, error) {
+	if path != "-" && ro.Embedded != nil {
+		s, ok, err := openEmbedded(path, ro.Embedded)
+		if ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			return s, nil, nil
+		}
+	}
 	if path != "-" && isSummary(path) {
 		f, err := os.Open(path)
 		if err != nil {
@@ -72,7 +112,17 @@ func openInput(path string, o Options, pos int) (*Summary, []string, error) {
 		}
 		return s, nil, nil
 	}
-	return OpenTrace(path, o, pos)
+	return openTrace(path, o, pos, ro.Link)
+}
+
+// openEmbedded is embedded of the file at path.
+func openEmbedded(path string, embedded func(*bufio.Reader, string) (*Summary, bool, error)) (*Summary, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, nil // not one: the trace reader names the error
+	}
+	defer f.Close()
+	return embedded(bufio.NewReaderSize(f, sniffBytes), path)
 }
 
 // ErrOtherOptions is ReadAll's error for summaries made with other thresholds or steps than
@@ -89,8 +139,12 @@ var summaryMark = []byte(`{` + "\n" + `  "orprof_timeline":`)
 // isSummary reports whether the file at path (plain or gzip) starts as a timeline summary.
 func isSummary(path string) bool {
 	head, err := sniff.FileHead(path, len(summaryMark))
-	return err == nil && bytes.Equal(head, summaryMark)
+	return err == nil && IsSummary(head)
 }
+
+// IsSummary reports whether an input whose first bytes (plain, after any gzip layer) are
+// head is a summary Write wrote as json.
+func IsSummary(head []byte) bool { return bytes.HasPrefix(head, summaryMark) }
 
 // SelectRanks keeps the ranks listed (by Rank) and derives the cross-rank figures again; it
 // names a listed rank that no input has.

@@ -14,8 +14,13 @@ import (
 // (tracefile.OpenConsumers, a Consumer: no event is kept) and returns the summary of its rank:
 // the trace's distributedInfo rank, else pos. The warnings are the reader's.
 func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
+	return openTrace(path, o, pos, tracefile.LinkAll)
+}
+
+// openTrace is OpenTrace with the link rules link.
+func openTrace(path string, o Options, pos int, link tracefile.LinkMode) (*Summary, []string, error) {
 	c := NewConsumer(o, nil)
-	td, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}})
+	td, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -31,10 +36,27 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 // its standard input through it. A summary made with other thresholds or steps than o is
 // refused (ErrOtherOptions), as ReadAll refuses it.
 func ReadTrace(r io.Reader, name string, o Options, pos int) (*Summary, []string, error) {
+	return ReadStream(r, name, o, pos, ReadOptions{})
+}
+
+// ReadStream is ReadTrace with the ReadOptions ro: a trace read with ro.Link, a document
+// ro.Embedded reads taken as a summary (its options checked as a summary's).
+func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*Summary, []string, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
 	}
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, sniffBytes)
+	if ro.Embedded != nil {
+		if s, ok, err := ro.Embedded(br, name); ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			if !s.Options.sameThresholds(o) {
+				return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", name, ErrOtherOptions, s.Options)
+			}
+			return s, nil, nil
+		}
+	}
 	var head io.Reader = br
 	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
 		peek, _ := br.Peek(br.Size())
@@ -66,7 +88,7 @@ func ReadTrace(r io.Reader, name string, o Options, pos int) (*Summary, []string
 	}
 	r = br
 	c := NewConsumer(o, nil)
-	td, err := tracefile.ReadConsumers(r, name, tracefile.Options{Consumers: []tracefile.Consumer{c}})
+	td, err := tracefile.ReadConsumers(r, name, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: ro.Link})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -566,6 +566,51 @@ func ReadSummary(r io.Reader, name string) (*Bundle, error) {
 	return Parse(pr, name)
 }
 
+// ReadKernels is kernels.ReadOptions.Embedded: when br starts a report summary (plain or
+// gzip; ranks.KindReportSummary), it reads it (ReadSummary, strict) and returns its kernels
+// summary, with ok true; a report summary without one is an error naming name and the
+// member. Otherwise ok is false and br is as it was. `orprof kernels` reads report summaries
+// through it.
+func ReadKernels(br *bufio.Reader, name string) (s *kernels.Summary, ok bool, err error) {
+	b, ok, err := readIfReport(br, name)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	if b.Kernels == nil {
+		return nil, true, missing(name, "kernels")
+	}
+	return b.Kernels, true, nil
+}
+
+// ReadTimeline is timeline.ReadOptions.Embedded, as ReadKernels is kernels': the timeline
+// summary of the report summary br starts. `orprof timeline` reads report summaries through it.
+func ReadTimeline(br *bufio.Reader, name string) (s *timeline.Summary, ok bool, err error) {
+	b, ok, err := readIfReport(br, name)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	if b.Timeline == nil {
+		return nil, true, missing(name, "timeline")
+	}
+	return b.Timeline, true, nil
+}
+
+// readIfReport reads the report summary br starts, when it starts one (ok).
+func readIfReport(br *bufio.Reader, name string) (*Bundle, bool, error) {
+	head, _ := br.Peek(br.Size())
+	if ranks.KindOf(bytes.NewReader(head)) != ranks.KindReportSummary {
+		return nil, false, nil
+	}
+	b, err := ReadSummary(br, name)
+	return b, true, err
+}
+
+// missing is the error for a report summary without the view member: one written from inputs
+// of which one lacked it (a table summary has the table alone).
+func missing(name, member string) error {
+	return fmt.Errorf("%s: field %s: null: this report summary has no %s summary (one of the profiles it was made from had none: a table summary has only the table)", name, member, member)
+}
+
 func strictUnmarshal(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
