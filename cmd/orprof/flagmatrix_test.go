@@ -39,7 +39,32 @@ const (
 	baseMetrics fxBase = "testdata/scope_metrics.json"
 	// baseHand: handTrace, written by the test (no testdata trace has call stacks).
 	baseHand fxBase = "hand"
+	// baseComm: commTrace, written by the test: a collective whose kernel says nothing of its
+	// call, reached only through its launch (link rule 2), so --link external-id changes what
+	// orprof timeline knows of it. One rank's text has no per-collective rows, so its runs
+	// print json (args); of two ranks, the text's missing count changes too.
+	baseComm fxBase = "comm"
 )
+
+// args are what both runs of a row on the base give before its inputs.
+func (b fxBase) args() []string {
+	if b == baseComm {
+		return []string{"--format", "json"}
+	}
+	return nil
+}
+
+// commTrace: a record_param_comms op of process group 0 (ranks 0 and 1), sequence number 7,
+// whose cudaLaunchKernel (no External id) launched an NCCL kernel that carries neither an
+// External id nor c10d's args: the kernel's collective is known from its launch alone.
+const commTrace = `{"schemaVersion": 1, "traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 10, "tid": 11, "ts": 100, "dur": 20,
+ "args": {"External id": 1, "Collective name": "allreduce", "Group size": 2, "Process Group Name": "0",
+  "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1]", "Seq": 7, "Rank": 0}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 11, "ts": 105, "dur": 5, "args": {"correlation": 5}},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 20, "ts": 130, "dur": 20,
+ "args": {"stream": 20, "correlation": 5}}
+]}`
 
 // handTrace has what no testdata trace has: ops whose call stacks differ past their first
 // frame, input shapes that differ, and memory records (PyTorch 1.13 prints their sizes in Kb).
@@ -65,6 +90,8 @@ const (
 	mKernelsSum  fxMode = "kernels-sum"    // orprof kernels --format json
 	mTimelineSum fxMode = "timeline-sum"   // orprof timeline --format json
 	mReportSum   fxMode = "report-summary" // orprof report --format json
+	mRSumDir     fxMode = "report-dir"     // a directory of report summaries of two ranks
+	mStdinRSum   fxMode = "stdin-report"   // - with a report summary on stdin
 	mSumDir      fxMode = "summary-dir"    // a directory of table summaries of two ranks
 	mStdinSum    fxMode = "stdin-summary"  // - with a table summary on stdin
 	mStdinKSum   fxMode = "stdin-kernels"  // - with a kernels summary on stdin
@@ -124,8 +151,14 @@ func (fx *flagFixtures) inputs(b fxBase, m fxMode) ([]string, []byte) {
 		d := filepath.Join(fx.dir, fmt.Sprintf("b%d", len(fx.made)))
 		require.NoError(t, os.MkdirAll(filepath.Join(d, "ranks"), 0o755))
 		require.NoError(t, os.MkdirAll(filepath.Join(d, "sums"), 0o755))
-		raw := []byte(handTrace)
-		if b != baseHand {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "rsums"), 0o755))
+		var raw []byte
+		switch b {
+		case baseHand:
+			raw = []byte(handTrace)
+		case baseComm:
+			raw = []byte(commTrace)
+		default:
 			raw = readPlain(t, string(b))
 		}
 		other := readPlain(t, string(b.other()))
@@ -147,10 +180,13 @@ func (fx *flagFixtures) inputs(b fxBase, m fxMode) ([]string, []byte) {
 		tl := write("t.timeline.json", cliOut(t, nil, "timeline", "--format", "json", tr))
 		rs := filepath.Join(d, "t.report.json")
 		cliOut(t, nil, "report", "--format", "json", "-o", rs, tr)
+		cliOut(t, nil, "report", "--format", "json", "-o", filepath.Join(d, "rsums", "r0.json"), tr)
+		cliOut(t, nil, "report", "--format", "json", "-o", filepath.Join(d, "rsums", "r1.json"), tr2)
 		fx.raw[b] = raw
 		fx.made[b] = map[fxMode][]string{
 			mTrace: {tr}, mGz: {gz}, mDir: {filepath.Join(d, "ranks")}, mRanks: {tr, tr2}, mStdin: {"-"},
 			mTableSum: {ts}, mKernelsSum: {ks}, mTimelineSum: {tl}, mReportSum: {rs},
+			mRSumDir: {filepath.Join(d, "rsums")}, mStdinRSum: {"-"},
 			mSumDir: {filepath.Join(d, "sums")}, mStdinSum: {"-"}, mStdinKSum: {"-"}, mStdinTSum: {"-"},
 			mDiff: {"--diff", gz, tr},
 		}
@@ -167,6 +203,8 @@ func (fx *flagFixtures) inputs(b fxBase, m fxMode) ([]string, []byte) {
 		stdin = mustRead(t, fx.made[b][mKernelsSum][0])
 	case mStdinTSum:
 		stdin = gzipBytes(t, mustRead(t, fx.made[b][mTimelineSum][0])) // gzip as well as plain
+	case mStdinRSum:
+		stdin = mustRead(t, fx.made[b][mReportSum][0])
 	}
 	return args, stdin
 }
@@ -376,8 +414,8 @@ func flagMatrix() []flagRow {
 		}
 	}
 
-	// kernels: traces in every form and kernels summaries.
-	for _, m := range []fxMode{mTrace, mGz, mDir, mRanks, mStdin, mKernelsSum, mStdinKSum} {
+	// kernels: traces in every form, kernels summaries and report summaries (their kernels).
+	for _, m := range []fxMode{mTrace, mGz, mDir, mRanks, mStdin, mKernelsSum, mStdinKSum, mReportSum, mRSumDir, mStdinRSum} {
 		add(fmtRows("kernels", baseLink, m)...)
 		add(
 			flagRow{"kernels", []string{"--row-limit", "3"}, baseLink, m, effect(fewerLines), false},
@@ -386,27 +424,29 @@ func flagMatrix() []flagRow {
 			flagRow{"kernels", []string{"--rules", "{rules}"}, baseLink, m, differs, false},
 		)
 		switch m {
-		case mKernelsSum, mStdinKSum:
+		case mKernelsSum, mStdinKSum, mReportSum, mRSumDir, mStdinRSum:
 			add(flagRow{"kernels", []string{"--link", "external-id"}, baseLink, m, refuse, false})
 		default:
 			add(flagRow{"kernels", []string{"--link", "external-id"}, baseLink, m, differs, false})
 		}
 	}
 
-	// timeline: traces in every form and timeline summaries.
-	for _, m := range []fxMode{mTrace, mGz, mDir, mRanks, mStdin, mTimelineSum, mStdinTSum} {
+	// timeline: traces in every form, timeline summaries and report summaries (their timeline).
+	for _, m := range []fxMode{mTrace, mGz, mDir, mRanks, mStdin, mTimelineSum, mStdinTSum, mReportSum, mRSumDir, mStdinRSum} {
 		add(fmtRows("timeline", baseSteps, m)...)
 		add(
 			flagRow{"timeline", []string{"--view", "idle"}, baseSteps, m, effect(fewerLines), false},
 			flagRow{"timeline", []string{"--ranks", "0"}, baseLink, m, noopOrEffect(m), false},
 		)
-		if m == mTimelineSum || m == mStdinTSum {
-			// The analyses ran when the summary was written.
+		switch m {
+		case mTimelineSum, mStdinTSum, mReportSum, mRSumDir, mStdinRSum:
+			// The analyses ran, and the device events were linked, when the summary was written.
 			add(
 				flagRow{"timeline", []string{"--steps", "2"}, baseSteps, m, refuse, false},
 				flagRow{"timeline", []string{"--micro-idle", "1ms"}, baseSteps, m, refuse, false},
 				flagRow{"timeline", []string{"--short-kernel", "1ms"}, baseSteps, m, refuse, false},
 				flagRow{"timeline", []string{"--queue-length", "2"}, baseSteps, m, refuse, false},
+				flagRow{"timeline", []string{"--link", "external-id"}, baseComm, m, refuse, false},
 			)
 			continue
 		}
@@ -415,6 +455,7 @@ func flagMatrix() []flagRow {
 			flagRow{"timeline", []string{"--micro-idle", "1us"}, baseLink, m, differs, false},
 			flagRow{"timeline", []string{"--short-kernel", "1ms"}, baseSteps, m, differs, false},
 			flagRow{"timeline", []string{"--queue-length", "2"}, baseSteps, m, differs, false},
+			flagRow{"timeline", []string{"--link", "external-id"}, baseComm, m, differs, false},
 		)
 	}
 
@@ -452,7 +493,7 @@ func flagMatrix() []flagRow {
 // noopOrEffect is --ranks 0: of one rank (rank 0), it selects what there is.
 func noopOrEffect(m fxMode) outcome {
 	switch m {
-	case mDir, mRanks:
+	case mDir, mRanks, mRSumDir:
 		return differs
 	}
 	return noop("one input is rank 0: --ranks 0 keeps all of it")
@@ -473,7 +514,7 @@ func TestFlagMatrix(t *testing.T) {
 				flag[i] = strings.ReplaceAll(f, "{rules}", rules)
 			}
 			runOnce := func(withFlag bool, tag string) (int, string, string) {
-				args := []string{r.cmd}
+				args := append([]string{r.cmd}, r.base.args()...)
 				if withFlag {
 					args = append(args, flag...)
 				}
@@ -545,6 +586,10 @@ func TestLinkMixedInputs(t *testing.T) {
 	sum, _ := fx.inputs(baseSteps, mTableSum)
 	ksum, _ := fx.inputs(baseSteps, mKernelsSum)
 	rsum, _ := fx.inputs(baseSteps, mReportSum)
+	tsum, _ := fx.inputs(baseSteps, mTimelineSum)
+	// The timeline's links show in the collectives of commTrace, whose group has two ranks:
+	// beside another rank, the text's missing count changes with --link.
+	comm, _ := fx.inputs(baseComm, mTrace)
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -555,6 +600,10 @@ func TestLinkMixedInputs(t *testing.T) {
 		{"merge trace and report summary", []string{"merge", tr[0], rsum[0]}, rsum[0], false},
 		{"diff trace against table summary", []string{"diff", tr[0], sum[0]}, sum[0], false},
 		{"kernels trace and kernels summary", []string{"kernels", tr[0], ksum[0]}, ksum[0], false},
+		{"kernels trace and report summary", []string{"kernels", tr[0], rsum[0]}, rsum[0], false},
+		{"timeline trace and timeline summary", []string{"timeline", comm[0], tsum[0]}, tsum[0], false},
+		{"timeline trace and report summary", []string{"timeline", comm[0], rsum[0]}, rsum[0], false},
+		{"timeline of two traces", []string{"timeline", comm[0], other[0]}, "", false},
 		{"report trace and report summary", []string{"report", tr[0], rsum[0]}, rsum[0], true},
 		{"report --diff of two traces", []string{"report", "--diff", other[0], tr[0]}, "", true},
 	} {

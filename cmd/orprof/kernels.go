@@ -1,14 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kernels"
+	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/ranks"
 )
 
-const kernelsUsage = `usage: orprof kernels [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof kernels --format json), or - for stdin)
+const kernelsUsage = `usage: orprof kernels [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof kernels --format json, or orprof report --format json: its kernels), or - for stdin)
 
 The device-side view: per kernel name (and copy, fill), calls, total, share of the device time,
 mean, median, min, max, standard deviation, streams, the operator that launched most of it
@@ -70,10 +72,13 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if isSum && link.set {
 			return refuseLink(stderr, "kernels", "<stdin> is a kernels summary; summaries")
 		}
+		if head, _ := br.Peek(br.Size()); link.set && ranks.KindOf(bytes.NewReader(head)) == ranks.KindReportSummary {
+			return refuseLink(stderr, "kernels", "<stdin> is a report summary; summaries")
+		}
 		in = br
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: in})
+	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: in, Embedded: bundle.ReadKernels})
 	if err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orprof/orprof/internal/sniff"
+	"github.com/orprof/orprof/kernels"
+	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/ranks"
 	"github.com/orprof/orprof/timeline"
 )
@@ -74,7 +79,7 @@ func (f nsFlag) Set(s string) error {
 	return nil
 }
 
-const timelineUsage = `usage: orprof timeline [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof timeline --format json), or - for stdin)
+const timelineUsage = `usage: orprof timeline [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof timeline --format json, or orprof report --format json: its timeline), or - for stdin)
 
 Where the device time went, per rank and across ranks: the views breakdown, idle, overlap,
 launches, queue, steps and stragglers (definitions: docs/timeline.md).`
@@ -90,6 +95,8 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(nsFlag{&o.MicroIdleNs}, "micro-idle", "idle gaps shorter than this between kernels launched ahead are kernel waits (`DURATION`, default 30µs)")
 	fs.Var(nsFlag{&o.ShortKernelNs}, "short-kernel", "launches whose device work is shorter are short kernels (`DURATION`, default 10µs)")
 	fs.IntVar(&o.QueueLength, "queue-length", o.QueueLength, "report the time each stream spent with at least `N` launches outstanding")
+	var link linkValue
+	fs.Var(&link, "link", linkFlagUsage)
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -120,14 +127,26 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "timeline: - (stdin) can only be read alone")
 		}
 	}
+	if link.set && paths[0] != "-" {
+		sums := summaryInputs(paths)
+		if len(sums) == len(paths) {
+			return refuseLink(stderr, "timeline", "the inputs are summaries, which")
+		}
+		noteLinkSummaries(stderr, sums)
+	}
 	defer lazyGC(gcFloorFor(paths[0]))()
+	ro := timeline.ReadOptions{Link: link.mode(), Embedded: bundle.ReadTimeline}
 	var s *timeline.Summary
 	var warns []string
 	if paths[0] == "-" {
 		// The command's own stdin (the reader's "-" would be the process's).
-		s, warns, err = timeline.ReadTrace(stdin, "<stdin>", o, 0)
+		br := bufio.NewReaderSize(stdin, 64<<10)
+		if link.set && isSummaryStream(br) {
+			return refuseLink(stderr, "timeline", "<stdin> is a summary; summaries")
+		}
+		s, warns, err = timeline.ReadStream(br, "<stdin>", o, 0, ro)
 	} else {
-		s, warns, err = timeline.ReadAll(paths, o, 0)
+		s, warns, err = timeline.ReadInputs(paths, o, ro)
 	}
 	if errors.Is(err, timeline.ErrOtherOptions) {
 		// The analyses of a summary ran when it was written: name the flags that ask for others.
@@ -170,4 +189,12 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// isSummaryStream reports whether the input br starts (plain or gzip) is a summary of any kind
+// (a timeline, table, kernels or report summary) rather than a trace; it consumes nothing.
+func isSummaryStream(br *bufio.Reader) bool {
+	peek, _ := br.Peek(br.Size())
+	head := sniff.Head(bytes.NewReader(peek), 64)
+	return timeline.IsSummary(head) || kernels.IsSummary(head) || ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace
 }
