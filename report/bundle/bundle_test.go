@@ -138,7 +138,7 @@ func TestMergeNumbersRanklessRanks(t *testing.T) {
 }
 
 // FuzzParse: any input is a bundle or one error line naming the input, never a panic; a bundle
-// parsed is written and parsed back to the same bundle.
+// parsed is written and parsed back to the same bundle, and merges with itself.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzParse", "*"))
 	if len(seeds) == 0 {
@@ -164,6 +164,11 @@ func FuzzParse(f *testing.F) {
 		var w2 bytes.Buffer
 		if err := Write(&w2, b2); err != nil || w1.String() != w2.String() {
 			t.Fatalf("written twice: different bytes (%v)", err)
+		}
+		// It merges with itself behind its own ranks (renumbered), or says in one line why not.
+		b3, _ := Parse(bytes.NewReader(w1.Bytes()), "f.json")
+		if _, err := Merge([]string{"f.json", "g.json"}, b2, b3); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("merged with itself: %q", err)
 		}
 	})
 }
