@@ -3,7 +3,7 @@ package flame
 import "github.com/orprof/orprof/events"
 
 // asyncBatch is how many events Async's add hands the building goroutine at a time.
-const asyncBatch = 2048
+const asyncBatch = 512
 
 // batch is a run of events, their kernels copied out of the walk's memory: event i's are
 // kernels[at[i]:at[i+1]].
