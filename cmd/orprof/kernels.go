@@ -59,23 +59,28 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "kernels: - (stdin) can only be read alone")
 		}
 	}
-	if link.set {
+	var in io.Reader = stdin
+	var stdinHead []byte
+	if paths[0] == "-" {
+		br, isSum := kernels.SniffSummary(stdin)
+		stdinHead, _ = br.Peek(br.Size())
+		if isSum && link.set {
+			return refuseLink(stderr, "kernels", "<stdin> is a kernels summary; summaries")
+		}
+		if link.set && ranks.KindOf(bytes.NewReader(stdinHead)) == ranks.KindReportSummary {
+			return refuseLink(stderr, "kernels", "<stdin> is a report summary; summaries")
+		}
+		in = br
+	}
+	if code := refuseForeign(stderr, "kernels", paths, stdinHead); code != 0 {
+		return code
+	}
+	if link.set && paths[0] != "-" {
 		sums := summaryInputs(paths)
 		if len(sums) == len(paths) {
 			return refuseLink(stderr, "kernels", "the inputs are summaries, which")
 		}
 		noteLinkSummaries(stderr, sums)
-	}
-	var in io.Reader = stdin
-	if paths[0] == "-" {
-		br, isSum := kernels.SniffSummary(stdin)
-		if isSum && link.set {
-			return refuseLink(stderr, "kernels", "<stdin> is a kernels summary; summaries")
-		}
-		if head, _ := br.Peek(br.Size()); link.set && ranks.KindOf(bytes.NewReader(head)) == ranks.KindReportSummary {
-			return refuseLink(stderr, "kernels", "<stdin> is a report summary; summaries")
-		}
-		in = br
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
 	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: in, Embedded: bundle.ReadKernels})

@@ -143,3 +143,49 @@ func TestViewsReportSummaryBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestViewsForeignSummary: a summary orprof kernels or orprof timeline does not read (a table
+// summary; the other command's) is refused in one line naming the file, what it is and which
+// command reads it — not read as a trace and refused as "not a trace" — alone, on stdin (plain
+// or gzip), or among traces and directories.
+func TestViewsForeignSummary(t *testing.T) {
+	dir := t.TempDir()
+	tr := viewTraces[0]
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		return p
+	}
+	tsum := write("t.table.json", runCLI(t, "table", "--format", "json", tr))
+	ksum := write("t.kernels.json", runCLI(t, "kernels", "--format", "json", tr))
+	lsum := write("t.timeline.json", runCLI(t, "timeline", "--format", "json", tr))
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "r1.json"), mustRead(t, tsum), 0o644))
+	for _, c := range []struct {
+		name  string
+		args  []string
+		stdin []byte
+		file  string
+		want  string
+	}{
+		{"kernels of a table summary", []string{"kernels", tsum}, nil, tsum, "is a table summary (orprof table --format json), not a trace or a summary orprof kernels reads: orprof merge prints its table"},
+		{"kernels of a timeline summary", []string{"kernels", tr, lsum}, nil, lsum, "is a timeline summary (orprof timeline --format json), not a trace or a summary orprof kernels reads: orprof timeline reads it"},
+		{"kernels of a gzip timeline summary on stdin", []string{"kernels", "-"}, gzipBytes(t, mustRead(t, lsum)), "<stdin>", "is a timeline summary"},
+		{"kernels, a table summary in a directory", []string{"kernels", tr, sub}, nil, filepath.Join(sub, "r1.json"), "is a table summary"},
+		{"timeline of a table summary", []string{"timeline", tsum}, nil, tsum, "is a table summary (orprof table --format json), not a trace or a summary orprof timeline reads: orprof merge prints its table"},
+		{"timeline of a kernels summary", []string{"timeline", tr, ksum}, nil, ksum, "is a kernels summary (orprof kernels --format json), not a trace or a summary orprof timeline reads: orprof kernels reads it"},
+		{"timeline of a kernels summary on stdin", []string{"timeline", "-"}, mustRead(t, ksum), "<stdin>", "is a kernels summary"},
+		{"timeline of a gzip table summary on stdin", []string{"timeline", "-"}, gzipBytes(t, mustRead(t, tsum)), "<stdin>", "is a table summary"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := cliRun(c.stdin, c.args...)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, out)
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			assert.Contains(t, errOut, fmt.Sprintf("%q", c.file))
+			assert.Contains(t, errOut, c.want)
+			assert.NotContains(t, errOut, "traceEvents", "not read as a trace")
+		})
+	}
+}

@@ -127,6 +127,16 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "timeline: - (stdin) can only be read alone")
 		}
 	}
+	var br *bufio.Reader
+	var stdinHead []byte
+	if paths[0] == "-" {
+		// The command's own stdin (the reader's "-" would be the process's).
+		br = bufio.NewReaderSize(stdin, 64<<10)
+		stdinHead, _ = br.Peek(br.Size())
+	}
+	if code := refuseForeign(stderr, "timeline", paths, stdinHead); code != 0 {
+		return code
+	}
 	if link.set && paths[0] != "-" {
 		sums := summaryInputs(paths)
 		if len(sums) == len(paths) {
@@ -139,8 +149,6 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var s *timeline.Summary
 	var warns []string
 	if paths[0] == "-" {
-		// The command's own stdin (the reader's "-" would be the process's).
-		br := bufio.NewReaderSize(stdin, 64<<10)
 		if link.set && isSummaryStream(br) {
 			return refuseLink(stderr, "timeline", "<stdin> is a summary; summaries")
 		}
