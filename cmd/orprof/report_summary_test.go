@@ -189,6 +189,23 @@ func TestReportSummaryMapReduceGroupings(t *testing.T) {
 					t.Errorf("%s: differs from the traces read together (%d bytes, want %d):\n%s", g.name, len(got), len(want), firstDiff(got, want))
 				}
 			}
+			// orprof timeline and orprof kernels of the documents of two, and of timeline
+			// summaries of two, number the ranks alike.
+			tl := func(name string, inputs ...string) string {
+				p := filepath.Join(dir, name)
+				os.WriteFile(p, runCLI(t, append([]string{"timeline", "--format", "json"}, inputs...)...), 0o644)
+				return p
+			}
+			for _, c := range [][]string{
+				{"timeline", ab, cd},
+				{"kernels", ab, cd},
+				{"timeline", tl("tab.json", A, B), tl("tcd.json", C, D)},
+			} {
+				want := runCLI(t, c[0], "--format", "json", A, B, C, D)
+				if got := runCLI(t, append([]string{c[0], "--format", "json"}, c[1:]...)...); !bytes.Equal(got, want) {
+					t.Errorf("orprof %s of %s: differs from the traces read together:\n%s", c[0], filepath.Base(c[1]), firstDiff(got, want))
+				}
+			}
 		})
 	}
 	// A document in which a trace's own rank 0 and a rank-less trace at position 0 share the
