@@ -79,8 +79,7 @@ type Options struct {
 }
 
 // Read reads one trace from r in one pass (tracefile.ReadAverages: the table's Averager, which
-// walks the op tree into a flame.Builder building on a goroutine of its own (Async), and the
-// kernel, timeline, step and memory consumers, no event kept) into
+// walks the op tree, and the kernel, timeline, step and memory consumers, no event kept) into
 // the summaries of one rank: the trace's distributedInfo rank, else pos. name names the trace
 // in messages and in the summaries. It returns the read's Data for its warnings.
 func Read(r io.Reader, name string, pos int, o Options) (*Bundle, *tracefile.Data, error) {
@@ -100,7 +99,6 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 	kc, tc := kernels.NewCollector(), timeline.NewConsumer(timeline.DefaultOptions(), nil)
 	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
 	tree := flame.NewBuilder()
-	addTree, treeBuilt := tree.Async()
 	b := &Bundle{}
 	// Every consumer's summary is finished on the consumers' goroutine as soon as the last
 	// event is theirs, while the read makes the table's rows and walks the op tree. The
@@ -120,9 +118,8 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 	// The table groups by input shape only when asked, and never reads stacks unless it
 	// groups by them (ReadAverages decides).
 	av, err := readAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, ConsumersDone: done, Tree: addTree,
+		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, ConsumersDone: done, Tree: tree.Add,
 		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
-	treeBuilt()
 	if err != nil {
 		return nil, nil, err
 	}

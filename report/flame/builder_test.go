@@ -2,7 +2,6 @@ package flame_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -74,17 +73,6 @@ func TestStreamedTreeIsPprofTree(t *testing.T) {
 				if got := treeJSON(t, b.Tree()); got != want {
 					t.Errorf("grouping %+v: the streamed tree differs from pprof's:\n got %.600s\nwant %.600s", g, got, want)
 				}
-				// The same walk built on a goroutine of its own (Async), as orprof report does.
-				ab := flame.NewBuilder()
-				add, built := ab.Async()
-				_, err = tracefile.OpenAverages(path, tracefile.Options{NoShapes: true, NoStacks: true, Tree: add}, g)
-				built()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := treeJSON(t, ab.Tree()); got != want {
-					t.Errorf("grouping %+v: the tree built by Async differs from pprof's:\n got %.600s\nwant %.600s", g, got, want)
-				}
 			}
 		})
 	}
@@ -148,31 +136,5 @@ func TestBuilderCases(t *testing.T) {
 				t.Errorf("Averager walk:\n got %s\nwant %s", got, want)
 			}
 		})
-	}
-}
-
-// Async keeps what it is handed beyond the call: an event's kernels are valid during add only,
-// and a walk may reuse their memory at once, across batch boundaries.
-func TestAsyncCopiesKernels(t *testing.T) {
-	const n = 5000 // more than two batches
-	walk := func(add func(*events.TreeEvent)) {
-		buf := make([]events.Kernel, 2)
-		for i := range n {
-			buf[0] = events.Kernel{Name: fmt.Sprintf("k%d", i%7), DurationUs: float64(i % 13)}
-			buf[1] = events.Kernel{Name: "gemm", DurationUs: 1}
-			e := events.TreeEvent{ID: i, Parent: i/3 - 1, Events: n, Name: fmt.Sprintf("op%d", i%5),
-				StartUs: float64(i), EndUs: float64(i) + 2, SelfCPUUs: 1.5, SelfDeviceUs: float64(i%13) + 3, Kernels: buf[:i%3]}
-			add(&e)
-			buf[0], buf[1] = events.Kernel{Name: "overwritten"}, events.Kernel{Name: "overwritten"}
-		}
-	}
-	sync := flame.NewBuilder()
-	walk(sync.Add)
-	async := flame.NewBuilder()
-	add, built := async.Async()
-	walk(add)
-	built()
-	if got, want := treeJSON(t, async.Tree()), treeJSON(t, sync.Tree()); got != want {
-		t.Errorf("Async's tree differs from Add's:\n got %.600s\nwant %.600s", got, want)
 	}
 }
