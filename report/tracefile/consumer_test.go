@@ -462,3 +462,23 @@ func TestLinkFreeConsumer(t *testing.T) {
 		}
 	}
 }
+
+// preparingLinkFree is both: it is prepared before its first event, early as it is fed.
+type preparingLinkFree struct {
+	preparing
+	allFed int
+}
+
+func (p *preparingLinkFree) AllFed() { p.allFed++ }
+
+func TestPreparingLinkFreeConsumer(t *testing.T) {
+	path := filepath.Join(sharedTestdata, "kineto", "rocm_mi250_train.json.gz")
+	var p preparingLinkFree
+	_, err := OpenAverages(path, Options{Consumers: []Consumer{&p}}, events.AverageOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.calls, "calls of Prepare")
+	assert.Zero(t, p.early, "events before Prepare")
+	assert.Empty(t, p.missed, "device names Prepare was not given")
+	assert.NotEmpty(t, p.device)
+	assert.Equal(t, 1, p.allFed)
+}

@@ -532,13 +532,13 @@ func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 	var early []Consumer
 	d.late = nil
 	for _, c := range d.opts.Consumers {
-		if _, ok := c.(LinkFreeConsumer); ok {
-			early = append(early, c)
-			continue
-		}
-		d.late = append(d.late, c)
 		if p, ok := c.(PreparingConsumer); ok {
 			ps = append(ps, p)
+		}
+		if _, ok := c.(LinkFreeConsumer); ok {
+			early = append(early, c)
+		} else {
+			d.late = append(d.late, c)
 		}
 	}
 	if len(ps) == 0 && len(early) == 0 {
