@@ -425,8 +425,8 @@ func TestLinkFreeConsumer(t *testing.T) {
 	}
 	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"))
 	for _, f := range files {
-		for _, consumersOnly := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/consumers-only=%v", filepath.Base(f), consumersOnly), func(t *testing.T) {
+		for _, read := range []string{"averages", "consumers", "read"} {
+			t.Run(filepath.Base(f)+"/"+read, func(t *testing.T) {
 				if testing.Short() && strings.Contains(f, "mtia") {
 					t.Skip("large trace skipped in -short mode")
 				}
@@ -435,9 +435,12 @@ func TestLinkFreeConsumer(t *testing.T) {
 				var linked collect
 				o := Options{Consumers: []Consumer{lf, &linked}, ConsumersDone: func(*Data) { done++ }}
 				var err error
-				if consumersOnly {
+				switch read {
+				case "consumers":
 					_, err = OpenConsumers(f, o)
-				} else {
+				case "read":
+					_, err = Open(f, o)
+				default:
 					_, err = OpenAverages(f, o, events.AverageOptions{})
 				}
 				require.NoError(t, err)
