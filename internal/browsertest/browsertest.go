@@ -83,10 +83,31 @@ func Start(t testing.TB) *Browser {
 type Page struct {
 	ctx    context.Context
 	cancel func()
-	mu     sync.Mutex
-	errs   []string
-	reqs   []string
-	url    string
+	recorder
+	url string
+}
+
+// recorder is what a page has recorded: its console errors and uncaught exceptions (a
+// Chromium page: browser-log errors too), and the URLs it requested but its own (a Firefox
+// page: data: URLs too). mu guards them.
+type recorder struct {
+	mu   sync.Mutex
+	errs []string
+	reqs []string
+}
+
+// Errors are the console errors and uncaught exceptions so far.
+func (r *recorder) Errors() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errs...)
+}
+
+// Requests are the URLs the page requested so far (see recorder for those left out).
+func (r *recorder) Requests() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.reqs...)
 }
 
 // Open opens file (a local path) in a new tab of b, waits until the element matching ready
@@ -211,20 +232,6 @@ func (p *Page) Screenshot(t testing.TB, path string) {
 
 // Close closes the tab (it is closed when the test ends otherwise).
 func (p *Page) Close() { p.cancel() }
-
-// Errors are the console errors, uncaught exceptions and browser-log errors so far.
-func (p *Page) Errors() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.errs...)
-}
-
-// Requests are the URLs the page requested so far, the page's own excepted.
-func (p *Page) Requests() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.reqs...)
-}
 
 // CheckClean fails t if the page logged an error or made a network request.
 func (p *Page) CheckClean(t testing.TB) { checkClean(t, p) }

@@ -294,10 +294,8 @@ type FirefoxPage struct {
 	f       *Firefox
 	context string
 	url     string
-	mu      sync.Mutex
-	errs    []string
-	reqs    []string
-	closed  bool
+	recorder
+	closed bool // guarded by mu
 }
 
 // Open opens file (a local path) in a new tab of f at 1280×860, records its console errors,
@@ -459,20 +457,6 @@ func (p *FirefoxPage) Close() {
 	p.f.mu.Lock()
 	delete(p.f.pages, p.context)
 	p.f.mu.Unlock()
-}
-
-// Errors are the console errors and uncaught exceptions so far.
-func (p *FirefoxPage) Errors() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.errs...)
-}
-
-// Requests are the URLs the page requested so far, the page's own and data: URLs excepted.
-func (p *FirefoxPage) Requests() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.reqs...)
 }
 
 // CheckClean fails t if the page logged an error or made a network request.

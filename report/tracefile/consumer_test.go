@@ -14,6 +14,36 @@ import (
 	"github.com/orprof/orprof/events"
 )
 
+// consumerTraces are the real traces (testdata's kineto and kineto-extra) and the reader's
+// own openreg.json and legacy.json, then own, more of the reader's own.
+func consumerTraces(t *testing.T, own ...string) []string {
+	t.Helper()
+	var files []string
+	for _, dir := range []string{"kineto", "kineto-extra"} {
+		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	for _, f := range append([]string{"openreg.json", "legacy.json"}, own...) {
+		files = append(files, filepath.Join(readerTestdata, f))
+	}
+	return files
+}
+
+// consumerReads are the reads that feed consumers: the table's (no event kept), the
+// consumers' alone, and the one that keeps its events.
+var consumerReads = []struct {
+	name string
+	read func(path string, o Options) error
+}{
+	{"averages", func(path string, o Options) error {
+		_, err := OpenAverages(path, o, events.AverageOptions{})
+		return err
+	}},
+	{"consumers", func(path string, o Options) error { _, err := OpenConsumers(path, o); return err }},
+	{"read", func(path string, o Options) error { _, err := Open(path, o); return err }},
+}
+
 // collect keeps a copy of every event a read hands over.
 type collect struct{ evs []Event }
 
@@ -24,13 +54,7 @@ func (c *collect) Event(ev *Event) { c.evs = append(c.evs, *ev) }
 // links the events have: the device time a consumer charges to each op is the op's kernels, the
 // links' rules sum to DeviceLink's, and runtime calls name the op their work went to.
 func TestConsumerSeesWhatTheTableSees(t *testing.T) {
-	var files []string
-	for _, dir := range []string{"kineto", "kineto-extra"} {
-		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
-		require.NoError(t, err)
-		files = append(files, m...)
-	}
-	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"))
+	files := consumerTraces(t)
 	for _, f := range files {
 		for _, o := range []Options{{}, {Link: LinkExternalID}} {
 			t.Run(filepath.Base(f)+"/"+o.Link.String(), func(t *testing.T) {
@@ -285,28 +309,10 @@ func (s *sized) Memory(*MemoryEvent) { s.got.Memory++ }
 // A SizedConsumer is told, once and before its first event, exactly how many events of each
 // kind the read hands it, in every kind of read, on every real trace and orprof's own.
 func TestSizedConsumerIsToldTheCounts(t *testing.T) {
-	var files []string
-	for _, dir := range []string{"kineto", "kineto-extra"} {
-		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
-		require.NoError(t, err)
-		files = append(files, m...)
-	}
-	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"),
-		filepath.Join(readerTestdata, "memory.json"), filepath.Join(readerTestdata, "orprof_fallback.json"))
-	reads := []struct {
-		name string
-		read func(path string, o Options) error
-	}{
-		{"averages", func(path string, o Options) error {
-			_, err := OpenAverages(path, o, events.AverageOptions{})
-			return err
-		}},
-		{"consumers", func(path string, o Options) error { _, err := OpenConsumers(path, o); return err }},
-		{"read", func(path string, o Options) error { _, err := Open(path, o); return err }},
-	}
+	files := consumerTraces(t, "memory.json", "orprof_fallback.json")
 	memory := 0
 	for _, f := range files {
-		for _, r := range reads {
+		for _, r := range consumerReads {
 			t.Run(filepath.Base(f)+"/"+r.name, func(t *testing.T) {
 				if testing.Short() && strings.Contains(f, "mtia") {
 					t.Skip("large trace skipped in -short mode")
@@ -360,28 +366,15 @@ func (p *preparing) Event(ev *Event) {
 }
 
 func TestPreparingConsumerGetsEveryDeviceName(t *testing.T) {
-	var files []string
-	for _, dir := range []string{"kineto", "kineto-extra"} {
-		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
-		require.NoError(t, err)
-		files = append(files, m...)
-	}
-	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"))
+	files := consumerTraces(t)
 	for _, f := range files {
-		for _, consumersOnly := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/consumers-only=%v", filepath.Base(f), consumersOnly), func(t *testing.T) {
+		for _, r := range consumerReads {
+			t.Run(filepath.Base(f)+"/"+r.name, func(t *testing.T) {
 				if testing.Short() && strings.Contains(f, "mtia") {
 					t.Skip("large trace skipped in -short mode")
 				}
 				var p preparing
-				o := Options{Consumers: []Consumer{&p}}
-				var err error
-				if consumersOnly {
-					_, err = OpenConsumers(f, o)
-				} else {
-					_, err = OpenAverages(f, o, events.AverageOptions{})
-				}
-				require.NoError(t, err)
+				require.NoError(t, r.read(f, Options{Consumers: []Consumer{&p}}))
 				assert.Equal(t, 1, p.calls, "calls of Prepare")
 				assert.Zero(t, p.early, "events before Prepare")
 				assert.False(t, p.dup, "a name handed over twice")
@@ -417,16 +410,10 @@ func (l *linkFree) AllFed() {
 // A LinkFreeConsumer gets the events a linked consumer gets, in the same order, without their
 // links; AllFed once, after the last; and ConsumersDone comes after it.
 func TestLinkFreeConsumer(t *testing.T) {
-	var files []string
-	for _, dir := range []string{"kineto", "kineto-extra"} {
-		m, err := filepath.Glob(filepath.Join(requireShared(t, dir), "*.json.gz"))
-		require.NoError(t, err)
-		files = append(files, m...)
-	}
-	files = append(files, filepath.Join(readerTestdata, "openreg.json"), filepath.Join(readerTestdata, "legacy.json"))
+	files := consumerTraces(t)
 	for _, f := range files {
-		for _, read := range []string{"averages", "consumers", "read"} {
-			t.Run(filepath.Base(f)+"/"+read, func(t *testing.T) {
+		for _, r := range consumerReads {
+			t.Run(filepath.Base(f)+"/"+r.name, func(t *testing.T) {
 				if testing.Short() && strings.Contains(f, "mtia") {
 					t.Skip("large trace skipped in -short mode")
 				}
@@ -434,16 +421,7 @@ func TestLinkFreeConsumer(t *testing.T) {
 				lf := &linkFree{done: &done}
 				var linked collect
 				o := Options{Consumers: []Consumer{lf, &linked}, ConsumersDone: func(*Data) { done++ }}
-				var err error
-				switch read {
-				case "consumers":
-					_, err = OpenConsumers(f, o)
-				case "read":
-					_, err = Open(f, o)
-				default:
-					_, err = OpenAverages(f, o, events.AverageOptions{})
-				}
-				require.NoError(t, err)
+				require.NoError(t, r.read(f, o))
 				assert.Equal(t, 1, lf.allFed, "calls of AllFed")
 				assert.Zero(t, lf.afterAllFed, "events after AllFed")
 				assert.Zero(t, lf.atAllFed, "ConsumersDone before AllFed")
