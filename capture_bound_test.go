@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
+	"github.com/orprof/orprof/trace"
 )
 
 // bufferingProfiler is a child activity profiler whose sessions say they hold held activities

@@ -11,8 +11,8 @@ import (
 
 // TestControlPlaneFreeOfPresentation: the root package (the control plane every backend
 // imports, for orprof.RecordMemory among others) pulls in no table renderer: neither report
-// nor tablewriter is among its dependencies. Tables are the caller's choice (report.WriteTable
-// with report.TableOptions{UseDevice: res.Device, ...}).
+// nor tablewriter is among its dependencies. Tables are the caller's choice (optable.WriteTable
+// with optable.TableOptions{UseDevice: res.Device, ...}).
 func TestControlPlaneFreeOfPresentation(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not found on PATH: the dependency list comes from go list")
@@ -22,7 +22,7 @@ func TestControlPlaneFreeOfPresentation(t *testing.T) {
 	deps := strings.Fields(string(out))
 	require.Contains(t, deps, "github.com/orprof/orprof")
 	for _, d := range deps {
-		assert.NotEqual(t, "github.com/orprof/orprof/report", d, "the root package imports report")
+		assert.NotEqual(t, "github.com/orprof/orprof/analysis/optable", d, "the root package imports report")
 		assert.NotContains(t, d, "tablewriter", "the root package pulls in a table renderer")
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // Profile two steps of a CPU workload and print PyTorch's key_averages() table. The fake
@@ -37,7 +37,7 @@ func Example() {
 	}
 	rows := res.KeyAverages(events.AverageOptions{})
 	var table strings.Builder
-	if err := report.WriteTable(&table, rows, report.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}); err != nil {
+	if err := optable.WriteTable(&table, rows, optable.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}); err != nil {
 		panic(err)
 	}
 	// Like PyTorch's, every line ends with two spaces; trimmed here for the example's sake.
@@ -71,7 +71,7 @@ func ExampleNewThread() {
 	// Output: 4
 }
 
-// The trace of a session is built when it is first asked for; write it with report/trace.
+// The trace of a session is built when it is first asked for; write it with trace.
 func ExampleResult_Trace() {
 	clk := devices.NewFakeClock(1_700_000_000_000_000_000)
 	sess, _ := orprof.Start(orprof.Options{Clock: clk})

@@ -19,8 +19,8 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
+	"github.com/orprof/orprof/trace"
 )
 
 // TestStartPublishesBuiltSession: a goroutine that records while another starts the session

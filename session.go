@@ -2,7 +2,7 @@
 // device backend implements the stubs (package stubs); a Session records operators and user
 // ranges from many goroutines, times their device work through the backend, and returns an
 // event list from which package report prints PyTorch's key_averages() table and package
-// report/trace writes a Chrome/Perfetto trace.
+// trace writes a Chrome/Perfetto trace.
 //
 //	sess, err := orprof.Start(orprof.Options{Device: "openreg"})
 //	r := orprof.RecordFunction(ctx, "step")
@@ -23,8 +23,8 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/tsc"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
 	"github.com/orprof/orprof/stubs"
+	"github.com/orprof/orprof/trace"
 )
 
 // Options configure a profiling session.

@@ -5,7 +5,7 @@ import (
 
 	"context"
 	"errors"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 	"sync"
 	"sync/atomic"
 	"testing"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/internal/gz"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // TraceHandlerOptions configure TensorBoardTraceHandler.

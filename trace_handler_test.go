@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/devices"
-	"github.com/orprof/orprof/report/trace"
-	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 func TestTensorBoardTraceHandler(t *testing.T) {

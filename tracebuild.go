@@ -10,7 +10,7 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // buildTrace writes the host ops, memory instants, markers and device rows into a trace.

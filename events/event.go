@@ -103,7 +103,7 @@ const ScopeMetricsPrefix = "metrics: "
 
 // IsScopeMetrics reports whether a device-side event (or row) named name is a scope
 // profiler's metrics slice. PyTorch's key_averages() has a row for each; its time is its
-// kernel's, so totals leave it out (report.TableTotals) rather than count the kernel twice.
+// kernel's, so totals leave it out (optable.TableTotals) rather than count the kernel twice.
 func IsScopeMetrics(name string, t devices.Type) bool {
 	return t != devices.CPU && strings.HasPrefix(name, ScopeMetricsPrefix)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // TreeEvent is one event of PyTorch's tree as a consumer of the whole tree (the op call tree
-// of report/flame) takes it: handed over in list order, after the same-name collapse, by
+// of analysis/flame) takes it: handed over in list order, after the same-name collapse, by
 // List.WalkTree and by an Averager (WalkTree), which keeps none of them. The two hand over
 // the same events with the same figures, bit for bit (tests hold them to it on every trace
 // in testdata).

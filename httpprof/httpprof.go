@@ -53,13 +53,13 @@ import (
 	"time"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/html"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // Prefix is where programs usually mount the handler: mux.Handle(httpprof.Prefix, h).
@@ -156,7 +156,7 @@ type request struct {
 	sortBy    string
 	rowLimit  int
 	byShape   bool
-	format    report.Format
+	format    optable.Format
 	hasFormat bool
 }
 
@@ -173,7 +173,7 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		return nil, err
 	}
 	opts := h.p.Options()
-	req := &request{format: report.FormatText}
+	req := &request{format: optable.FormatText}
 	allowed := map[string]bool{"steps": true, "seconds": true, "activities": true, "record_shapes": true,
 		"profile_memory": true, "with_stack": true}
 	switch kind {
@@ -284,7 +284,7 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		req.rowLimit = n
 	}
 	if v, ok := get("format"); ok {
-		f, ok := report.ParseFormat(v)
+		f, ok := optable.ParseFormat(v)
 		if !ok {
 			return nil, fmt.Errorf("format=%s: want text, markdown, csv or json", quote(v))
 		}
@@ -341,8 +341,8 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		// The table and the op tree from the capture's events; the timeline, kernel, step and
 		// memory views from its trace, read back as a file.
 		g := events.AverageOptions{GroupByInputShape: req.byShape}
-		m := html.ListModel(res.Events, report.RankInfo{}, res.Device, res.Options.ProfileMemory, g)
-		bd, _, err := bundle.FromTrace(res.Trace(), "capture", bundle.Options{})
+		m := html.ListModel(res.Events, optable.RankInfo{}, res.Device, res.Options.ProfileMemory, g)
+		bd, _, err := report.FromTrace(res.Trace(), "capture", report.Options{})
 		if err != nil {
 			http.Error(w, "orprof: report: "+err.Error(), http.StatusInternalServerError)
 			return
@@ -355,20 +355,20 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		return
 	}
 	rows := res.KeyAverages(events.AverageOptions{GroupByInputShape: req.byShape})
-	o := report.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}
+	o := optable.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}
 	o.SortBy, o.RowLimit = req.sortBy, req.rowLimit
 	if o.RowLimit == 0 {
-		o.RowLimit = report.RowLimitNone
+		o.RowLimit = optable.RowLimitNone
 	}
 	switch req.format {
-	case report.FormatJSON:
+	case optable.FormatJSON:
 		w.Header().Set("Content-Type", "application/json")
-	case report.FormatCSV:
+	case optable.FormatCSV:
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	default:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
-	report.Write(w, req.format, rows, o) //nolint:errcheck // a write error means the client left
+	optable.Write(w, req.format, rows, o) //nolint:errcheck // a write error means the client left
 }
 
 // captureLength says how long a capture was asked to be: "3 steps", "2s".

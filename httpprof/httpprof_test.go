@@ -22,14 +22,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/httpprof"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/openreg/ops"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/trace"
-	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // loop runs openreg's MLP a step at a time under p on its own goroutine and keeps the longest
@@ -161,11 +161,11 @@ func TestCaptureTableEqualsInProcess(t *testing.T) {
 	assert.Equal(t, "openreg", data.DeviceName)
 	read := events.NewList(data.Events, events.ListOptions{UseDevice: data.DeviceName})
 	var fromHTTP, inProcess strings.Builder
-	require.NoError(t, report.WriteTable(&fromHTTP, read.KeyAverages(events.AverageOptions{}),
-		report.TableOptions{UseDevice: data.DeviceName, RowLimit: report.RowLimitAll}))
-	o := report.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}
-	o.RowLimit = report.RowLimitAll
-	require.NoError(t, report.WriteTable(&inProcess, res.KeyAverages(events.AverageOptions{}), o))
+	require.NoError(t, optable.WriteTable(&fromHTTP, read.KeyAverages(events.AverageOptions{}),
+		optable.TableOptions{UseDevice: data.DeviceName, RowLimit: optable.RowLimitAll}))
+	o := optable.TableOptions{UseDevice: res.Device, ProfileMemory: res.Options.ProfileMemory}
+	o.RowLimit = optable.RowLimitAll
+	require.NoError(t, optable.WriteTable(&inProcess, res.KeyAverages(events.AverageOptions{}), o))
 	assert.Equal(t, inProcess.String(), fromHTTP.String())
 	assert.Contains(t, fromHTTP.String(), "ProfilerStep*")
 	assert.Contains(t, fromHTTP.String(), "Self OPENREG")
@@ -443,7 +443,7 @@ func TestCaptureOptions(t *testing.T) {
 }
 
 // The report endpoint: a capture of 3 steps as one HTML page whose embedded operator summary
-// is the one the same capture gives in-process (report.NewSummary of its key averages, in
+// is the one the same capture gives in-process (optable.NewSummary of its key averages, in
 // orprof table's JSON); parameters the report does not take are refused.
 func TestCaptureReport(t *testing.T) {
 	results := make(chan *orprof.Result, 1)
@@ -478,10 +478,10 @@ func TestCaptureReport(t *testing.T) {
 	assert.Equal(t, "capture of 3 steps", page.Title)
 	require.NotNil(t, page.Flame)
 	assert.Positive(t, page.Flame.Nodes)
-	s := report.NewSummary(res.KeyAverages(events.AverageOptions{}), report.RankInfo{},
-		report.SummaryOptions{Device: res.Device, ProfileMemory: res.Options.ProfileMemory})
+	s := optable.NewSummary(res.KeyAverages(events.AverageOptions{}), optable.RankInfo{},
+		optable.SummaryOptions{Device: res.Device, ProfileMemory: res.Options.ProfileMemory})
 	var want bytes.Buffer
-	require.NoError(t, report.WriteSummaryJSON(&want, s, report.TableOptions{RowLimit: report.RowLimitAll}))
+	require.NoError(t, optable.WriteSummaryJSON(&want, s, optable.TableOptions{RowLimit: optable.RowLimitAll}))
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, want.Bytes()))
 	var got bytes.Buffer

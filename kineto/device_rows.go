@@ -3,7 +3,7 @@ package kineto
 import (
 	"strconv"
 
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // DeviceRows adds to a trace the process row of each device and the thread row of each

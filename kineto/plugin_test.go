@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/internal/errtext"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // TestHeaderLayout compiles testdata/layout.c against kineto_plugin.h and checks every offset

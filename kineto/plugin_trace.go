@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // pluginEvent is one event a plugin reported, every field copied out of plugin memory.

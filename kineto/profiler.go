@@ -3,7 +3,7 @@ package kineto
 import (
 	"sync"
 
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // ActivityProfiler is a child profiler, the Go form of Kineto's IActivityProfiler: it names

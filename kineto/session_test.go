@@ -13,7 +13,7 @@ import (
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 func profilers(ps []*kineto.Plugin) []kineto.ActivityProfiler {

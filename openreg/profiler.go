@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 func init() {

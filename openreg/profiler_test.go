@@ -10,7 +10,7 @@ import (
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/kineto/profilertest"
 	"github.com/orprof/orprof/openreg"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // useRuntime makes a fresh runtime the default for the test.

@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg"
 	"github.com/orprof/orprof/openreg/ops"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/xpu"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -615,7 +615,7 @@ func TestKeyAveragesHaveMetricsRows(t *testing.T) {
 	for _, r := range metrics {
 		assert.Positive(t, r.SelfDeviceTimeTotal, r.Key)
 	}
-	assert.Equal(t, report.TableTotals(others).SelfDevice, report.TableTotals(rows).SelfDevice,
+	assert.Equal(t, optable.TableTotals(others).SelfDevice, optable.TableTotals(rows).SelfDevice,
 		"the metrics rows add nothing to the device total")
-	assert.Positive(t, report.TableTotals(rows).SelfDevice)
+	assert.Positive(t, optable.TableTotals(rows).SelfDevice)
 }

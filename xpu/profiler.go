@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // ProfilerName is the scope profiler's name in session warnings.

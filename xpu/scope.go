@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // Scope is one measured scope: a kernel (per-kernel mode) or a record_function range with the

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // Trace categories and names of the scope profiler's events, as Kineto writes them.

@@ -7,10 +7,10 @@ import (
 	"io"
 	"slices"
 
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/optable"
+	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/kernels"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/ranks"
 )
 
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -31,7 +31,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, "diff: need BEFORE and AFTER, got %d arguments", len(pos))
 	}
-	f, ok := report.ParseFormat(*format)
+	f, ok := optable.ParseFormat(*format)
 	if !ok {
 		return failFlag(stderr, "diff", "--format %s: must be text, markdown, csv or json", quoteArg(*format))
 	}
@@ -95,7 +95,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		noteLinkSummaries(stderr, sums)
 	}
 	ro := ranks.Options{Link: link.mode(), SkipScopeMetrics: *noMetrics}
-	var sums [2]*report.Summary
+	var sums [2]*optable.Summary
 	var warns [2][]string
 	var errs [2]error
 	done := make(chan int, 2)
@@ -132,8 +132,8 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	printWarnings(stderr, append(warns[0], warns[1]...))
-	if err := report.CheckDiff(sums[0], sums[1]); err != nil {
-		var me *report.MergeError
+	if err := optable.CheckDiff(sums[0], sums[1]); err != nil {
+		var me *optable.MergeError
 		if errors.As(err, &me) {
 			return fail(stderr, "diff: %s", me.Named(func(i int) string { return diffName(pos[i]) }))
 		}
@@ -148,12 +148,12 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if devAfter == "" {
 		devAfter = dev
 	}
-	rows := report.Diff(sums[0], sums[1])
+	rows := optable.Diff(sums[0], sums[1])
 	if *rowLimit == 0 {
 		rows = nil // as the table's --row-limit 0: no rows, the totals still
 	}
-	tot := [2]report.Totals{sums[0].Totals(), sums[1].Totals()}
-	if err := report.WriteDiff(stdout, f, rows, report.DiffOptions{RowLimit: *rowLimit, Device: dev, AfterDevice: devAfter,
+	tot := [2]optable.Totals{sums[0].Totals(), sums[1].Totals()}
+	if err := optable.WriteDiff(stdout, f, rows, optable.DiffOptions{RowLimit: *rowLimit, Device: dev, AfterDevice: devAfter,
 		MaxNameColumnWidth: *nameWidth, Totals: &tot}); err != nil {
 		return fail(stderr, "diff: %v", err)
 	}

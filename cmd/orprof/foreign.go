@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/timeline"
+	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/internal/sniff"
-	"github.com/orprof/orprof/kernels"
-	"github.com/orprof/orprof/report/ranks"
-	"github.com/orprof/orprof/timeline"
 )
 
 // foreignSummaries are the summaries a command that reads traces and its own summaries cannot

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/internal/tracetest"
-	"github.com/orprof/orprof/report/trace"
-	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // TestGzipTraceReadsBack: a trace of many MiB written by the writer of `--trace x.gz` is one

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/kernels"
-	"github.com/orprof/orprof/report/bundle"
-	"github.com/orprof/orprof/report/ranks"
+	"github.com/orprof/orprof/report"
 )
 
 const kernelsUsage = `usage: orprof kernels [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof kernels --format json, or orprof report --format json: its kernels), or - for stdin)
@@ -83,7 +83,7 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		noteLinkSummaries(stderr, sums)
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: in, Embedded: bundle.ReadKernels})
+	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: in, Embedded: report.ReadKernels})
 	if err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}

@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/kernels"
 )
 
 // isKernelsSummary reports whether path is a kernels summary (orprof kernels --format json).

@@ -89,7 +89,7 @@ func TestKernelsBadInput(t *testing.T) {
 	badSum := filepath.Join(dir, "s.json")
 	require.NoError(t, os.WriteFile(badSum, []byte(`{"orprof_kernels": 7, "ranks": []}`), 0o644))
 	trace := "../../testdata/kineto/rocm_mi250_train.json.gz"
-	v1 := "../../kernels/testdata/rocm_v1.kernels.json" // orprof kernels --format json before the exact statistics
+	v1 := "../../analysis/kernels/testdata/rocm_v1.kernels.json" // orprof kernels --format json before the exact statistics
 	for _, c := range []struct {
 		args []string
 		want string

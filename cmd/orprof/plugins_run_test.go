@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // TestRunWithPlugin: a Kineto plugin compiled from kineto/testdata shows up in `orprof run`'s

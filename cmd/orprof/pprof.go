@@ -3,11 +3,11 @@ package main
 import (
 	"io"
 
+	"github.com/orprof/orprof/analysis/pprof"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/report/pprof"
-	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 func runPprof(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

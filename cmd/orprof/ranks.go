@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/kernels"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/ranks"
+	"github.com/orprof/orprof/input/ranks"
 )
 
 // rowLimitFlag is --row-limit: an int that remembers it was given.
@@ -47,32 +47,32 @@ func (tf *tableFlags) grouping() events.AverageOptions {
 
 // tableOptions are the table options the flags ask for (device and memory come from the
 // summary). csv and json print every row unless --row-limit was given.
-func (tf *tableFlags) tableOptions() report.TableOptions {
-	opts := report.TableOptions{SortBy: tf.sortBy, RowLimit: tf.rowLimit, MaxNameColumnWidth: tf.maxNameWidth}
-	f, _ := report.ParseFormat(tf.format)
-	if !tf.rowLimitSet && (f == report.FormatCSV || f == report.FormatJSON) {
-		opts.RowLimit = report.RowLimitAll
+func (tf *tableFlags) tableOptions() optable.TableOptions {
+	opts := optable.TableOptions{SortBy: tf.sortBy, RowLimit: tf.rowLimit, MaxNameColumnWidth: tf.maxNameWidth}
+	f, _ := optable.ParseFormat(tf.format)
+	if !tf.rowLimitSet && (f == optable.FormatCSV || f == optable.FormatJSON) {
+		opts.RowLimit = optable.RowLimitAll
 	}
 	if opts.RowLimit == 0 {
-		opts.RowLimit = report.RowLimitNone
+		opts.RowLimit = optable.RowLimitNone
 	}
 	if tf.target113 {
-		opts.Target = report.Target113
+		opts.Target = optable.Target113
 	}
 	return opts
 }
 
 // writeSummary prints s in the chosen format; it returns the number of rows the row limit left
 // out (the JSON says so itself; callers note it for CSV).
-func (tf *tableFlags) writeSummary(w io.Writer, s *report.Summary, byRank bool) (int, error) {
-	f, _ := report.ParseFormat(tf.format)
-	return report.WriteSummary(w, f, s, tf.tableOptions(), report.SummaryOutput{ByRank: byRank})
+func (tf *tableFlags) writeSummary(w io.Writer, s *optable.Summary, byRank bool) (int, error) {
+	f, _ := optable.ParseFormat(tf.format)
+	return optable.WriteSummary(w, f, s, tf.tableOptions(), optable.SummaryOutput{ByRank: byRank})
 }
 
 // noteCSV says on stderr what CSV output has no place for: how many rows a --row-limit left out
 // and, for several ranks, where their numbers came from.
-func (tf *tableFlags) noteCSV(stderr io.Writer, s *report.Summary, left int) {
-	if tf.format != string(report.FormatCSV) {
+func (tf *tableFlags) noteCSV(stderr io.Writer, s *optable.Summary, left int) {
+	if tf.format != string(optable.FormatCSV) {
 		return
 	}
 	if left > 0 {
@@ -102,7 +102,7 @@ func printWarnings(stderr io.Writer, warns []string) {
 }
 
 // warnRanks warns about rank numbers claimed by several traces.
-func warnRanks(stderr io.Writer, s *report.Summary) {
+func warnRanks(stderr io.Writer, s *optable.Summary) {
 	if dup := s.DuplicateRanks(); len(dup) > 0 {
 		repeat := countNoun(len(dup), "rank repeats", "ranks repeat")
 		fmt.Fprintf(stderr, "orprof: warning: rank %d is claimed by more than one trace (%s); --by-rank shows each trace on its own line\n", dup[0], repeat)
@@ -113,7 +113,7 @@ func warnRanks(stderr io.Writer, s *report.Summary) {
 // metadata only — naming its inputs, or "" when s has rows. An empty table would print
 // nothing at all, which says nothing about why. The reading's warnings (events skipped) are
 // the likely why: the first joins the line, so that it stays one line.
-func noOperators(s *report.Summary, names []string, warns []string) string {
+func noOperators(s *optable.Summary, names []string, warns []string) string {
 	if len(s.Rows) > 0 {
 		return ""
 	}
@@ -246,7 +246,7 @@ func mergeStdin(stdin io.Reader, tf *tableFlags, byRank bool, stdout, stderr io.
 
 // writeMerged prints the table of the merged summary s of the inputs names, with the reading's
 // warnings.
-func writeMerged(s *report.Summary, warns, paths []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
+func writeMerged(s *optable.Summary, warns, paths []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
 	if msg := noOperators(s, paths, warns); msg != "" {
 		return fail(stderr, "merge: %s", msg)
 	}

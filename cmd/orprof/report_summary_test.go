@@ -17,7 +17,7 @@ import (
 // reportTraces are the traces the report-summary tests read: two GPU traces with device
 // timelines, one with memory records.
 var reportTraces = []string{"../../testdata/kineto/rocm_mi250_train.json.gz", "../../testdata/kineto/cuda_ns_resolution.json.gz",
-	"../../report/tracefile/testdata/reader/memory.json"}
+	"../../trace/tracefile/testdata/reader/memory.json"}
 
 // The map and reduce steps: each trace's report summary (orprof report --format json TRACE),
 // read back and merged (orprof report DIR), gives the very document the traces give read
@@ -136,7 +136,7 @@ func TestReportSummaryMapReduce(t *testing.T) {
 // number.
 func TestReportSummaryMapReduceGroupings(t *testing.T) {
 	td := func(p string) string { return filepath.Join("..", "..", "testdata", p) }
-	memory := filepath.Join("..", "..", "report", "tracefile", "testdata", "reader", "memory.json") // memory curves
+	memory := filepath.Join("..", "..", "trace", "tracefile", "testdata", "reader", "memory.json") // memory curves
 	rankless := []string{td("kineto/rocm_mi250_train.json.gz"), td("kineto-extra/tbplugin_2021_small.json.gz"),
 		td("kineto-extra/hta_no_rank.json.gz"), memory}
 	for _, set := range []struct {

@@ -21,8 +21,8 @@ var viewTraces = []string{
 	"../../testdata/kineto/cuda_ns_resolution.json.gz",
 	"../../testdata/kineto/cuda_alexnet.json.gz",
 	"../../testdata/kineto-extra/hta_sampled_rank0.json.gz",
-	"../../timeline/testdata/pgseq/rank0.json",
-	"../../timeline/testdata/pgseq/rank1.json",
+	"../../analysis/timeline/testdata/pgseq/rank0.json",
+	"../../analysis/timeline/testdata/pgseq/rank1.json",
 }
 
 // cliRun runs orprof in-process with stdin and returns its exit code, stdout and stderr.

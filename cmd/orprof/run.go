@@ -9,12 +9,12 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg/ops"
 	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/bundle"
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/stubs"
 	"github.com/orprof/orprof/xpu"
@@ -162,12 +162,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *reportPath != "" {
 		// The table and the op tree from the run's events, as its table; the timeline, kernel,
 		// step and memory views from its trace, read back as a file.
-		m := html.ListModel(res.Events, report.RankInfo{}, res.Device, opts.ProfileMemory, tf.grouping())
+		m := html.ListModel(res.Events, optable.RankInfo{}, res.Device, opts.ProfileMemory, tf.grouping())
 		m.Title = "orprof run --workload " + *workload + " --device " + *device
 		if tf.noScopeMetrics {
 			m.Summary.DropScopeMetrics()
 		}
-		b, _, err := bundle.FromTrace(res.Trace(), "orprof run", bundle.Options{SkipScopeMetrics: tf.noScopeMetrics})
+		b, _, err := report.FromTrace(res.Trace(), "orprof run", report.Options{SkipScopeMetrics: tf.noScopeMetrics})
 		if err != nil {
 			return fail(stderr, "run: --report: %v", err)
 		}

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/trace"
-	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/tracefile"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -26,7 +26,7 @@ func checkRunOutputs(tracePath, activities, metrics, metricsOut, format string) 
 	if metricsOut != "" && metrics == "" {
 		return "--metrics-out: needs --metrics"
 	}
-	if metrics != "" && metricsOut == "" && format == string(report.FormatCSV) {
+	if metrics != "" && metricsOut == "" && format == string(optable.FormatCSV) {
 		return "--metrics with --format csv: a CSV file holds one table; pass --metrics-out FILE for the metrics table"
 	}
 	return ""
@@ -66,7 +66,7 @@ func runFiles(tracePath, pprofPath, metricsOut, configPath string, sf *stepFlags
 // profiler measured kernels, the metrics table: after the text or markdown table, inside the
 // JSON document ("metrics"), or in metricsOut (in the same format) when it is set.
 func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemory bool, scopes []xpu.Scope, metricsOut string) error {
-	format, _ := report.ParseFormat(tf.format)
+	format, _ := optable.ParseFormat(tf.format)
 	if len(scopes) == 0 && metricsOut == "" {
 		return tf.write(w, res.Events, res.Device, profileMemory)
 	}
@@ -80,7 +80,7 @@ func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemo
 		}
 		return nil
 	}
-	if format == report.FormatJSON {
+	if format == optable.FormatJSON {
 		var table bytes.Buffer
 		if err := tf.write(&table, res.Events, res.Device, profileMemory); err != nil {
 			return err
@@ -100,13 +100,13 @@ func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemo
 }
 
 // writeMetrics writes the metrics table of scopes in format.
-func writeMetrics(w io.Writer, format report.Format, scopes []xpu.Scope) error {
+func writeMetrics(w io.Writer, format optable.Format, scopes []xpu.Scope) error {
 	switch format {
-	case report.FormatCSV:
+	case optable.FormatCSV:
 		return writeMetricsCSV(w, summarizeMetrics(scopes))
-	case report.FormatJSON:
+	case optable.FormatJSON:
 		return writeMetricsJSON(w, summarizeMetrics(scopes))
-	case report.FormatMarkdown:
+	case optable.FormatMarkdown:
 		return writeMetricsMarkdown(w, summarizeMetrics(scopes))
 	}
 	return xpu.WriteMetricsTable(w, scopes, nil)

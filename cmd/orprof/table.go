@@ -10,12 +10,12 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/orprof/orprof/analysis/optable"
+	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/ranks"
-	"github.com/orprof/orprof/report/tracefile"
-	"github.com/orprof/orprof/timeline"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // tableFlags are the table flags shared by run and table.
@@ -64,7 +64,7 @@ func (tf *tableFlags) check() string {
 	if tf.maxNameWidth < 4 {
 		return fmt.Sprintf("--max-name-column-width %d: must be at least 4", tf.maxNameWidth)
 	}
-	if _, ok := report.ParseFormat(tf.format); !ok {
+	if _, ok := optable.ParseFormat(tf.format); !ok {
 		return fmt.Sprintf("--format %s: must be text, markdown, csv or json", quoteArg(tf.format))
 	}
 	if tf.sortBy != "" && tf.sortBy != "key" {
@@ -78,7 +78,7 @@ func (tf *tableFlags) check() string {
 // write prints the key averages of l.
 func (tf *tableFlags) write(w io.Writer, l *events.List, device string, profileMemory bool) error {
 	g := tf.grouping()
-	s := report.NewSummary(l.KeyAverages(g), report.RankInfo{}, report.SummaryOptions{Device: device,
+	s := optable.NewSummary(l.KeyAverages(g), optable.RankInfo{}, optable.SummaryOptions{Device: device,
 		ProfileMemory: profileMemory, Grouping: g})
 	if tf.noScopeMetrics {
 		s.DropScopeMetrics()

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/timeline"
+	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/sniff"
-	"github.com/orprof/orprof/kernels"
-	"github.com/orprof/orprof/report/bundle"
-	"github.com/orprof/orprof/report/ranks"
-	"github.com/orprof/orprof/timeline"
+	"github.com/orprof/orprof/report"
 )
 
 // listFlag is a comma-separated list of integers and inclusive ranges ("1,3-5").
@@ -145,7 +145,7 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		noteLinkSummaries(stderr, sums)
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
-	ro := timeline.ReadOptions{Link: link.mode(), Embedded: bundle.ReadTimeline}
+	ro := timeline.ReadOptions{Link: link.mode(), Embedded: report.ReadTimeline}
 	var s *timeline.Summary
 	var warns []string
 	if paths[0] == "-" {

@@ -26,7 +26,7 @@ func TestTimelineGolden(t *testing.T) {
 	out, _ := run(t, "timeline", "--view", "breakdown,steps,stragglers", "--micro-idle", "5us", rankFiles[0], rankFiles[3])
 	golden.Check(t, filepath.Join("testdata", "golden", "timeline_two_ranks.txt"), []byte(out))
 	// Four ranks whose collectives carry their process group and sequence number.
-	pg := filepath.Join("..", "..", "timeline", "testdata", "pgseq")
+	pg := filepath.Join("..", "..", "analysis", "timeline", "testdata", "pgseq")
 	out, _ = run(t, "timeline", "--view", "stragglers", filepath.Join(pg, "rank0.json"), filepath.Join(pg, "rank1.json"),
 		filepath.Join(pg, "rank2.json"), filepath.Join(pg, "rank3.json"))
 	golden.Check(t, filepath.Join("testdata", "golden", "timeline_pgseq.txt"), []byte(out))

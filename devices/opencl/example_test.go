@@ -6,10 +6,10 @@ import (
 	"os"
 
 	"github.com/orprof/orprof"
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/devices/opencl"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report"
 )
 
 // Profile the OpenCL MLP workload in kernel mode: every kernel timed by its own event and
@@ -35,5 +35,5 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	_ = report.WriteTable(os.Stdout, res.KeyAverages(events.AverageOptions{}), report.TableOptions{UseDevice: res.Device})
+	_ = optable.WriteTable(os.Stdout, res.KeyAverages(events.AverageOptions{}), optable.TableOptions{UseDevice: res.Device})
 }

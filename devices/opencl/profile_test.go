@@ -11,8 +11,8 @@ import (
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
-	"github.com/orprof/orprof/report/tracefile"
+	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // kernelActivities are the activities of a kernel-mode OpenCL profile.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 func init() {

@@ -4,7 +4,7 @@
 // the trace would get were it read with all the others (`orprof report A B C`: trace k is rank
 // k). A summary of several ranks merged behind others moves its rank-less ranks along with it.
 // The table's and the kernels' merges, whose only figures keyed by rank are their lists of
-// ranks, number so inline; the timeline's merge and the report summaries' (report/bundle:
+// ranks, number so inline; the timeline's merge and the report summaries' (report:
 // steps, memory curves), whose figures are keyed by rank number, renumber them by Map.
 package ranknum
 

@@ -1,6 +1,6 @@
 // Package sniff tells what a profile file holds from its first bytes: a trace, or one of the
 // summaries orprof writes as JSON (each an object whose first key names its kind). Every
-// reader of summaries (report, report/ranks, kernels, timeline) looks through it, plain or
+// reader of summaries (report, input/ranks, kernels, timeline) looks through it, plain or
 // gzip alike, so that the same file is recognized the same way by every command.
 package sniff
 

@@ -5,7 +5,7 @@ package tracetest
 import (
 	"strconv"
 
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // Session is a trace shaped like a session's: n operators on 4 threads with the args a

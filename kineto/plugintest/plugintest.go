@@ -29,7 +29,7 @@ import (
 
 	"github.com/orprof/orprof/internal/verdict"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // Status is the outcome of a check (internal/verdict's, which both conformance kits share).

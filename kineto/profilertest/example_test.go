@@ -5,7 +5,7 @@ import (
 
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/kineto/profilertest"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // nothing records kernels and never sees one: the smallest profiler that keeps the contract.

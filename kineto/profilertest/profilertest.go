@@ -23,7 +23,7 @@ import (
 
 	"github.com/orprof/orprof/internal/verdict"
 	"github.com/orprof/orprof/kineto"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // Target is the profiler under test.

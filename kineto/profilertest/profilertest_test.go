@@ -7,7 +7,7 @@ import (
 
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/kineto/profilertest"
-	"github.com/orprof/orprof/report/trace"
+	"github.com/orprof/orprof/trace"
 )
 
 // fake is a profiler of kernels and runtime calls with one fault at a time.

@@ -6,7 +6,7 @@
 // browser.
 //
 // The package renders and computes nothing: a Model holds summaries made elsewhere
-// (report.Summary and report.Diff for the Operators, Ranks and Diff views, flame.Tree for the
+// (optable.Summary and optable.Diff for the Operators, Ranks and Diff views, flame.Tree for the
 // icicle), and Write embeds each in the page in the JSON the CLI prints for it (`orprof table
 // --format json`, `orprof diff --format json`), written by the same functions, so every number
 // the page shows is the CLI's. The page's script only lays out, sorts, filters and takes
@@ -23,13 +23,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orprof/orprof/analysis/flame"
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/memcurve"
+	"github.com/orprof/orprof/analysis/optable"
+	"github.com/orprof/orprof/analysis/tbsteps"
+	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/kernels"
-	"github.com/orprof/orprof/memcurve"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/flame"
-	"github.com/orprof/orprof/tbsteps"
-	"github.com/orprof/orprof/timeline"
 )
 
 //go:embed assets/report.css
@@ -48,7 +48,7 @@ type Model struct {
 	Inputs []string
 	// Summary is the operator table of the profile (all its ranks): the Overview, Operators,
 	// Memory and Ranks views.
-	Summary *report.Summary
+	Summary *optable.Summary
 	// Flame is the op call tree of the profile (flame.FromList, or a flame.Builder's of a
 	// streaming read; of several ranks, their trees summed); nil when the profile was read
 	// from table summaries, which keep no tree. FlameWhy says why it is missing.
@@ -74,7 +74,7 @@ type Model struct {
 // Diff is the Diff view: two profiles' summaries and their names.
 type Diff struct {
 	BeforeName, AfterName string
-	Before, After         *report.Summary
+	Before, After         *optable.Summary
 }
 
 // ContentSecurityPolicy is the report's policy (in a meta element of the page, and a header
@@ -195,7 +195,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	s := m.Summary
 	if s != nil {
 		var b bytes.Buffer
-		if err := report.WriteSummaryJSON(&b, s, report.TableOptions{RowLimit: report.RowLimitAll, CompactJSON: true}); err != nil {
+		if err := optable.WriteSummaryJSON(&b, s, optable.TableOptions{RowLimit: optable.RowLimitAll, CompactJSON: true}); err != nil {
 			return nil, err
 		}
 		tableDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
@@ -275,9 +275,9 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Empty["ranks"] = true
 	}
 	if d := m.Diff; d != nil {
-		rows := report.Diff(d.Before, d.After)
+		rows := optable.Diff(d.Before, d.After)
 		var b bytes.Buffer
-		if err := report.WriteDiff(&b, report.FormatJSON, rows, report.DiffOptions{}); err != nil {
+		if err := optable.WriteDiff(&b, optable.FormatJSON, rows, optable.DiffOptions{}); err != nil {
 			return nil, err
 		}
 		dp := &diffPage{Before: d.BeforeName, After: d.AfterName, Doc: json.RawMessage(b.Bytes())}
@@ -357,10 +357,10 @@ func splice(page, table, kernels []byte) ([]byte, bool) {
 }
 
 // findings are the lines of the Overview that say where the time went, each with its figures.
-func findings(s *report.Summary) []finding {
+func findings(s *optable.Summary) []finding {
 	var out []finding
 	t := s.Totals()
-	var topCPU, topDev *report.SummaryRow
+	var topCPU, topDev *optable.SummaryRow
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		if r.IsUserAnnotation || events.IsScopeMetrics(r.Key, r.DeviceType) {
@@ -376,19 +376,19 @@ func findings(s *report.Summary) []finding {
 	if topDev != nil && t.SelfDevice > 0 {
 		out = append(out, finding{"top-device", fmt.Sprintf("%s takes %.1f %% of the self %s time (%s of %s, %d calls).",
 			topDev.Key, topDev.SelfDeviceTimeTotal*100/t.SelfDevice, strings.ToUpper(deviceName(s)),
-			report.FormatTime(topDev.SelfDeviceTimeTotal), report.FormatTime(t.SelfDevice), topDev.Count)})
+			optable.FormatTime(topDev.SelfDeviceTimeTotal), optable.FormatTime(t.SelfDevice), topDev.Count)})
 	}
 	if topCPU != nil && t.SelfCPU > 0 {
 		out = append(out, finding{"top-cpu", fmt.Sprintf("%s takes %.1f %% of the self CPU time (%s of %s, %d calls).",
-			topCPU.Key, topCPU.SelfCPUTimeTotal*100/t.SelfCPU, report.FormatTime(topCPU.SelfCPUTimeTotal),
-			report.FormatTime(t.SelfCPU), topCPU.Count)})
+			topCPU.Key, topCPU.SelfCPUTimeTotal*100/t.SelfCPU, optable.FormatTime(topCPU.SelfCPUTimeTotal),
+			optable.FormatTime(t.SelfCPU), topCPU.Count)})
 	}
 	if n := len(s.Ranks); n > 1 {
 		// The rank whose own total is the largest, against the mean of the ranks.
-		by := func(r report.RankInfo) float64 { return r.SelfCPUTimeTotal }
+		by := func(r optable.RankInfo) float64 { return r.SelfCPUTimeTotal }
 		what := "self CPU"
 		if t.HasDevice {
-			by, what = func(r report.RankInfo) float64 { return r.SelfDeviceTimeTotal }, "self "+strings.ToUpper(deviceName(s))
+			by, what = func(r optable.RankInfo) float64 { return r.SelfDeviceTimeTotal }, "self "+strings.ToUpper(deviceName(s))
 		}
 		slow, sum := 0, 0.0
 		for i, r := range s.Ranks {
@@ -399,13 +399,13 @@ func findings(s *report.Summary) []finding {
 		}
 		if mean := sum / float64(n); mean > 0 {
 			out = append(out, finding{"slowest-rank", fmt.Sprintf("rank %d has the most %s time: %s, %.1f %% above the mean of the %d ranks (%s).",
-				s.Ranks[slow].Rank, what, report.FormatTime(by(s.Ranks[slow])), (by(s.Ranks[slow])/mean-1)*100, n, report.FormatTime(mean))})
+				s.Ranks[slow].Rank, what, optable.FormatTime(by(s.Ranks[slow])), (by(s.Ranks[slow])/mean-1)*100, n, optable.FormatTime(mean))})
 		}
 	}
 	return out
 }
 
-func deviceName(s *report.Summary) string {
+func deviceName(s *optable.Summary) string {
 	if s.Device == "" {
 		return "device"
 	}
@@ -413,10 +413,10 @@ func deviceName(s *report.Summary) string {
 }
 
 // ListModel is the Model of one profile's events: the operator summary of l's key averages
-// grouped by g (report.NewSummary, as `orprof table` makes it) and the op call tree
+// grouped by g (optable.NewSummary, as `orprof table` makes it) and the op call tree
 // (flame.FromList, as `orprof pprof` makes it). device and profileMemory label the summary
 // as the table is labelled; rank names the profile.
-func ListModel(l *events.List, rank report.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
+func ListModel(l *events.List, rank optable.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
 	// The tree and the rows read the list (immutable) at the same time.
 	var tree *flame.Tree
 	done := make(chan struct{})
@@ -429,8 +429,8 @@ func ListModel(l *events.List, rank report.RankInfo, device string, profileMemor
 // RowsModel is the Model of one profile read for its rows and its op tree alone (a streaming
 // read: tracefile.ReadAverages, its Tree walk building tree with a flame.Builder): what
 // ListModel gives for the list of the same events.
-func RowsModel(rows []events.Avg, tree *flame.Tree, rank report.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
-	s := report.NewSummary(rows, rank, report.SummaryOptions{Device: device, ProfileMemory: profileMemory, Grouping: g})
+func RowsModel(rows []events.Avg, tree *flame.Tree, rank optable.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
+	s := optable.NewSummary(rows, rank, optable.SummaryOptions{Device: device, ProfileMemory: profileMemory, Grouping: g})
 	m := &Model{Summary: s, Flame: tree}
 	if rank.File != "" {
 		m.Title, m.Inputs = rank.File, []string{rank.File}

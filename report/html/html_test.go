@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/html"
 )
 
@@ -41,7 +41,7 @@ func pageJSON(t *testing.T, page []byte) map[string]any {
 // is SVG's namespace name), and names that look like markup cannot end the data element.
 func TestSelfContained(t *testing.T) {
 	var b bytes.Buffer
-	m := html.ListModel(tinyList(), report.RankInfo{File: "t.json"}, "cuda", false, events.AverageOptions{})
+	m := html.ListModel(tinyList(), optable.RankInfo{File: "t.json"}, "cuda", false, events.AverageOptions{})
 	if err := html.Write(&b, m); err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +76,11 @@ func TestWhy(t *testing.T) {
 		m    *html.Model
 		want map[string]string
 	}{
-		{"no memory, one rank", html.ListModel(tinyList(), report.RankInfo{}, "cuda", false, events.AverageOptions{}),
+		{"no memory, one rank", html.ListModel(tinyList(), optable.RankInfo{}, "cuda", false, events.AverageOptions{}),
 			map[string]string{"memory": "--profile-memory", "ranks": "orprof report summaries/", "diff": "--diff BEFORE AFTER"}},
-		{"summaries", &html.Model{Summary: report.NewSummary(nil, report.RankInfo{}, report.SummaryOptions{})},
+		{"summaries", &html.Model{Summary: optable.NewSummary(nil, optable.RankInfo{}, optable.SummaryOptions{})},
 			map[string]string{"flame": "single trace"}},
-		{"diff only", &html.Model{Diff: &html.Diff{Before: &report.Summary{}, After: &report.Summary{}}},
+		{"diff only", &html.Model{Diff: &html.Diff{Before: &optable.Summary{}, After: &optable.Summary{}}},
 			map[string]string{"operators": "diff only", "memory": "No operator summary"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,7 +102,7 @@ func ExampleWrite() {
 	step := events.NewFunctionEvent(1, "step", 1, 0, 100)
 	mm := events.NewFunctionEvent(2, "aten::mm", 1, 10, 70)
 	l := events.NewList([]events.FunctionEvent{step, mm}, events.ListOptions{})
-	m := html.ListModel(l, report.RankInfo{File: "trace.json"}, "", false, events.AverageOptions{})
+	m := html.ListModel(l, optable.RankInfo{File: "trace.json"}, "", false, events.AverageOptions{})
 	var b bytes.Buffer
 	if err := html.Write(&b, m); err != nil {
 		fmt.Println(err)

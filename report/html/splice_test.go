@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/bundle"
 )
 
 // The page's documents spliced in compact are the bytes encoding/json makes of the indented
@@ -19,13 +19,13 @@ func TestSpliceIsMarshal(t *testing.T) {
 	mm := events.NewFunctionEvent(2, "aten::mm \u2028 1e999999991", 1, 10, 70)
 	mm.Kernels = []events.Kernel{{Name: "gemm</script><script>alert(1)</script> & \"doc\":1e999999992", DurationUs: 40}}
 	list := events.NewList([]events.FunctionEvent{step, mm}, events.ListOptions{UseDevice: "cuda"})
-	models := map[string]*Model{"tiny": ListModel(list, report.RankInfo{File: "t.json"}, "cuda", false, events.AverageOptions{})}
+	models := map[string]*Model{"tiny": ListModel(list, optable.RankInfo{File: "t.json"}, "cuda", false, events.AverageOptions{})}
 	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "kineto", "*.json.gz"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no traces: %v", err)
 	}
 	for _, p := range paths {
-		b, _, err := bundle.Open(p, 0, bundle.Options{})
+		b, _, err := report.Open(p, 0, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

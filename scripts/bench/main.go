@@ -441,7 +441,7 @@ func averages(root, tmp string) {
 	})
 	torchKeyAverages()
 	const reads = "reading both of two `mtia_rank0` traces (456k events each), same benchmark"
-	goBench(root, tmp, "./report/ranks", "1x", []want{
+	goBench(root, tmp, "./input/ranks", "1x", []want{
 		{what: "two-rank table of two `mtia_rank0` traces (reads + trees)", names: []string{"BenchmarkTwoMTIATraces/table-two-ranks"}, unit: "ns", vs: []string{reads}},
 		{what: "`merge` of the same two ranks", names: []string{"BenchmarkTwoMTIATraces/merge"}, unit: "ns", vs: []string{reads}},
 		{what: "`diff` of the same two ranks", names: []string{"BenchmarkTwoMTIATraces/diff"}, unit: "ns", vs: []string{reads}},
@@ -450,7 +450,7 @@ func averages(root, tmp string) {
 }
 
 func reader(root, tmp string) {
-	goBench(root, tmp, "./report/tracefile", "3x", []want{
+	goBench(root, tmp, "./trace/tracefile", "3x", []want{
 		{what: "trace reader in memory, mtia_rank0 (87 MB)", names: []string{"BenchmarkReadTraceMTIA"}, unit: "MB/s",
 			vs: []string{"anchor: `bytes.Count` pass over the same bytes"}},
 	})
@@ -484,7 +484,7 @@ func export(root, tmp string) {
 	)
 	// ratio: uncompressed / compressed size; cores: CPU time / wall time (2 = both cores; the
 	// two-goroutine anchor's says whether the run had them).
-	goBench(root, tmp, "./report/trace", "3x", []want{
+	goBench(root, tmp, "./trace", "3x", []want{
 		{what: plain, names: []string{"BenchmarkWriteTrace/plain"}, unit: "MB/s", extra: []string{"cores"}},
 		{what: gz, names: []string{"BenchmarkWriteTrace/gz"}, unit: "MB/s", vs: []string{kp, gzip1, std, plain}, extra: []string{"ratio", "cores"}},
 		{what: kp, names: []string{"BenchmarkWriteTrace/anchor-klauspost-BestSpeed-1core"}, unit: "MB/s", extra: []string{"ratio"}},

@@ -1,0 +1,100 @@
+package optable
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDiff: ops are matched by key, summed per side, sorted by the change of their self CPU
+// plus self device time (largest regression first), and ops on one side only are marked.
+func TestDiff(t *testing.T) {
+	before := rankSummary(1, false, RankInfo{})
+	after := rankSummary(2, true, RankInfo{})
+	rows := Diff(before, after)
+	type got struct {
+		key      string
+		only     string
+		cpu, dev float64
+	}
+	var g []got
+	for _, r := range rows {
+		g = append(g, got{r.Key, r.Only, r.DeltaCPU(), r.DeltaDevice()})
+	}
+	assert.Equal(t, []got{
+		{"step", "", 108 - 55, 0},    // self CPU 55 → 108 µs
+		{"aten::mm", "", 30, 20},     // 30 → 60 µs CPU, 20 → 40 µs device: regression 50
+		{"gemm", "", 0, 20},          // device 20 → 40 µs
+		{"aten::relu", "", 15, 0},    // 15 → 30 µs
+		{"aten::add", "after", 2, 0}, // new
+	}, g)
+	assert.Equal(t, DiffSide{Count: 1, SelfCPU: 30, SelfDevice: 20}, rows[1].Before)
+
+	gone := Diff(after, before)
+	require.Equal(t, "aten::add", gone[0].Key, "−2 µs is the smallest improvement")
+	assert.Equal(t, "before", gone[0].Only, "an op that disappeared is marked")
+	assert.Equal(t, "step", gone[len(gone)-1].Key, "the largest improvement sorts last")
+
+	var buf bytes.Buffer
+	tot := [2]Totals{before.Totals(), after.Totals()}
+	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", Totals: &tot}))
+	golden(t, "diff.txt", buf.Bytes())
+	buf.Reset()
+	require.NoError(t, WriteDiff(&buf, FormatMarkdown, rows, DiffOptions{Device: "cuda", RowLimit: 2, Totals: &tot}))
+	golden(t, "diff.md", buf.Bytes())
+	buf.Reset()
+	require.NoError(t, WriteDiff(&buf, FormatCSV, rows, DiffOptions{}))
+	golden(t, "diff.csv", buf.Bytes())
+	buf.Reset()
+	require.NoError(t, WriteDiff(&buf, FormatJSON, rows, DiffOptions{RowLimit: 3}))
+	var doc struct {
+		Rows        []DiffRow `json:"rows"`
+		RowsLeftOut int       `json:"rows_left_out"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	assert.Equal(t, rows[:3], doc.Rows)
+	assert.Equal(t, 2, doc.RowsLeftOut)
+}
+
+// TestDiffAcrossDevices: each side's device columns carry its own device's name, the deltas
+// and the total say "device"; the same device on both sides keeps one name.
+func TestDiffAcrossDevices(t *testing.T) {
+	before := rankSummary(1, false, RankInfo{})
+	after := rankSummary(2, true, RankInfo{})
+	rows := Diff(before, after)
+	tot := [2]Totals{before.Totals(), after.Totals()}
+	var buf bytes.Buffer
+	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "openreg", Totals: &tot}))
+	golden(t, "diff_devices.txt", buf.Bytes())
+	s := buf.String()
+	for _, want := range []string{"Self CUDA before", "Self OPENREG after", "Δ Self device", "Self device time total (CUDA -> OPENREG): "} {
+		assert.Contains(t, s, want)
+	}
+	assert.NotContains(t, s, "Self CUDA after")
+	buf.Reset()
+	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "CUDA", Totals: &tot}))
+	assert.Contains(t, buf.String(), "Self CUDA after")
+	assert.Contains(t, buf.String(), "Self CUDA time total: ")
+}
+
+// TestCheckDiff: summaries grouped differently are refused, as MergeSummaries refuses them;
+// summaries of two devices are not.
+func TestCheckDiff(t *testing.T) {
+	a := rankSummary(1, false, RankInfo{})
+	b := rankSummary(2, true, RankInfo{})
+	require.NoError(t, CheckDiff(a, b))
+	b.GroupByInputShape = true
+	err := CheckDiff(a, b)
+	require.Error(t, err)
+	assert.Equal(t, "summary 2 was grouped differently (group by input shape true, stack frames 0) from summary 1 (false, 0): make both with the same grouping flags", err.Error())
+	_, merr := MergeSummaries(a, b)
+	assert.Error(t, merr, "merge refuses the same pair")
+	b.GroupByInputShape, b.GroupByStackN = false, 3
+	assert.Error(t, CheckDiff(a, b))
+	b.GroupByStackN, b.Device = 0, "openreg"
+	a.Device = "cuda"
+	assert.NoError(t, CheckDiff(a, b))
+}

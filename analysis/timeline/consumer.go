@@ -1,0 +1,169 @@
+package timeline
+
+import (
+	"math"
+
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/trace/tracefile"
+)
+
+// Consumer is the analyses as a tracefile.Consumer: given to a read (tracefile.Options
+// Consumers) with the table's, the kernel view's or any other consumer, it costs that read no
+// second pass. Finish gives the rank's summary.
+type Consumer struct {
+	a   *Analyzer
+	p   *Part
+	cls classifier
+	e   Event
+}
+
+// NewConsumer returns a Consumer with the options o, classing kernels by rules (nil:
+// kernels.Default(), the kernel view's built-in rules).
+func NewConsumer(o Options, rules *kernels.Rules) *Consumer {
+	a := NewAnalyzer(o)
+	return &Consumer{a: a, p: a.Part(), cls: newClassifier(rules)}
+}
+
+// Event takes one converted event (the tracefile.Consumer contract: one goroutine, in file
+// order). Its times are µs from the profile's start; Finish puts them back on the trace's clock.
+func (c *Consumer) Event(ev *tracefile.Event) {
+	e := &c.e
+	*e = Event{Name: ev.Name, StartNs: usToNs(ev.StartUs), EndNs: usToNs(ev.EndUs), Device: int(ev.Pid),
+		Stream: ev.Stream, Correlation: ev.Correlation}
+	switch {
+	case ev.Kind.Host():
+		e.Kind = Op
+	case ev.Kind == tracefile.KindRuntime:
+		e.Kind = Launch
+	case ev.Kind.Device():
+		e.Kind = Device
+		e.Class, e.hta = c.cls.class(ev.Kind, ev.Name)
+		e.NotHTAKernel = ev.Kind != tracefile.KindKernel && ev.Kind != tracefile.KindMemcpy && ev.Kind != tracefile.KindMemset
+		if ev.Comm != nil && e.Class == Communication {
+			e.Comm = commID(ev.Comm)
+		}
+	default:
+		return
+	}
+	c.p.Add(e)
+}
+
+// Prepare classes the read's device event names (tracefile.PreparingConsumer), while the
+// read links its events: each name once, by the kernel view's rules and HolisticTraceAnalysis's
+// patterns, so that Event only looks its name up (the rules' regular expressions took 8 ms of
+// the MTIA trace's 70 names, on the read's busiest goroutine).
+func (c *Consumer) Prepare(names []string) {
+	for _, n := range names {
+		c.cls.info(n)
+	}
+}
+
+// Expect sizes the lists for the read's events (tracefile.SizedConsumer).
+func (c *Consumer) Expect(n tracefile.Counts) { c.p.Grow(n.Device, n.Runtime) }
+
+// Finish runs the analyses over the read whose Data is td and returns the summary of its
+// rank (info names it; the trace's distributedInfo rank and device are taken from td). Times
+// go back on the trace's own clock (td.OriginNs), so that the ranks of a job line up.
+func (c *Consumer) Finish(td *tracefile.Data, info RankInfo) *Summary {
+	if td.HasRank {
+		info.Rank, info.HasRank = td.Rank, true
+	}
+	if info.Device == "" {
+		info.Device = td.DeviceName
+	}
+	c.a.shift = td.OriginNs
+	return c.a.Finish(info)
+}
+
+// FinishInRead is Finish called from the read's own tracefile.Options.ConsumersDone, while
+// the read goes on (its Data has every field Finish reads by then): the analyses run beside
+// the rest of the read rather than after it. It does not collect the read's garbage first,
+// as Finish does, since the read's records are still in use.
+func (c *Consumer) FinishInRead(td *tracefile.Data, info RankInfo) *Summary {
+	c.a.inRead = true
+	return c.Finish(td, info)
+}
+
+// commID is the collective identity of the reader's c.
+func commID(c *tracefile.Collective) *CommID {
+	id := &CommID{Op: c.Name, Group: c.Group, Ranks: c.Ranks, Seq: c.Seq, HasSeq: c.Seq >= 0, Peer: -1}
+	switch {
+	case c.Dst >= 0:
+		id.P2P, id.Peer = "send", c.Dst
+	case c.Src >= 0:
+		id.P2P, id.Peer = "recv", c.Src
+	case c.Name == "send" || c.Name == "recv":
+		id.P2P = c.Name
+	}
+	return id
+}
+
+// usToNs turns the reader's µs from the profile start back into its integer ns.
+func usToNs(us float64) int64 { return int64(math.Round(us * 1000)) }
+
+// classifier classes device events by the reader's kind (a copy or a fill is memory, a
+// device-side wait is sync, a device-side range or a scope profiler's metrics slice is not
+// work) and a kernel by its name as the kernel view does (kernels.Rules: communication,
+// memory, other, and computation for every kind of computation), and says whether
+// HolisticTraceAnalysis would call it computation: one lookup per event, the work once per name.
+type classifier struct {
+	rules *kernels.Rules
+	names map[string]nameInfo
+}
+
+// nameInfo is what a device event's name says: its class as a kernel, and htaComputation's
+// answer (htaYes, htaNo).
+type nameInfo struct {
+	class Class
+	hta   uint8
+}
+
+func newClassifier(rules *kernels.Rules) classifier {
+	if rules == nil {
+		rules = kernels.Default()
+	}
+	return classifier{rules: rules, names: map[string]nameInfo{}}
+}
+
+// info is name's nameInfo, worked out on its first call.
+func (c *classifier) info(name string) nameInfo {
+	if in, ok := c.names[name]; ok {
+		return in
+	}
+	in := nameInfo{class: Computation, hta: htaNo}
+	switch c.rules.Classify(name) {
+	case kernels.Communication:
+		in.class = Communication
+	case kernels.Memory:
+		in.class = Memory
+	case kernels.Other:
+		in.class = Other
+	}
+	if htaComputation(name) {
+		in.hta = htaYes
+	}
+	c.names[name] = in
+	return in
+}
+
+// class is the class of a device event of kind k named name, and htaComputation's answer.
+func (c *classifier) class(k tracefile.Kind, name string) (Class, uint8) {
+	in := c.info(name)
+	switch k {
+	case tracefile.KindMemcpy, tracefile.KindMemset:
+		return Memory, in.hta
+	case tracefile.KindSync:
+		return Sync, in.hta
+	case tracefile.KindDeviceAnnotation, tracefile.KindScopeMetrics:
+		return Annotation, in.hta
+	case tracefile.KindDeviceOther:
+		return Other, in.hta
+	}
+	return in.class, in.hta
+}
+
+// The read hands a Consumer its device names while it links, and its counts.
+var (
+	_ tracefile.PreparingConsumer = (*Consumer)(nil)
+	_ tracefile.SizedConsumer     = (*Consumer)(nil)
+)
