@@ -167,12 +167,9 @@ type grouper struct {
 	hash  []uint64 // hash of each row's key
 	slots []int32  // row index + 1; 0 is empty. len is a power of two
 	h     uint64   // hash of the key last looked up, for add
-	// recent is the row (+ 1) last found for a name, by where the name's bytes are: a trace's
-	// names are interned, so events of one op share one string and most lookups end here,
-	// without hashing the name. BenchmarkGroupRecent, 1M lookups of 300 names: 14.6 ms
-	// against 41.0 ms when every name is a string of its own; BenchmarkTableMTIA/averager:
-	// median 111 against 116 ms (10 interleaved runs, 2026-11-23). recentAt is the entry of
-	// the key last looked up, for add.
+	// recent is the row (+ 1) last found for a name, by where the name's bytes are: a
+	// trace's names are interned, so most lookups end here without hashing the name
+	// (BenchmarkGroupRecent). recentAt is the entry of the key last looked up, for add.
 	recent   [1024]int32
 	recentAt int
 }

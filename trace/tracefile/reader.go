@@ -430,11 +430,9 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 	if err != nil {
 		return nil, err
 	}
-	// No collection is forced here or before the records are resolved (as Read does): the
-	// Averager's 64 bytes per event are less than the records they replace, and under
-	// `orprof table`'s memory limit the collector runs when it should anyway. Measured on
-	// 2026-11-23, both forced collections took 5–9 ms of a 100 ms read of the MTIA trace and
-	// changed the peak RSS by < 1 % (29 MB of 87, 108 of 250, 388 of 1000).
+	// No collection is forced here, unlike Read: the Averager's 64 bytes per event are
+	// fewer than the records they replace, and under the table's memory limit the
+	// collector runs when it should anyway (docs/performance.md has the measurement).
 	return &Averages{Data: td, Memory: a.HasMemory(), Rows: a.Averages()}, nil
 }
 

@@ -12,8 +12,8 @@ import (
 const releaseStep = 4 << 20
 
 // mapFile maps the regular file f into memory, read-only, for a read in place: the trace's
-// bytes are not copied into buffers (`read` took 19 ms of the reading goroutine's time for the
-// 87 MB MTIA trace, on the cores the parsing workers need), and the pages the parse has left
+// bytes are not copied into buffers (the reading goroutine's copies took the time of a core
+// the parsing workers need), and the pages the parse has left
 // behind are given back to the kernel as it goes (madvise MADV_DONTNEED), so the file adds only
 // the parse's window of it to the process's resident memory. It reports false, and the caller
 // reads the file instead, when f is not a regular file, is smaller than mapMin, or cannot be
