@@ -1,10 +1,10 @@
 // Package flame is the op call tree of a profile as a summary an icicle (flame) graph draws:
 // one node per distinct call path of operators (and kernels under the operator that launched
-// them), with the path's CPU and device time, self and total, and its calls. It is built from
-// the pprof profile package pprof makes (pprof.FromList), so the tree's figures are those of
-// `orprof pprof` and, through it, of the table: a node's self CPU summed over every node of an
-// operator is that operator's Self CPU, a kernel node's device time is the kernel's, and the
-// root's totals are the profile's totals — each up to pprof's rounding to whole nanoseconds.
+// them), with the path's CPU and device time, self and total, and its calls. A Builder makes
+// it from the events of PyTorch's tree handed over in list order (a List's walk, or the
+// table's Averager while a trace streams). Its figures are those of `orprof pprof` and of the
+// table: a test folds pprof's profile of the same events (FromProfile) and holds the two
+// trees equal node for node.
 //
 // A Tree merges (Merge) as the profiles of several ranks would: nodes with the same path add.
 // Nothing here draws; report/html renders a Tree.

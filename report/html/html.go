@@ -5,12 +5,12 @@
 // Content-Security-Policy forbids every fetch — so it opens from disk, offline, in any current
 // browser.
 //
-// The package renders and computes nothing: a Model holds summaries made elsewhere
-// (optable.Summary and optable.Diff for the Operators, Ranks and Diff views, flame.Tree for the
-// icicle), and Write embeds each in the page in the JSON the CLI prints for it (`orprof table
-// --format json`, `orprof diff --format json`), written by the same functions, so every number
-// the page shows is the CLI's. The page's script only lays out, sorts, filters and takes
-// shares of those numbers. A view whose summary is missing says why instead.
+// A Model holds summaries made elsewhere (optable.Summary and optable.Diff, flame.Tree, the
+// analyses' summaries), and Write embeds each in the page as the JSON the CLI prints for it,
+// written by the same functions, so every number the page shows is the CLI's. The package
+// computes one thing of its own, the table's findings (the top operators, device idle); the
+// page's script lays out, sorts, filters and takes shares. A view whose summary is missing
+// says why instead.
 package html
 
 import (
