@@ -117,6 +117,10 @@ type converter struct {
 	nextRoot int32
 	as       *jsonscan.Scanner
 	buf      []byte
+	hdr      [12]byte
+	keySlots [32]slot // the top-level arg keys by position
+	catSlot  slot
+	nameSlot slot
 	stats    Stats
 	started  bool
 	ref      *clockRef
@@ -183,7 +187,11 @@ func (c *converter) read(index int, in Input) (*rank, error) {
 	r := newRank(index)
 	c.seq = 0
 	c.as = jsonscan.NewBytes(nil, 0, in.Name)
-	err = readJSON(rc, in.Name, &r.hdr, func(ev *event) error { return c.ingest(r, ev, in.Name) })
+	var enc func(*jsonscan.Scanner, []byte) ([]byte, error)
+	if !c.json {
+		enc = c.encodeArgs
+	}
+	err = readJSON(rc, in.Name, &r.hdr, func(ev *event) error { return c.ingest(r, ev, in.Name) }, enc)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +271,7 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 			c.buf = b
 			pay = r.addPay(b)
 		}
-		r.slices = append(r.slices, slice{start: ev.ts, end: ev.ts + dur, thread: th, seq: seq, pay: pay, flows: -1})
+		r.slices.add(slice{start: ev.ts, end: ev.ts + dur, thread: th, seq: seq, pay: pay, flows: -1})
 	case 'i', 'I', 'R':
 		th := r.thread(ev.pid, ev.tid)
 		r.noteTimes(ev)
@@ -428,30 +436,40 @@ func (c *converter) encodeEvent(b []byte, ev *event) ([]byte, error) {
 		if c.opts.NoIntern {
 			b = appendString(b, fTEcategories, ev.cat)
 		} else {
-			b = appendUint(b, fTEcategoryIIDs, c.cats.id(ev.cat))
+			b = appendUint(b, fTEcategoryIIDs, c.cats.cached(ev.cat, &c.catSlot))
 		}
 	}
 	if c.opts.NoIntern {
 		b = appendString(b, fTEname, ev.name)
 	} else {
-		b = appendUint(b, fTEnameIID, c.names.id(ev.name))
+		b = appendUint(b, fTEnameIID, c.names.cached(ev.name, &c.nameSlot))
+	}
+	if ev.hasEnc {
+		return append(b, ev.encArgs...), nil
 	}
 	if len(ev.args) == 0 {
 		return b, nil
 	}
-	s := c.as
-	s.Reset(ev.args, 0)
+	c.as.Reset(ev.args, 0)
+	return c.encodeArgs(c.as, b)
+}
+
+// encodeArgs appends the args object s holds next as debug annotations.
+func (c *converter) encodeArgs(s *jsonscan.Scanner, b []byte) ([]byte, error) {
 	it := s.ObjectOrSkip()
-	for it.Next() {
+	for i := 0; it.Next(); i++ {
 		var at int
 		b, at = openMsg(b, fTEannotations)
-		if c.opts.NoIntern {
+		switch {
+		case c.opts.NoIntern:
 			b = appendString(b, fDAname, it.Key())
-		} else {
+		case i < len(c.keySlots):
+			b = appendUint(b, fDAnameIID, c.keys.cached(it.Key(), &c.keySlots[i]))
+		default:
 			b = appendUint(b, fDAnameIID, c.keys.id(it.Key()))
 		}
 		var err error
-		if b, err = c.value(b, 0); err != nil {
+		if b, err = c.value(s, b, 0); err != nil {
 			return nil, err
 		}
 		b = closeMsg(b, at)
@@ -466,8 +484,7 @@ const maxDepth = 32
 // value appends the next JSON value of c.as as a DebugAnnotation's value, its type kept: an
 // integer as int (uint past int64), a fraction as double, a string, a bool, an object as dict
 // entries, an array as array values; null and empty containers as their JSON text.
-func (c *converter) value(b []byte, depth int) ([]byte, error) {
-	s := c.as
+func (c *converter) value(s *jsonscan.Scanner, b []byte, depth int) ([]byte, error) {
 	ch, _ := s.Peek()
 	switch ch {
 	case '{', '[':
@@ -475,7 +492,6 @@ func (c *converter) value(b []byte, depth int) ([]byte, error) {
 			raw, err := s.Raw()
 			return appendString(b, fDAlegacy, raw), err
 		}
-		off := s.Offset()
 		empty := true
 		if ch == '{' {
 			it := s.Object()
@@ -489,7 +505,7 @@ func (c *converter) value(b []byte, depth int) ([]byte, error) {
 					b = appendUint(b, fDAnameIID, c.keys.id(it.Key()))
 				}
 				var err error
-				if b, err = c.value(b, depth+1); err != nil {
+				if b, err = c.value(s, b, depth+1); err != nil {
 					return nil, err
 				}
 				b = closeMsg(b, at)
@@ -504,7 +520,7 @@ func (c *converter) value(b []byte, depth int) ([]byte, error) {
 				var at int
 				b, at = openMsg(b, fDAarray)
 				var err error
-				if b, err = c.value(b, depth+1); err != nil {
+				if b, err = c.value(s, b, depth+1); err != nil {
 					return nil, err
 				}
 				b = closeMsg(b, at)
@@ -514,8 +530,7 @@ func (c *converter) value(b []byte, depth int) ([]byte, error) {
 			}
 		}
 		if empty {
-			raw, _ := s.Since(off)
-			b = appendString(b, fDAlegacy, bytes.TrimSpace(raw))
+			b = appendString(b, fDAlegacy, map[byte]string{'{': "{}", '[': "[]"}[ch])
 		}
 		return b, nil
 	case '"':

@@ -186,10 +186,10 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 	}
 	// The three lists are each in file order: merge them by it.
 	si, fi, oi := 0, 0, 0
-	for si < len(r.slices) || fi < len(r.flows) || oi < len(r.others) {
+	for si < r.slices.len() || fi < len(r.flows) || oi < len(r.others) {
 		next := int32(1<<31 - 1)
-		if si < len(r.slices) {
-			next = r.slices[si].seq
+		if si < r.slices.len() {
+			next = r.slices.at(int32(si)).seq
 		}
 		if fi < len(r.flows) && r.flows[fi].seq < next {
 			next = r.flows[fi].seq
@@ -199,8 +199,8 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 		}
 		var err error
 		switch {
-		case si < len(r.slices) && r.slices[si].seq == next:
-			s := &r.slices[si]
+		case si < r.slices.len() && r.slices.at(int32(si)).seq == next:
+			s := r.slices.at(int32(si))
 			err = write(s.thread, s.level, s.start, s.pay)
 			c.stats.Slices++
 			si++
@@ -208,7 +208,7 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 			f := &r.flows[fi]
 			level := int32(0)
 			if f.bound >= 0 {
-				level = r.slices[f.bound].level
+				level = r.slices.at(f.bound).level
 			} else {
 				c.stats.Unbound++
 			}

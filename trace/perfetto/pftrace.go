@@ -23,8 +23,7 @@ const (
 
 // packet frames body as one Trace.packet.
 func (c *converter) packet(body []byte) error {
-	var hdr [12]byte
-	h := appendTag(hdr[:0], fTracePacket, wireBytes)
+	h := appendTag(c.hdr[:0], fTracePacket, wireBytes)
 	h = appendVarint(h, uint64(len(body)))
 	if _, err := c.w.Write(h); err != nil {
 		return err
@@ -77,7 +76,7 @@ func (c *converter) writeRank(r *rank) error {
 	}
 	slices.SortStableFunc(bound, func(a, b int32) int { return int(r.flows[a].bound) - int(r.flows[b].bound) })
 	for i := len(bound) - 1; i >= 0; i-- {
-		r.slices[r.flows[bound[i]].bound].flows = int32(i)
+		r.slices.at(r.flows[bound[i]].bound).flows = int32(i)
 	}
 	for _, it := range items {
 		b = b[:0]
@@ -89,7 +88,7 @@ func (c *converter) writeRank(r *rank) error {
 		b, at = openMsg(b, fPktTrackEvent)
 		switch it.kind {
 		case kBegin:
-			s := &r.slices[it.ref]
+			s := r.slices.at(it.ref)
 			b = appendUint(b, fTEtype, typeSliceBegin)
 			b = appendUint(b, fTEtrackUUID, r.threads[s.thread].uuids[s.level])
 			b = append(b, r.payOf(s.pay)...)
@@ -100,7 +99,7 @@ func (c *converter) writeRank(r *rank) error {
 			}
 			c.stats.Slices++
 		case kEnd:
-			s := &r.slices[it.ref]
+			s := r.slices.at(it.ref)
 			b = appendUint(b, fTEtype, typeSliceEnd)
 			b = appendUint(b, fTEtrackUUID, r.threads[s.thread].uuids[s.level])
 		case kInstant:
@@ -147,7 +146,7 @@ func (c *converter) flowField(b []byte, f *flowEnd) []byte {
 // so that its begins and ends nest, then everything sorted by time, stably, so that at one
 // time a track's packets keep their order.
 func (c *converter) items(r *rank) []item {
-	n := 2*len(r.slices) + len(r.instants) + len(r.counters) + len(r.flows)
+	n := 2*r.slices.len() + len(r.instants) + len(r.counters) + len(r.flows)
 	items := make([]item, 0, n)
 	var stack []int32
 	for ti := range r.threads {
@@ -155,20 +154,20 @@ func (c *converter) items(r *rank) []item {
 		for l := range t.levels {
 			stack = stack[:0]
 			for _, si := range t.slices {
-				s := &r.slices[si]
+				s := r.slices.at(si)
 				if s.level != l {
 					continue
 				}
-				for len(stack) > 0 && r.slices[stack[len(stack)-1]].end <= s.start {
+				for len(stack) > 0 && r.slices.at(stack[len(stack)-1]).end <= s.start {
 					top := stack[len(stack)-1]
-					items = append(items, item{ts: r.slices[top].end, ref: top, kind: kEnd})
+					items = append(items, item{ts: r.slices.at(top).end, ref: top, kind: kEnd})
 					stack = stack[:len(stack)-1]
 				}
 				items = append(items, item{ts: s.start, ref: si, kind: kBegin})
 				stack = append(stack, si)
 			}
 			for i := len(stack) - 1; i >= 0; i-- {
-				items = append(items, item{ts: r.slices[stack[i]].end, ref: stack[i], kind: kEnd})
+				items = append(items, item{ts: r.slices.at(stack[i]).end, ref: stack[i], kind: kEnd})
 			}
 		}
 	}

@@ -22,7 +22,7 @@ type rank struct {
 	lastPid   []byte
 	lastTid   []byte
 	lastTh    int32
-	slices    []slice
+	slices    list[slice]
 	instants  []instant
 	counters  []sample
 	ctracks   []ctrack
@@ -30,7 +30,7 @@ type rank struct {
 	flows     []flowEnd
 	flowIDs   map[string]uint64
 	others    []other // events the JSON writer keeps as they were (metadata of other kinds)
-	pay       []byte  // the payloads, back to back
+	chunks    [][]byte // the payloads, back to back in chunks of payChunk bytes (no copy as they grow)
 	firstStep int64   // the first ProfilerStep's start (ns, file clock), when hasStep
 	stepNum   int64
 	hasStep   bool
@@ -78,7 +78,10 @@ type slice struct {
 	flows      int32 // first flow bound to it (index into rank.bound), -1 when none
 }
 
-type payload struct{ off, end uint32 }
+type payload struct{ chunk, off, end uint32 }
+
+// payChunk is the size of the chunks payloads are kept in.
+const payChunk = 1 << 20
 
 type instant struct {
 	ts     int64
@@ -163,12 +166,18 @@ func (r *rank) proc(pid []byte) int32 {
 }
 
 func (r *rank) addPay(b []byte) payload {
-	off := uint32(len(r.pay))
-	r.pay = append(r.pay, b...)
-	return payload{off, uint32(len(r.pay))}
+	n := len(r.chunks)
+	if n == 0 || len(r.chunks[n-1])+len(b) > cap(r.chunks[n-1]) {
+		r.chunks = append(r.chunks, make([]byte, 0, max(payChunk, len(b))))
+		n++
+	}
+	c := &r.chunks[n-1]
+	off := len(*c)
+	*c = append(*c, b...)
+	return payload{uint32(n - 1), uint32(off), uint32(len(*c))}
 }
 
-func (r *rank) payOf(p payload) []byte { return r.pay[p.off:p.end] }
+func (r *rank) payOf(p payload) []byte { return r.chunks[p.chunk][p.off:p.end] }
 
 // noteTimes keeps what clock alignment needs: the first ProfilerStep and collective.
 func (r *rank) noteTimes(ev *event) {
@@ -214,16 +223,16 @@ func (r *rank) flowID(cat, id []byte, next *uint64) uint64 {
 // start (longer first, then file order), each slice goes on the first level where it fits
 // inside the innermost open slice or where nothing is open. Flows are then bound.
 func (r *rank) layout() {
-	for i := range r.slices {
-		t := &r.threads[r.slices[i].thread]
+	for i := range int32(r.slices.len()) {
+		t := &r.threads[r.slices.at(i).thread]
 		t.slices = append(t.slices, int32(i))
 	}
 	var open [][]int64 // per level, the ends of the open slices
 	for ti := range r.threads {
 		t := &r.threads[ti]
-		ss := r.slices
+		ss := &r.slices
 		slices.SortFunc(t.slices, func(a, b int32) int {
-			x, y := &ss[a], &ss[b]
+			x, y := ss.at(a), ss.at(b)
 			if c := cmp.Compare(x.start, y.start); c != 0 {
 				return c
 			}
@@ -234,7 +243,7 @@ func (r *rank) layout() {
 		})
 		open = open[:0]
 		for _, si := range t.slices {
-			s := &ss[si]
+			s := ss.at(si)
 			placed := false
 			for l := range open {
 				st := open[l]
@@ -270,7 +279,7 @@ func (r *rank) bindFlows() {
 		ss := t.slices
 		// The first slice starting after f.ts.
 		k, _ := slices.BinarySearchFunc(ss, f.ts, func(si int32, ts int64) int {
-			if r.slices[si].start <= ts {
+			if r.slices.at(si).start <= ts {
 				return -1
 			}
 			return 1
@@ -278,7 +287,7 @@ func (r *rank) bindFlows() {
 		if f.next && k < len(ss) && f.ph == 'f' {
 			// Chrome binds such an end to the next slice; keep the enclosing one when it
 			// starts exactly there (found below).
-			if k == 0 || r.slices[ss[k-1]].start != f.ts {
+			if k == 0 || r.slices.at(ss[k-1]).start != f.ts {
 				f.bound = ss[k]
 				continue
 			}
@@ -287,7 +296,7 @@ func (r *rank) bindFlows() {
 		// holds it: slices are sorted by start, so the latest start that holds it is the
 		// innermost.
 		for j := k - 1; j >= 0 && j >= k-4096; j-- {
-			s := &r.slices[ss[j]]
+			s := r.slices.at(ss[j])
 			if s.end >= f.ts {
 				f.bound = ss[j]
 				break

@@ -22,6 +22,8 @@ type event struct {
 	bp        byte   // a flow end's binding point ('e' for the enclosing slice)
 	scope     byte   // an instant's scope
 	args      []byte // the raw args object, nil when absent
+	encArgs   []byte // or, when the reader's encodeArgs took them, what it made of them
+	hasEnc    bool
 	extra     []byte // the other members, raw, each `"key": value` and ", " between
 }
 
@@ -40,14 +42,14 @@ type member struct{ key, raw []byte }
 
 // readJSON reads a Chrome trace (Kineto's object or the legacy array) from r, handing each
 // event to fn in file order. name names the input in errors.
-func readJSON(r io.Reader, name string, h *header, fn func(*event) error) error {
+func readJSON(r io.Reader, name string, h *header, fn func(*event) error, encodeArgs func(*jsonscan.Scanner, []byte) ([]byte, error)) error {
 	s := jsonscan.New(r, name, nil)
 	s.SkipBOM()
 	c, ok := s.Peek()
 	if !ok {
 		return s.ErrEOF()
 	}
-	rd := reader{s: s, fn: fn}
+	rd := reader{s: s, fn: fn, encodeArgs: encodeArgs}
 	switch c {
 	case '[':
 		h.legacy = true
@@ -114,8 +116,12 @@ func rankOf(raw []byte, name string) (int64, bool) {
 }
 
 type reader struct {
-	s       *jsonscan.Scanner
-	fn      func(*event) error
+	s  *jsonscan.Scanner
+	fn func(*event) error
+	// encodeArgs, when set, reads the args object of an event whose phase is known by then
+	// and is not 'M' or 'C' straight from the scanner (no copy, no second parse).
+	encodeArgs func(s *jsonscan.Scanner, b []byte) ([]byte, error)
+	enc        []byte
 	scratch []byte
 	ev      event
 }
@@ -228,6 +234,11 @@ func (rd *reader) event() error {
 				}
 			}
 		case "args":
+			if rd.encodeArgs != nil && ev.ph != 0 && ev.ph != 'M' && ev.ph != 'C' {
+				rd.enc, err = rd.encodeArgs(s, rd.enc[:0])
+				ev.hasEnc = true
+				break
+			}
 			var v []byte
 			if v, err = s.Raw(); err == nil {
 				args = rd.keep(v)
@@ -256,6 +267,9 @@ func (rd *reader) event() error {
 	}
 	ev.name, ev.cat, ev.pid, ev.tid = rd.view(name), rd.view(cat), rd.view(pid), rd.view(tid)
 	ev.id, ev.args, ev.extra = rd.view(id), rd.view(args), rd.view(extra)
+	if ev.hasEnc {
+		ev.encArgs = rd.enc
+	}
 	return rd.fn(ev)
 }
 
