@@ -29,9 +29,9 @@ type rank struct {
 	ctrackOf  map[ctrackKey]int32
 	flows     []flowEnd
 	flowIDs   map[string]uint64
-	others    []other // events the JSON writer keeps as they were (metadata of other kinds)
+	others    []other  // events the JSON writer keeps as they were (metadata of other kinds)
 	chunks    [][]byte // the payloads, back to back in chunks of payChunk bytes (no copy as they grow)
-	firstStep int64   // the first ProfilerStep's start (ns, file clock), when hasStep
+	firstStep int64    // the first ProfilerStep's start (ns, file clock), when hasStep
 	stepNum   int64
 	hasStep   bool
 	firstColl int64 // the first collective's end, when hasColl

@@ -122,8 +122,8 @@ type reader struct {
 	// and is not 'M' or 'C' straight from the scanner (no copy, no second parse).
 	encodeArgs func(s *jsonscan.Scanner, b []byte) ([]byte, error)
 	enc        []byte
-	scratch []byte
-	ev      event
+	scratch    []byte
+	ev         event
 }
 
 func (rd *reader) events() error {
