@@ -125,12 +125,12 @@ func replayTrace(t testing.TB, d *decoded) *replay {
 	t.Helper()
 	rp := &replay{byCat: map[string]int{}, starts: map[uint64]int{}, terms: map[uint64]int{}}
 	open := map[uint64][]dEvent{}
-	last := uint64(0)
+	last := map[uint64]uint64{}
 	for i, e := range d.events {
-		if e.ts < last {
-			t.Fatalf("event %d at %d after one at %d: the packets are not in time order", i, e.ts, last)
+		if e.ts < last[e.track] {
+			t.Fatalf("event %d at %d after one at %d on its track: the packets are not in time order", i, e.ts, last[e.track])
 		}
-		last = e.ts
+		last[e.track] = e.ts
 		tr := d.tracks[e.track]
 		if e.typ != 4 && (tr.counter || tr.parent == 0) {
 			t.Fatalf("event %d (%q) on track %q, which is a counter or a group", i, e.name, tr.name)

@@ -123,9 +123,14 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 	for _, pi := range r.procOrder() {
 		p := &r.procs[pi]
 		pid := p.pid
-		if js.multi {
+		switch {
+		case js.multi:
 			js.nextPid++
 			pid = strconv.FormatInt(js.nextPid, 10)
+		case pid == "" && r.hasThreadRows(pi):
+			// Rows added to a process without a pid need one to be told apart.
+			js.nextPid++
+			pid = strconv.FormatInt(overlapTidBase+js.nextPid, 10)
 		}
 		pidOf[pi] = pid
 		switch {
@@ -167,11 +172,18 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 	write := func(th, level int32, ts int64, pay payload) error {
 		t := &r.threads[th]
 		sep()
-		b = append(b, `"pid": `...)
-		b = append(b, pidOf[t.proc]...)
-		b = append(b, `, "tid": `...)
-		b = append(b, t.outTids[level]...)
-		b = append(b, `, "ts": `...)
+		// A pid or tid the input left out stays out.
+		if p := pidOf[t.proc]; p != "" {
+			b = append(b, `"pid": `...)
+			b = append(b, p...)
+			b = append(b, ", "...)
+		}
+		if tid := t.outTids[level]; tid != "" {
+			b = append(b, `"tid": `...)
+			b = append(b, tid...)
+			b = append(b, ", "...)
+		}
+		b = append(b, `"ts": `...)
 		b = appendUs(b, ts+r.shift-c.outBase)
 		b = append(b, ", "...)
 		b = append(b, r.payOf(pay)...)

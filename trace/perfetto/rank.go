@@ -325,6 +325,8 @@ func (r *rank) groupNames() {
 			}
 		case p.hasName && p.name != "":
 			label = p.name
+		case p.pid == "":
+			label = "(no pid)"
 		default:
 			label = unquote(p.pid)
 		}
@@ -424,4 +426,15 @@ func (r *rank) threadOrder(proc int32) []int32 {
 		return cmp.Compare(x.sort, y.sort)
 	})
 	return o
+}
+
+// hasThreadRows says whether a process has a thread with more than one level: its rows need a
+// pid to be told apart.
+func (r *rank) hasThreadRows(p int32) bool {
+	for i := range r.threads {
+		if r.threads[i].proc == p && r.threads[i].levels > 1 {
+			return true
+		}
+	}
+	return false
 }
