@@ -26,4 +26,5 @@ require (
 	github.com/olekukonko/ll v0.1.6 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )

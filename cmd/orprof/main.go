@@ -6,6 +6,7 @@
 //	orprof merge [--by-rank] ... SUMMARY...
 //	orprof diff [--format F] BEFORE AFTER
 //	orprof pprof TRACE -o FILE
+//	orprof convert -o OUT.pftrace|OUT.json TRACE...
 //	orprof timeline [--view V] [--format F] [--steps LIST] ... TRACE...
 //	orprof report [-o FILE] TRACE... | --diff BEFORE AFTER
 //	orprof conformance (--lib PATH.so | --device NAME)
@@ -31,6 +32,7 @@ commands:
   merge        merge table summaries (orprof table --format json) into one table
   diff         compare two profiles (traces or summaries) op by op
   pprof        convert a trace to a pprof profile (go tool pprof)
+  convert      write traces (every rank) as one Perfetto trace (.pftrace) or overlap-free Kineto JSON
   kernels      the device-side view: per kernel calls, time, streams, launching op, category
   timeline     where the device time went: breakdown, idle, overlap, launches, queue, steps, stragglers
   report       write one offline HTML report of a profile (or a diff of two): tables, flame graph, charts
@@ -61,6 +63,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runDiff(args[1:], stdin, stdout, stderr)
 	case "pprof":
 		return runPprof(args[1:], stdin, stdout, stderr)
+	case "convert":
+		return runConvert(args[1:], stdin, stdout, stderr)
 	case "kernels":
 		return runKernels(args[1:], stdin, stdout, stderr)
 	case "timeline":

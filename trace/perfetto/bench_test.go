@@ -1,0 +1,19 @@
+package perfetto
+
+import (
+	"io"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkConvert converts the 87 MB MTIA trace (gzip) to a .pftrace; bytes/s are of the
+// uncompressed JSON.
+func BenchmarkConvert(b *testing.B) {
+	path := filepath.Join("..", "..", "testdata", "kineto", "mtia_rank0.json.gz")
+	b.SetBytes(86940133)
+	for b.Loop() {
+		if _, err := Convert(io.Discard, []Input{FileInput(path)}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package perfetto
+
+const raceEnabled = false
