@@ -239,25 +239,41 @@ func workloadNames() string {
 	return strings.Join(names, ", ")
 }
 
-// registerProbedPlugins registers the plugin libraries of dir, each loaded first in a child
-// process (probePluginChild, as orprof plugins does): a library whose loading crashes, hangs
-// or fails there is not loaded in this process, where it would end the run, but registered as
+// registerProbedPlugins registers the plugin libraries of dir, each probed first in a child
+// process (probeLibrary, as orprof plugins does: loaded, and one session of each profiler
+// driven through create, start, stop and processEvents). A library whose probe crashed, hung
+// or ended the child without reporting back is not loaded in this process, where it would end
+// the run, and a profiler whose probe session failed is not used: each is registered as
 // refused with the reason, which the session reports in one warning line naming it. The rest
-// load as kineto.RegisterPlugins loads them (a library under several names once). A probe is
-// a child start per library, tens of ms.
+// load as kineto.RegisterPlugins loads them (a library under several names once). A probe is a
+// child start per library, tens of ms.
 func registerProbedPlugins(dir string) {
 	libs, _, err := pluginCandidates(dir)
-	exe, exeErr := os.Executable()
-	if err != nil || exeErr != nil {
-		kineto.RegisterPlugins(dir) // the unreadable directory's refusal, as before; or no way to probe
+	if err != nil {
+		kineto.RegisterPlugins(dir) // the unreadable directory's refusal
 		return
 	}
+	exe, exeErr := os.Executable()
 	for _, lib := range libs {
-		if _, failed := probePluginChild(exe, lib.path); failed != "" {
-			kineto.RegisterRefused(kineto.PluginError{Path: lib.path, Err: errors.New(quote.Printable(failed) + "; not loaded")})
+		r := probed{failed: fmt.Sprintf("cannot be probed in a child process: %v", exeErr)}
+		if exeErr == nil {
+			r = probeLibrary(exe, lib.path)
+		}
+		if r.failed != "" {
+			kineto.RegisterRefused(kineto.PluginError{Path: lib.path, Err: errors.New(quote.Printable(r.failed) + "; not loaded")})
 			continue
 		}
-		kineto.RegisterPluginFile(lib.path)
+		ps, errs := kineto.LoadPluginFile(lib.path)
+		for _, p := range ps {
+			if why, bad := r.Refused[p.Index]; bad {
+				kineto.RegisterRefused(kineto.PluginError{Path: p.Path, Name: p.Name(), Err: errors.New(quote.Printable(why) + "; not used")})
+				continue
+			}
+			kineto.RegisterPlugin(p)
+		}
+		for _, e := range errs {
+			kineto.RegisterRefused(e)
+		}
 	}
 }
 
