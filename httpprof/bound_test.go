@@ -20,7 +20,8 @@ import (
 // past the bound are refused with 400 naming it, and a capture that reaches MaxEvents
 // records ends there, long before the 60 s it asked for, with a warning header (before, a
 // capture grew without end: ~14 MB a second until the process died) — and OmitSpans leaves
-// the span event out of the traces served.
+// the span event out of the traces served. A cut capture's text table and report page say it
+// was cut.
 func TestCaptureBounds(t *testing.T) {
 	p, err := orprof.NewProfiler(orprof.ProfilerOptions{Options: orprof.Options{Device: "openreg"}})
 	require.NoError(t, err)
@@ -69,8 +70,26 @@ func TestCaptureBounds(t *testing.T) {
 	assert.GreaterOrEqual(t, host, 1000, "the capture holds about its bound")
 	assert.Less(t, host, 20000, "and not much more")
 
-	code, hdr, _, err = get(ctx, base+"table?steps=2")
+	// The table text and the report page say so too, not only the header (before, a cut
+	// table read as a whole one).
+	for query, want := range map[string]string{
+		"table?seconds=60":                 "\nwarning: " + orprof.CaptureBoundWarning + "2000 records",
+		"table?seconds=60&format=markdown": "\nwarning: " + orprof.CaptureBoundWarning + "2000 records",
+		"report?seconds=60":                `<div class="sub" role="alert">warning: ` + orprof.CaptureBoundWarning + "2000 records",
+	} {
+		code, _, body, err := get(ctx, base+query)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, code, query)
+		assert.Contains(t, string(body), want, query)
+	}
+	code, _, body, err = get(ctx, base+"table?seconds=60&format=csv")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, code)
+	assert.NotContains(t, string(body), "warning:", "a CSV table keeps its shape: the header says it")
+
+	code, hdr, body, err = get(ctx, base+"table?steps=2")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, code)
 	assert.NotContains(t, strings.Join(hdr.Values("X-Orprof-Warning"), "; "), orprof.CaptureBoundWarning, "2 steps stay under the bound")
+	assert.NotContains(t, string(body), "warning:", "no line under a whole capture's table")
 }

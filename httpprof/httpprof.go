@@ -15,7 +15,9 @@
 //
 // A capture is bounded (Options, NewHandler): steps and seconds past the bound are refused with
 // 400 naming it, and a capture that reaches Options.MaxEvents records (host and device) ends
-// there with a warning header, so that no request can make the program's memory grow without end.
+// there with a warning header, so that no request can make the program's memory grow without end;
+// the text and markdown tables end with a line saying so, and the report page shows it under
+// its title.
 //
 // Only one capture runs at a time: another request meanwhile gets 409 Conflict. A client that
 // disconnects cancels its capture. The server's WriteTimeout, if any, must exceed the longest
@@ -330,8 +332,12 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		warns = append(warns, err.Error())
 	}
 	warns = append(warns, res.Warnings...)
+	cut := "" // the capture reached Options.MaxEvents: said in the page and the table text too
 	for _, m := range warns {
 		w.Header().Add("X-Orprof-Warning", headerSafe(m))
+		if cut == "" && strings.HasPrefix(m, orprof.CaptureBoundWarning) {
+			cut = m
+		}
 	}
 	switch kind {
 	case kindTrace:
@@ -349,6 +355,9 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		}
 		m.Timeline, m.Steps, m.Kernels, m.Memory = bd.Timeline, bd.Steps, bd.Kernels, bd.Memory
 		m.Title = "capture of " + captureLength(req.capture)
+		if cut != "" {
+			m.Warnings = append(m.Warnings, cut)
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Security-Policy", html.ContentSecurityPolicy)
 		html.Write(w, m) //nolint:errcheck // a write error means the client left
@@ -369,6 +378,10 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
 	optable.Write(w, req.format, rows, o) //nolint:errcheck // a write error means the client left
+	if cut != "" && (req.format == optable.FormatText || req.format == optable.FormatMarkdown) {
+		// A line under the table; CSV and JSON keep their shape (the header says it).
+		fmt.Fprintf(w, "\nwarning: %s\n", cut)
+	}
 }
 
 // captureLength says how long a capture was asked to be: "3 steps", "2s".

@@ -28,6 +28,13 @@ var ErrPluginDir = errors.New("plugin directory cannot be read")
 // (the noplugin build tag, or a platform purego does not load libraries on).
 var ErrPluginsUnsupported = errors.New("dynamic plugins are not supported by this build")
 
+// ErrNotLoadable is wrapped by the PluginError of a file the dynamic loader cannot open as a
+// library (not a shared object, another architecture, a missing dependency).
+var ErrNotLoadable = errors.New("not a loadable library")
+
+// ErrNotPlugin is wrapped by the PluginError of a library that exports no KinetoPlugin_register.
+var ErrNotPlugin = errors.New("not a Kineto plugin")
+
 // PluginError is why a plugin library, or one profiler it registered, was refused, or why a
 // session of a plugin failed. Path is the library (or the directory, for ErrPluginDir); Name
 // is the profiler's name when known.
@@ -114,6 +121,36 @@ func (p *Plugin) Configure(want ActivitySet, cfg *Config) (ActivityProfilerSessi
 		return nil, p.errorf("%w", err)
 	}
 	return s, nil
+}
+
+// Probe drives one throwaway session of p as a profile would: profilerCreate for every type
+// p supports, profilerStart, profilerStop, profilerProcessEvents and profilerDestroy. It
+// returns the first call that failed (a PluginError), or nil; what processEvents reported is
+// dropped, and its problems are not Probe's (a profile reports them as warnings). A plugin
+// with no activity type has no session to drive. onStep, when not nil, gets the name of each
+// function before it is called, so that a process watching a probe that crashes can say
+// where. Probe runs plugin code: a crash in it ends the process, so a host runs it in a
+// child process first (orprof plugins and orprof run --plugin-dir do).
+func (p *Plugin) Probe(onStep func(string)) error {
+	step := func(name string) {
+		if onStep != nil {
+			onStep(name)
+		}
+	}
+	step("profilerCreate")
+	s, err := p.Configure(p.activities, nil)
+	if err != nil || s == nil {
+		return err
+	}
+	step("profilerStart")
+	if err := s.Start(); err != nil {
+		return err // Start destroyed the session
+	}
+	step("profilerStop")
+	stopErr := s.Stop()
+	step("profilerProcessEvents and profilerDestroy")
+	_ = s.ProcessTrace(&trace.Trace{}) // destroys the session; its warnings are a profile's
+	return stopErr
 }
 
 // pluginSession is one profile of a plugin. The session methods run on the profiling
@@ -372,6 +409,15 @@ func registerLoaded(ps []*Plugin, errs []PluginError) ([]*Plugin, []PluginError)
 		addRegisteredLocked(refusedPlugin{e})
 	}
 	return ps, errs
+}
+
+// RegisterPlugin adds one plugin LoadPluginFile or LoadPlugins returned to
+// RegisteredProfilers (a caller that probed each profiler first and keeps some of them).
+// Registering a plugin twice has no effect.
+func RegisterPlugin(p *Plugin) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	addRegisteredLocked(p)
 }
 
 // RegisterRefused registers a library the caller refused without loading it (one whose

@@ -204,14 +204,14 @@ func loadLibrary(path string) (r loadResult, keep bool) {
 	refuse := func(err error) (loadResult, bool) {
 		return loadResult{errs: []PluginError{{Path: path, Err: err}}}, false
 	}
-	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	h, err := purego.Dlopen(dlopenPath(path), purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
-		return refuse(fmt.Errorf("not a loadable library: %w", err))
+		return refuse(fmt.Errorf("%w: %w", ErrNotLoadable, err))
 	}
 	sym, err := purego.Dlsym(h, RegisterSymbol)
 	if err != nil || sym == 0 {
 		purego.Dlclose(h)
-		return refuse(fmt.Errorf("no %s symbol: not a Kineto plugin", RegisterSymbol))
+		return refuse(fmt.Errorf("no %s symbol: %w", RegisterSymbol, ErrNotPlugin))
 	}
 	var register func(*cRegistry) int32
 	purego.RegisterFunc(&register, sym)
@@ -243,6 +243,16 @@ func loadLibrary(path string) (r loadResult, keep bool) {
 		r.errs = append(r.errs, PluginError{Path: path, Err: errors.New("registered no profiler")})
 	}
 	return r, true
+}
+
+// dlopenPath is path as dlopen must get it: a name without a slash ("x.so", a library of
+// the directory ".") is searched for on the system's library path, not in the working
+// directory, so it gets "./" in front.
+func dlopenPath(path string) string {
+	if !strings.ContainsRune(path, '/') {
+		return "./" + path
+	}
+	return path
 }
 
 // newPlugin binds an accepted interface and queries it (NULL handle, a 32-byte name buffer

@@ -238,8 +238,9 @@ type childRun struct {
 	err      error
 }
 
-// execChild re-executes exe as `exe conformance ARGS...` with a time limit, fd 3 a pipe whose
-// number the child finds in $fdEnv, and its stdout discarded: both kits run each check so.
+// execChild re-executes exe as `exe ARGS...` (a command and its arguments) with a time limit,
+// fd 3 a pipe whose number the child finds in $fdEnv, and its stdout discarded: both kits run
+// each check so, and orprof plugins and run probe each plugin library so.
 func execChild(exe string, args []string, fdEnv string, timeout time.Duration) childRun {
 	rd, wr, err := os.Pipe()
 	if err != nil {
@@ -248,7 +249,7 @@ func execChild(exe string, args []string, fdEnv string, timeout time.Duration) c
 	defer rd.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, append([]string{"conformance"}, args...)...)
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.ExtraFiles = []*os.File{wr} // fd 3 in the child
 	cmd.Env = append(os.Environ(), fdEnv+"=3")
 	errTail := &tailBuffer{max: 16 << 10}
@@ -279,7 +280,7 @@ func runChild(exe string, args []string, timeout time.Duration) stubstest.Result
 	fail := func(format string, a ...any) stubstest.Result {
 		return stubstest.Result{Status: stubstest.Fail, Reason: fmt.Sprintf(format, a...)}
 	}
-	c := execChild(exe, args, resultFDEnv, timeout)
+	c := execChild(exe, append([]string{"conformance"}, args...), resultFDEnv, timeout)
 	switch {
 	case c.err != nil:
 		return fail("%v", c.err)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orprof/orprof/internal/verdict"
+	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/kineto/plugintest"
 )
 
@@ -25,7 +27,8 @@ Dry-runs a Kineto profiler plugin (built against kineto/kineto_plugin.h) as a ho
 each check of kineto/plugintest runs in its own child process, one line per check (PASS name,
 FAIL name: what broke, SKIP name: why) and a closing "N passed, M failed". A check whose child
 crashes (a signal in the plugin) or outlives --timeout fails; the others still run.
-Exit status: 0 all passed, 1 a check failed, 2 bad flags or LIB.so is not a file.
+Exit status: 0 all passed, 1 a check failed, 2 bad flags, or LIB.so is not a file, cannot be
+loaded as a library or exports no KinetoPlugin_register.
 
   --plugin LIB.so     the plugin library
   --verbose, -v       print under each check the rule it enforces (kineto PR #1148's or orprof's)
@@ -110,6 +113,12 @@ func runPluginConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "orprof conformance: cannot re-execute orprof for isolated checks: %v\n", err)
 		return 2
 	}
+	// A file the loader cannot open, or a library that is no Kineto plugin: one line, exit 2
+	// (as --lib), not the same failure in every check. A crash while it loads is the checks'.
+	if r := runPluginChild(exe, path, pluginOpenCheck, *timeout); r.Status == plugintest.Fail && r.Name == pluginOpenCheck {
+		fmt.Fprintf(stderr, "orprof conformance: --plugin %s: %s\n", quoteArg(*lib), verdict.Fold(r.Reason))
+		return 2
+	}
 	var tally verdictTally
 	for _, c := range plugintest.Cases() {
 		r := runPluginChild(exe, path, c.Name, *timeout)
@@ -124,6 +133,9 @@ func runPluginConformance(args []string, stdout, stderr io.Writer) int {
 func runPluginCheckChild(one, lib string, stdout, stderr io.Writer) int {
 	var r plugintest.Result
 	found := false
+	if one == pluginOpenCheck {
+		r, found = openPlugin(lib), true
+	}
 	for _, c := range plugintest.Cases() {
 		if c.Name == one {
 			// Each step goes to stderr before the plugin runs it: the parent names the last
@@ -153,13 +165,32 @@ func runPluginCheckChild(one, lib string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// pluginOpenCheck is the hidden first check of runPluginConformance: can the library be opened
+// as a Kineto plugin at all (openPlugin).
+const pluginOpenCheck = "open"
+
+// openPlugin loads lib and fails, naming why, only when the loader cannot open it or it
+// exports no KinetoPlugin_register (or this build hosts no plugins); a library that loads,
+// with its profilers refused or not, passes: the checks say what is wrong with it.
+func openPlugin(lib string) plugintest.Result {
+	r := plugintest.Result{Name: pluginOpenCheck, Status: plugintest.Pass}
+	_, errs := kineto.LoadPluginFile(lib)
+	for _, e := range errs {
+		if errors.Is(e, kineto.ErrNotLoadable) || errors.Is(e, kineto.ErrNotPlugin) || errors.Is(e, kineto.ErrPluginsUnsupported) {
+			r.Status, r.Reason = plugintest.Fail, e.Err.Error()
+			break
+		}
+	}
+	return r
+}
+
 // runPluginChild runs one plugin check in a child (execChild) and returns the Result the
 // child reported, or a failed Result saying how the child died.
 func runPluginChild(exe, lib, check string, timeout time.Duration) plugintest.Result {
 	fail := func(format string, a ...any) plugintest.Result {
 		return plugintest.Result{Status: plugintest.Fail, Reason: fmt.Sprintf(format, a...)}
 	}
-	c := execChild(exe, []string{"--plugin", lib, "--plugin-check", check}, pluginResultFDEnv, timeout)
+	c := execChild(exe, []string{"conformance", "--plugin", lib, "--plugin-check", check}, pluginResultFDEnv, timeout)
 	switch {
 	case c.err != nil:
 		return fail("%v", c.err)
@@ -202,11 +233,16 @@ func pluginLastStep(stderr string) string {
 			last = s
 		}
 	}
-	switch last {
-	case "":
+	if last == "" {
 		return ""
-	case "profilerCreate":
-		return " during profilerCreate (assign the handle to params->pProfilerHandle: it is the handle, NULL on entry, not a pointer to write through)"
 	}
-	return " during " + last
+	return " during " + last + stepHint(last)
+}
+
+// stepHint is a hint for a crash in a plugin function that has a well-known cause, or "".
+func stepHint(step string) string {
+	if step == "profilerCreate" {
+		return " (assign the handle to params->pProfilerHandle: it is the handle, NULL on entry, not a pointer to write through)"
+	}
+	return ""
 }

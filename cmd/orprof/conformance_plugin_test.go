@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,15 @@ func TestConformancePlugin(t *testing.T) {
 	}
 }
 
+// TestConformancePluginBadInput: bad flags, a missing file, a directory, a file the loader
+// cannot open ("hello" in x.so: before, six identical FAIL lines and exit 1) and a library that
+// is no Kineto plugin each get one line on stderr and exit 2, as --lib does for a library that
+// cannot be loaded.
 func TestConformancePluginBadInput(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "x.so")
+	require.NoError(t, os.WriteFile(garbage, []byte("hello\n"), 0o644))
+	noRegister := pluginFixture(t, dir, "noreg.so", "broken_plugin.c", "NO_REGISTER")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -74,6 +83,8 @@ func TestConformancePluginBadInput(t *testing.T) {
 		{[]string{"--plugin", "x.so", "--timeout", "0s"}, "--timeout 0s: must be positive"},
 		{[]string{"--plugin", "x.so", "extra"}, "unexpected argument \"extra\""},
 		{[]string{"--plugin"}, "--plugin needs a value"},
+		{[]string{"--plugin", garbage}, "not a loadable library"},
+		{[]string{"--plugin", noRegister}, "no KinetoPlugin_register symbol: not a Kineto plugin"},
 	} {
 		code, out, errOut := conformance(t, tc.args...)
 		assert.Equal(t, 2, code, "%v", tc.args)

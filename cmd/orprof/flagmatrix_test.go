@@ -648,6 +648,8 @@ var (
 	rmSchedule = runMode{"schedule", []string{"--schedule", "wait=0,warmup=0,active=1,repeat=2", "--trace-dir", "{dir}/td"}}
 	rmMetrics  = runMode{"metrics", []string{"--metrics", "GpuTime", "--trace", "{dir}/t.json"}}
 	rmCPU      = runMode{"cpu", []string{"--device", "cpu", "--trace", "{dir}/t.json"}}
+	// rmHTTP serves while one step runs (its captures are httpprof's tests').
+	rmHTTP = runMode{"http", []string{"--http", "127.0.0.1:0", "--steps", "1"}}
 )
 
 // runOut is what a run left: stdout, and the files it wrote under its directory, by name
@@ -783,6 +785,23 @@ func runMatrix() []runRow {
 		runRow{[]string{"--metrics", "GpuTime"}, rmCPU, nil, ""},
 		runRow{[]string{"--profile-memory"}, rmCPU, traceGains("[memory]"), ""},
 	)
+	// --http: the captures' tables go to the clients, one log line each here: the table flags
+	// are refused.
+	for _, f := range [][]string{{"--format", "json"}, {"--row-limit", "3"}, {"--sort-by", "count"},
+		{"--max-name-column-width", "12"}, {"--pytorch-1.13"}, {"--group-by-input-shape"}, {"--report", "{dir}/r.html"}} {
+		add(runRow{f, rmHTTP, nil, ""})
+	}
+	// --report with --format json writes the report summary (orprof report --format json's).
+	for _, m := range []runMode{rmPlain, rmNoTrace, rmSteps} {
+		add(runRow{[]string{"--report", "{dir}/r.json", "--format", "json"}, m, func(base, got runOut) string {
+			if !strings.HasPrefix(got.files["r.json"], `{"orprof_report": 1,`) {
+				return "r.json is not a report summary"
+			}
+			return ""
+		}, ""})
+	}
+	// --trace-dir is checked before the first cycle runs.
+	add(runRow{[]string{"--trace-dir", "/proc/nope"}, rmSchedule, nil, ""})
 	for _, m := range []runMode{rmPlain, rmNoTrace, rmSteps, rmSchedule, rmMetrics} {
 		add(
 			runRow{[]string{"--format", "json"}, m, startsJSON, ""},
@@ -854,9 +873,6 @@ func runMatrix() []runRow {
 			report := runRow{[]string{"--report", "{dir}/r.html"}, m, wrote("r.html"), ""}
 			if m.name == rmSteps.name {
 				legacy.check = nil // refused with --steps (a cycle at a time is written)
-			}
-			if m.name == rmSteps.name {
-				report.check = nil // a report is of one profile: httpprof's endpoint serves the steps'
 			}
 			activities := runRow{[]string{"--activities", "cpu_op,kernel,privateuse1_runtime"}, m, traceGains(`"cat": "kernel"`), ""}
 			if m.name == rmMetrics.name {

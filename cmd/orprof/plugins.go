@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	iofs "io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -39,11 +37,7 @@ const pluginProbeTimeout = 30 * time.Second
 // runPlugins is `orprof plugins`.
 func runPlugins(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 2 && args[0] == "--probe" && os.Getenv(pluginProbeEnv) != "" {
-		// The child probePlugin starts: load this one library and print its lines.
-		for _, l := range pluginLines(kineto.LoadPluginFile(args[1])) {
-			fmt.Fprintln(stdout, l)
-		}
-		return 0
+		return runPluginProbeChild(args[1], stderr) // the child probeLibrary starts
 	}
 	fs := newFlagSet("plugins", pluginsUsage, stderr)
 	dir := fs.String("dir", "", "plugin directory (default $"+kineto.PluginDirEnv+")")
@@ -81,7 +75,11 @@ func runPlugins(args []string, stdout, stderr io.Writer) int {
 		lines = append(lines, line{r.path, r.path + "\trefused: " + r.why})
 	}
 	for _, lib := range libs {
-		for _, l := range probePlugin(exe, lib.path) {
+		r := probeLibrary(exe, lib.path)
+		if r.failed != "" {
+			r.Lines = []string{lib.path + "\trefused: " + quote.Printable(r.failed)}
+		}
+		for _, l := range r.Lines {
 			if len(lib.aliases) > 0 {
 				l += "\t(also named " + strings.Join(lib.aliases, ", ") + ")"
 			}
@@ -115,7 +113,11 @@ func pluginLines(plugins []*kineto.Plugin, errs []kineto.PluginError) []string {
 		}
 	}
 	for _, e := range errs {
-		out = append(out, fmt.Sprintf("%s\trefused: %s", e.Path, quote.Printable(strings.ReplaceAll(e.Err.Error(), "\n", "; "))))
+		name := ""
+		if e.Name != "" {
+			name = quote.Printable(e.Name) + "\t"
+		}
+		out = append(out, fmt.Sprintf("%s\t%srefused: %s", e.Path, name, quote.Printable(strings.ReplaceAll(e.Err.Error(), "\n", "; "))))
 	}
 	return out
 }
@@ -196,59 +198,118 @@ func statReason(path string, err error) string {
 // ("SIGSEGV: segmentation violation", "[signal SIGSEGV: …").
 var probeSignal = regexp.MustCompile(`(?m)^\[?(?:signal )?(SIG[A-Z0-9]+):? `)
 
-// probePlugin loads lib in a child process (`orprof plugins --probe LIB` with $ORPROF_PLUGIN_PROBE
-// set: not a flag of the command) and returns its lines;
-// a child that crashes, hangs or fails gives one refusal line saying so.
-func probePlugin(exe, lib string) []string {
-	lines, failed := probePluginChild(exe, lib)
-	if failed != "" {
-		return []string{lib + "\trefused: " + quote.Printable(failed)}
-	}
-	return lines
+// probeStepPrefix starts the lines a probe child writes to stderr before each plugin call.
+const probeStepPrefix = "orprof plugins: calling "
+
+// probeLoadStep is the probe's first step: dlopen (the constructors), KinetoPlugin_register
+// and profilerQuery.
+const probeLoadStep = "KinetoPlugin_register"
+
+// probeReport is what a probe child writes on its result pipe: orprof plugins' lines for the
+// library, and the profilers (by Plugin.Index) whose probe session failed, with the reason.
+type probeReport struct {
+	Lines   []string       `json:"lines"`
+	Refused map[int]string `json:"refused,omitempty"`
 }
 
-// probePluginChild is probePlugin's child: the lines it printed, or why it did not finish
-// (crashed, killed, hung, failed), which makes the library unsafe to load in this process.
-func probePluginChild(exe, lib string) (lines []string, failed string) {
-	ctx, cancel := context.WithTimeout(context.Background(), pluginProbeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "plugins", "--probe", lib)
-	cmd.Env = append(os.Environ(), pluginProbeEnv+"=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &errb // a Go crash dump: tens of kB at most
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	if err == nil {
-		for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
-			if l != "" {
-				lines = append(lines, l)
-			}
+// probed is how probing one library ended: the child's report, or why there is none (failed:
+// it crashed, hung, or ended without reporting back), which makes the library unsafe to load.
+type probed struct {
+	probeReport
+	failed string
+}
+
+// runPluginProbeChild is the child probeLibrary starts (`orprof plugins --probe LIB` with
+// $ORPROF_PLUGIN_PROBE the number of its result pipe; not a flag of the command): it loads the
+// library, drives one session of each profiler (kineto.Plugin.Probe), and reports. Each step
+// goes to stderr first, so that the parent can name the one that crashed.
+func runPluginProbeChild(lib string, stderr io.Writer) int {
+	step := func(s string) { fmt.Fprintf(stderr, "%s%s\n", probeStepPrefix, s) }
+	step(probeLoadStep)
+	ps, errs := kineto.LoadPluginFile(lib)
+	rep := probeReport{Refused: map[int]string{}}
+	var good []*kineto.Plugin
+	for _, p := range ps {
+		err := p.Probe(step)
+		if err == nil {
+			good = append(good, p)
+			continue
 		}
-		return lines, ""
+		var pe kineto.PluginError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		why := "a probe session failed: " + err.Error()
+		rep.Refused[p.Index] = why
+		errs = append(errs, kineto.PluginError{Path: p.Path, Name: p.Name(), Err: errors.New(why)})
 	}
-	why := ""
-	stderrText := errb.String()
+	rep.Lines = pluginLines(good, errs)
+	var fd uintptr
+	if _, err := fmt.Sscan(os.Getenv(pluginProbeEnv), &fd); err != nil || fd < 3 {
+		fmt.Fprintf(stderr, "orprof plugins: %s=%q: not a file descriptor\n", pluginProbeEnv, os.Getenv(pluginProbeEnv))
+		return 2
+	}
+	if err := json.NewEncoder(os.NewFile(fd, "result")).Encode(rep); err != nil {
+		fmt.Fprintf(stderr, "orprof plugins: writing the probe's result: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// probeLibrary probes lib in a child process (runPluginProbeChild): what it reported, or why
+// it did not (a crash, a hang, an exit before reporting), in which case the library must not
+// be loaded in this process.
+func probeLibrary(exe, lib string) probed {
+	c := execChild(exe, []string{"plugins", "--probe", lib}, pluginProbeEnv, pluginProbeTimeout)
+	if c.err != nil {
+		return probed{failed: "cannot be probed in a child process: " + c.err.Error()}
+	}
+	var r probeReport
+	if err := json.Unmarshal(c.out, &r); err == nil && !c.timedOut && len(c.out) > 0 {
+		return probed{probeReport: r}
+	}
+	step := ""
+	for _, l := range strings.Split(c.stderr, "\n") {
+		if s, ok := strings.CutPrefix(l, probeStepPrefix); ok {
+			step = s
+		}
+	}
+	what, where := "loading it", ""
+	if step != "" && step != probeLoadStep {
+		what, where = "a probe session", " in "+step+stepHint(step)
+	}
+	sig := ""
+	if c.ps != nil {
+		sig = signaled(c.ps)
+	}
+	if sig == "" {
+		if m := probeSignal.FindStringSubmatch(c.stderr); m != nil {
+			sig = m[1]
+		}
+	}
 	switch {
-	case ctx.Err() != nil:
-		why = fmt.Sprintf("loading it did not finish in %v", pluginProbeTimeout)
-	case cmd.ProcessState != nil && signaled(cmd.ProcessState) != "":
-		why = "loading it killed the process: signal " + signaled(cmd.ProcessState)
-	case probeSignal.MatchString(stderrText):
-		why = "loading it crashed the process: signal " + probeSignal.FindStringSubmatch(stderrText)[1]
-	default:
-		last := ""
-		for _, l := range strings.Split(stderrText, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				last = l
-			}
-		}
-		why = fmt.Sprintf("loading it failed: %v", err)
-		if last != "" {
-			why += ": " + quote.Clip(last)
+	case c.timedOut:
+		return probed{failed: fmt.Sprintf("%s did not finish in %v%s", what, pluginProbeTimeout, where)}
+	case sig != "" && c.ps != nil && signaled(c.ps) != "":
+		return probed{failed: what + " killed the process: signal " + sig + where}
+	case sig != "":
+		return probed{failed: what + " crashed the process: signal " + sig + where}
+	}
+	why := what + " ended the process"
+	if c.ps != nil {
+		why += fmt.Sprintf(" (exit status %d)", c.ps.ExitCode())
+	}
+	why += " before it reported back" + where
+	last := ""
+	for _, l := range strings.Split(c.stderr, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, probeStepPrefix) {
+			last = l
 		}
 	}
-	return nil, why
+	if last != "" {
+		why += ": " + quote.Clip(last)
+	}
+	return probed{failed: why}
 }
 
 // signaled names the signal that ended a process ("SIGKILL (killed)"), or "".
@@ -265,5 +326,6 @@ func signaled(ps *os.ProcessState) string {
 	return ws.Signal().String()
 }
 
-// pluginProbeEnv marks a child started by probePlugin (the tests' binary dispatches on it).
+// pluginProbeEnv marks a child started by probeLibrary and holds the number of its result
+// pipe (the tests' binary dispatches on it).
 const pluginProbeEnv = "ORPROF_PLUGIN_PROBE"

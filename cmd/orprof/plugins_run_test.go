@@ -103,7 +103,9 @@ func TestRunWithPlugin(t *testing.T) {
 // TestRunSkipsCrashingPlugin: orprof run --plugin-dir (and $KINETO_PLUGIN_LIB_DIR_PATH) loads
 // each plugin in a child process first, as orprof plugins does: a library that crashes while
 // it registers is reported in one warning line naming it and is not loaded, and the run goes
-// on with the good plugin (before, the crash took the run down with a Go crash dump).
+// on with the good plugin (before, the crash took the run down with a Go crash dump). The
+// probe also drives a session of each profiler, and a library that ends the child without
+// reporting back is refused too.
 func TestRunSkipsCrashingPlugin(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not found")
@@ -122,6 +124,8 @@ func TestRunSkipsCrashingPlugin(t *testing.T) {
 	gccPlugin(t, dir, "good.so", filepath.Join("..", "..", "kineto", "testdata", "sample_plugin.c"))
 	gccPlugin(t, dir, "crash_register.so", filepath.Join("testdata", "crash_plugin.c"))
 	gccPlugin(t, dir, "crash_ctor.so", filepath.Join("testdata", "crash_plugin.c"), "-DCRASH_CTOR")
+	gccPlugin(t, dir, "exit_ctor.so", filepath.Join("testdata", "crash_plugin.c"), "-DEXIT_CTOR")
+	gccPlugin(t, dir, "old_handle.so", filepath.Join("..", "..", "kineto", "testdata", "broken_plugin.c"), "-DOLD_HANDLE")
 	for _, viaEnv := range []bool{false, true} {
 		tracePath := filepath.Join(t.TempDir(), "trace.json")
 		args := []string{"run", "--device", "cpu", "--trace", tracePath, "--row-limit", "-1", "--activities", "cpu_op,kernel"}
@@ -133,7 +137,14 @@ func TestRunSkipsCrashingPlugin(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		code := dispatch(args, nil, &stdout, &stderr)
 		require.Equal(t, 0, code, stderr.String())
-		for _, lib := range []string{"crash_register.so", "crash_ctor.so"} {
+		for lib, want := range map[string]string{
+			"crash_register.so": "loading it crashed the process: signal SIGSEGV; not loaded",
+			"crash_ctor.so":     "loading it crashed the process: signal SIGSEGV; not loaded",
+			// Before: the probe only loaded it, the run then died in profilerCreate.
+			"old_handle.so": "a probe session crashed the process: signal SIGSEGV in profilerCreate",
+			// Before: the run exited 0 with no table, no trace, no message.
+			"exit_ctor.so": "loading it ended the process (exit status 0) before it reported back; not loaded",
+		} {
 			var lines []string
 			for _, l := range strings.Split(stderr.String(), "\n") {
 				if strings.Contains(l, lib) {
@@ -141,7 +152,7 @@ func TestRunSkipsCrashingPlugin(t *testing.T) {
 				}
 			}
 			require.Len(t, lines, 1, "one line names %s:\n%s", lib, stderr.String())
-			assert.Contains(t, lines[0], "crashed the process: signal SIGSEGV; not loaded")
+			assert.Contains(t, lines[0], want)
 			assert.True(t, strings.HasPrefix(lines[0], "orprof: warning: "), lines[0])
 		}
 		assert.NotContains(t, stderr.String(), "goroutine", "no Go crash dump")

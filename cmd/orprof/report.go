@@ -344,7 +344,7 @@ func checkRunReport(path string, steps bool) string {
 	case path == "":
 		return ""
 	case steps:
-		return "--report: a report is of one profile; with --steps, --schedule or --loop use the httpprof endpoint (--http ADDR, GET /debug/orprof/report?steps=N)"
+		return "--report: a report is of one profile; with --schedule, --http or --loop use the httpprof endpoint (--http ADDR, GET /debug/orprof/report?steps=N)"
 	case path == "-":
 		return "--report -: stdout has the table; give a file"
 	}

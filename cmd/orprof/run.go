@@ -9,13 +9,10 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof"
-	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/openreg/ops"
-	"github.com/orprof/orprof/report"
-	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/stubs"
 	"github.com/orprof/orprof/xpu"
 )
@@ -68,7 +65,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		cfgPath = os.Getenv("KINETO_CONFIG")
 		cfgFlag = "$KINETO_CONFIG"
 	}
-	if msg := checkRunReport(*reportPath, sf.used(fs)); msg != "" {
+	// --steps N alone is one profile, as a plain run: its report is written as a plain run's.
+	if msg := checkRunReport(*reportPath, sf.used(fs) && !sf.stepsAlone()); msg != "" {
 		return failFlag(stderr, "run", "%s", msg)
 	}
 	outs, ins := runFiles(*tracePath, *pprofPath, *metricsOut, cfgPath, &sf)
@@ -76,6 +74,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	ins[0].Name = cfgFlag
 	if err := outfile.Check(outs, ins); err != nil {
 		return fail(stderr, "run: %v", err)
+	}
+	if msg := checkTraceDir(sf.traceDir); msg != "" && sf.schedule != "" {
+		return failFlag(stderr, "run", "%s", msg) // before the first cycle's table, not after it
 	}
 	runWorkload, prepare, have, ok := deviceWorkload(*workload, *device)
 	if !ok {
@@ -116,7 +117,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if sf.used(fs) {
-		return runSteps(fs, &sf, *workload, opts, &tf, stdout, stderr)
+		return runSteps(fs, &sf, *workload, runTitle(*workload, *device), opts, &tf, stdout, stderr)
 	}
 
 	ctx := orprof.WithThread(context.Background(), orprof.MainThread())
@@ -160,19 +161,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *reportPath != "" {
-		// The table and the op tree from the run's events, as its table; the timeline, kernel,
-		// step and memory views from its trace, read back as a file.
-		m := html.ListModel(res.Events, optable.RankInfo{}, res.Device, opts.ProfileMemory, tf.grouping())
-		m.Title = "orprof run --workload " + *workload + " --device " + *device
-		if tf.noScopeMetrics {
-			m.Summary.DropScopeMetrics()
-		}
-		b, _, err := report.FromTrace(res.Trace(), "orprof run", report.Options{SkipScopeMetrics: tf.noScopeMetrics})
-		if err != nil {
-			return fail(stderr, "run: --report: %v", err)
-		}
-		m.Timeline, m.Steps, m.Kernels, m.Memory = b.Timeline, b.Steps, b.Kernels, b.Memory
-		if err := outfile.Write(*reportPath, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
+		if err := writeRunReport(*reportPath, res, runTitle(*workload, *device), &tf, opts.ProfileMemory); err != nil {
 			return fail(stderr, "run: --report %s: %v", quote.Clip(*reportPath), err)
 		}
 		fmt.Fprintf(stderr, "orprof: report written to %s\n", *reportPath)
@@ -239,25 +228,41 @@ func workloadNames() string {
 	return strings.Join(names, ", ")
 }
 
-// registerProbedPlugins registers the plugin libraries of dir, each loaded first in a child
-// process (probePluginChild, as orprof plugins does): a library whose loading crashes, hangs
-// or fails there is not loaded in this process, where it would end the run, but registered as
+// registerProbedPlugins registers the plugin libraries of dir, each probed first in a child
+// process (probeLibrary, as orprof plugins does: loaded, and one session of each profiler
+// driven through create, start, stop and processEvents). A library whose probe crashed, hung
+// or ended the child without reporting back is not loaded in this process, where it would end
+// the run, and a profiler whose probe session failed is not used: each is registered as
 // refused with the reason, which the session reports in one warning line naming it. The rest
-// load as kineto.RegisterPlugins loads them (a library under several names once). A probe is
-// a child start per library, tens of ms.
+// load as kineto.RegisterPlugins loads them (a library under several names once). A probe is a
+// child start per library, tens of ms.
 func registerProbedPlugins(dir string) {
 	libs, _, err := pluginCandidates(dir)
-	exe, exeErr := os.Executable()
-	if err != nil || exeErr != nil {
-		kineto.RegisterPlugins(dir) // the unreadable directory's refusal, as before; or no way to probe
+	if err != nil {
+		kineto.RegisterPlugins(dir) // the unreadable directory's refusal
 		return
 	}
+	exe, exeErr := os.Executable()
 	for _, lib := range libs {
-		if _, failed := probePluginChild(exe, lib.path); failed != "" {
-			kineto.RegisterRefused(kineto.PluginError{Path: lib.path, Err: errors.New(quote.Printable(failed) + "; not loaded")})
+		r := probed{failed: fmt.Sprintf("cannot be probed in a child process: %v", exeErr)}
+		if exeErr == nil {
+			r = probeLibrary(exe, lib.path)
+		}
+		if r.failed != "" {
+			kineto.RegisterRefused(kineto.PluginError{Path: lib.path, Err: errors.New(quote.Printable(r.failed) + "; not loaded")})
 			continue
 		}
-		kineto.RegisterPluginFile(lib.path)
+		ps, errs := kineto.LoadPluginFile(lib.path)
+		for _, p := range ps {
+			if why, bad := r.Refused[p.Index]; bad {
+				kineto.RegisterRefused(kineto.PluginError{Path: p.Path, Name: p.Name(), Err: errors.New(quote.Printable(why) + "; not used")})
+				continue
+			}
+			kineto.RegisterPlugin(p)
+		}
+		for _, e := range errs {
+			kineto.RegisterRefused(e)
+		}
 	}
 }
 

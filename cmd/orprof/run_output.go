@@ -2,16 +2,22 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/orprof/orprof"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 	"github.com/orprof/orprof/xpu"
@@ -43,6 +49,48 @@ func checkRunTraceFlags(fs *flag.FlagSet, tracePath string, sf *stepFlags) strin
 			return "--" + name + `: --trace "" writes no trace for it to shape`
 		}
 	}
+	return ""
+}
+
+// checkTraceDir says why --trace-dir DIR cannot take the traces, before the workload runs: DIR
+// (or its nearest existing parent, where orprof.WriteTraceFile would create it) is not a
+// directory, or no file or directory can be created there (one is created and removed to
+// find out). It returns the message naming the flag, or "".
+func checkTraceDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	at := filepath.Clean(dir)
+	for {
+		fi, err := os.Stat(at)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Sprintf("--trace-dir %s: %s is not a directory", quote.String(dir), quote.String(at))
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Sprintf("--trace-dir %s: %v", quote.String(dir), err)
+		}
+		parent := filepath.Dir(at)
+		if parent == at {
+			break
+		}
+		at = parent
+	}
+	probe, err := os.MkdirTemp(at, ".orprof-check-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		what := "the traces"
+		if at != filepath.Clean(dir) {
+			what = "the directory"
+		}
+		return fmt.Sprintf("--trace-dir %s: cannot create %s in %s: %v", quote.String(dir), what, quote.String(at), err)
+	}
+	os.Remove(probe)
 	return ""
 }
 
@@ -110,6 +158,33 @@ func writeMetrics(w io.Writer, format optable.Format, scopes []xpu.Scope) error 
 		return writeMetricsMarkdown(w, summarizeMetrics(scopes))
 	}
 	return xpu.WriteMetricsTable(w, scopes, nil)
+}
+
+// runTitle is the title of a run's report.
+func runTitle(workload, device string) string {
+	return "orprof run --workload " + workload + " --device " + device
+}
+
+// writeRunReport writes the --report of a run's result (a plain run's, or --steps N's one
+// cycle) to path: the HTML report (orprof report), or with --format json the report summary
+// (orprof report --format json's document, which orprof report reads back). The HTML page's
+// table and op tree come from the run's events, as its table; the timeline, kernel, step and
+// memory views from its trace, read back as a file.
+func writeRunReport(path string, res *orprof.Result, title string, tf *tableFlags, profileMemory bool) error {
+	b, _, err := report.FromTrace(res.Trace(), "orprof run", report.Options{SkipScopeMetrics: tf.noScopeMetrics, Grouping: tf.grouping()})
+	if err != nil {
+		return err
+	}
+	if tf.format == string(optable.FormatJSON) {
+		return outfile.Write(path, func(w io.Writer) error { return report.Write(w, b) })
+	}
+	m := html.ListModel(res.Events, optable.RankInfo{}, res.Device, profileMemory, tf.grouping())
+	m.Title = title
+	if tf.noScopeMetrics {
+		m.Summary.DropScopeMetrics()
+	}
+	m.Timeline, m.Steps, m.Kernels, m.Memory = b.Timeline, b.Steps, b.Kernels, b.Memory
+	return outfile.Write(path, func(w io.Writer) error { return html.Write(w, m) })
 }
 
 // writeTraceOutput writes the trace of a run to path: "-" is stdout; otherwise through

@@ -40,9 +40,15 @@ func (sf *stepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.traceDir, "trace-dir", "", "with --schedule: write each cycle's trace into DIR as <host>_<pid>.<unix ms>.pt.trace.json (tensorboard_trace_handler's names)")
 	fs.BoolVar(&sf.gzip, "trace-gzip", false, "with --trace-dir: write .pt.trace.json.gz files")
 	fs.IntVar(&sf.steps, "steps", 0, "workload steps to run (default: as many as --schedule needs); alone, profiles that many steps as one cycle")
-	fs.StringVar(&sf.http, "http", "", "serve on-demand captures on ADDR (e.g. 127.0.0.1:6060) while the workload runs: GET /debug/orprof/trace?steps=N or /debug/orprof/table?steps=N; each capture's table is printed too")
+	fs.StringVar(&sf.http, "http", "", "serve on-demand captures on ADDR (e.g. 127.0.0.1:6060) while the workload runs: GET /debug/orprof/trace?steps=N or /debug/orprof/table?steps=N; each capture is logged in one line")
 	fs.BoolVar(&sf.loop, "loop", false, "run workload steps until SIGINT or SIGTERM (with --http or --schedule)")
 	fs.IntVar(&sf.maxEvents, "http-max-events", 0, fmt.Sprintf("with --http: end a capture once it holds `N` records (host records and their device events or kernels), with a warning; default %d, -1 for no bound (a second of the mlp workload is ~12,000–20,000)", httpprof.DefaultMaxEvents))
+}
+
+// stepsAlone reports whether --steps N is the only step flag: one cycle of N steps, a profile
+// as a plain run's (its table, trace, --pprof and --report written as a plain run writes them).
+func (sf *stepFlags) stepsAlone() bool {
+	return sf.steps != 0 && sf.schedule == "" && sf.traceDir == "" && !sf.gzip && sf.http == "" && !sf.loop && sf.maxEvents == 0
 }
 
 // used reports whether any step flag was given (--steps 0 too, which runSteps refuses): run
@@ -57,7 +63,7 @@ func (sf *stepFlags) used(fs *flag.FlagSet) bool {
 // --steps steps have run, or (with --loop, and at any time) SIGINT or SIGTERM arrives; a signal
 // ends the profiler cleanly, as torch.profiler's exit does (a cycle that had begun recording
 // is still printed and written).
-func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Options, tf *tableFlags, stdout, stderr io.Writer) int {
+func runSteps(fs *flag.FlagSet, sf *stepFlags, workload, title string, opts orprof.Options, tf *tableFlags, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var sched *orprof.Schedule
@@ -91,6 +97,15 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 	case sf.http != "" && set["pprof"]:
 		return failFlag(stderr, "run", "--pprof: with --http the profiles go to the HTTP clients; run --steps N --pprof FILE for one")
 	}
+	if sf.http != "" {
+		// The captures' tables go to the HTTP clients (table?format=…&row_limit=…); this
+		// process logs one line per capture, so the table flags have nothing to shape.
+		for _, name := range []string{"format", "row-limit", "sort-by", "max-name-column-width", "pytorch-1.13", "group-by-input-shape"} {
+			if set[name] {
+				return failFlag(stderr, "run", "--%s: with --http the tables go to the HTTP clients (GET %stable?steps=N&format=F&row_limit=N&sort_by=KEY)", name, httpprof.Prefix)
+			}
+		}
+	}
 	// After the checks above: a flag of the step modes given alone (--trace-gzip) is named
 	// first, rather than the step mode it would start.
 	for _, name := range []string{"legacy-trace", "metrics"} {
@@ -99,6 +114,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 		}
 	}
 	pprofPath := fs.Lookup("pprof").Value.String()
+	reportPath := fs.Lookup("report").Value.String()
 	noSpans := fs.Lookup("no-spans").Value.String() == "true"
 	steps := sf.steps
 	if sf.schedule != "" {
@@ -131,7 +147,11 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 			fmt.Fprintln(stderr, "orprof: warning: "+w)
 		}
 		if sf.http != "" {
-			fmt.Fprintf(stderr, "orprof: captured %s\n", stepRange(res))
+			// One line per capture: its table and trace went to the client (a table per
+			// capture here was megabytes of stdout over a long-running server's captures).
+			cycles++
+			fmt.Fprintf(stderr, "orprof: captured %s (%s)\n", stepRange(res), countNoun(len(res.Events.Events()), "event", "events"))
+			return nil
 		}
 		if cycles > 0 {
 			fmt.Fprintln(tables)
@@ -160,6 +180,12 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 			if err := writePprofFile(pprofPath, stdout, res.Events); err != nil {
 				return fmt.Errorf("--pprof %s: %w", quote.Clip(pprofPath), err)
 			}
+		}
+		if reportPath != "" { // --steps N alone: checkRunReport refused it in the other modes
+			if err := writeRunReport(reportPath, res, title, tf, res.Options.ProfileMemory); err != nil {
+				return fmt.Errorf("--report %s: %w", quote.Clip(reportPath), err)
+			}
+			fmt.Fprintf(stderr, "orprof: report written to %s\n", reportPath)
 		}
 		return nil
 	}
@@ -193,6 +219,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 		fmt.Fprintf(stderr, "orprof: serving captures on http://%s%s (trace?steps=N, table?steps=N); Ctrl-C stops\n", addr, httpprof.Prefix)
 	}
 
+	started := time.Now()
 	runErr := p.Start(ctx)
 	n := 0
 	for runErr == nil && (sf.loop || n < steps) && sig.Err() == nil {
@@ -210,6 +237,11 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload string, opts orprof.Opti
 		cancel()
 	}
 	closeErr := l.Close(ctx)
+	if sf.http != "" && !sf.loop && cycles == 0 && sig.Err() == nil {
+		// --steps N with --http serves while N steps run, which can be milliseconds.
+		fmt.Fprintf(stderr, "orprof: warning: --http %s: the server stopped when the workload's %s ended (%v) and no capture was asked for; --loop serves until SIGINT or SIGTERM\n",
+			quoteFlag(sf.http), countNoun(n, "step", "steps"), time.Since(started).Round(time.Millisecond))
+	}
 	if sig.Err() != nil {
 		fmt.Fprintf(stderr, "orprof: stopped by signal after %s\n", countNoun(n, "step", "steps"))
 	}

@@ -111,6 +111,10 @@ func TestRunStepFlagErrors(t *testing.T) {
 		{[]string{"--http", "256.1.1.1:http", "--steps", "1"}, `run: --http "256.1.1.1:http": `},
 		{[]string{"--steps", "1", "--workload", "nosuch"}, `unknown workload`},
 		{[]string{"--steps", "1", "--device", "opencl"}, "run: --device opencl: the step-by-step modes"},
+		// Checked before the first cycle runs (before, both cycle tables were printed first).
+		{[]string{"--schedule", "active=1,repeat=2", "--trace-dir", "/proc/nope"}, `run: --trace-dir "/proc/nope": cannot create the directory in "/proc"`},
+		{[]string{"--http", "127.0.0.1:0", "--steps", "1", "--row-limit", "5"}, "run: --row-limit: with --http the tables go to the HTTP clients"},
+		{[]string{"--http", "127.0.0.1:0", "--steps", "1", "--format", "json"}, "run: --format: with --http the tables go to the HTTP clients"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -118,8 +122,20 @@ func TestRunStepFlagErrors(t *testing.T) {
 			assert.Equal(t, 2, code)
 			assert.Contains(t, errb.String(), tc.msg)
 			assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "one line: %s", errb.String())
+			assert.Empty(t, out.String(), "a refused run prints nothing")
 		})
 	}
+}
+
+// TestRunHTTPStepsWarns: run --http ADDR --steps 3 serves only while the 3 steps run (tens of
+// ms): when no capture was asked for meanwhile it says so in one warning line pointing to
+// --loop (before, it served 20 ms and exited 0 without a word).
+func TestRunHTTPStepsWarns(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"run", "--http", "127.0.0.1:0", "--steps", "3"}, nil, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	assert.Empty(t, out.String())
+	assert.Regexp(t, `(?m)^orprof: warning: --http "127\.0\.0\.1:0": the server stopped when the workload's 3 steps ended \(\S+\) and no capture was asked for; --loop serves until SIGINT or SIGTERM$`, errb.String())
 }
 
 // TestRunHTTPLoopChild is `orprof run --http ... --loop` in a child process (the signals of
@@ -128,12 +144,12 @@ func TestRunHTTPLoopChild(t *testing.T) {
 	if os.Getenv("ORPROF_HTTP_CHILD") != "1" {
 		t.Skip("runs only as TestRunHTTPLoop's child process")
 	}
-	os.Exit(dispatch([]string{"run", "--http", "127.0.0.1:0", "--loop", "--row-limit", "-1"}, nil, os.Stdout, os.Stderr))
+	os.Exit(dispatch([]string{"run", "--http", "127.0.0.1:0", "--loop"}, nil, os.Stdout, os.Stderr))
 }
 
-// `orprof run --http ADDR --loop`: a capture of 5 MLP steps over HTTP, read back with `orprof
-// table`, equals the table the process printed for the same steps; SIGINT and SIGTERM stop it
-// cleanly (exit 0).
+// `orprof run --http ADDR --loop`: a capture of 5 MLP steps over HTTP holds them, and the
+// process logs it in one line, printing no table (before, every capture's whole table went to
+// stdout: 4.6 MB after 400 captures); SIGINT and SIGTERM stop it cleanly (exit 0).
 func TestRunHTTPLoop(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -183,12 +199,10 @@ func TestRunHTTPLoop(t *testing.T) {
 			log := <-rest
 			_, err = os.Stat(filepath.Join(cmd.Dir, "trace.json"))
 			assert.ErrorIs(t, err, os.ErrNotExist, "captures go to the clients, not to --trace's default")
-			assert.Regexp(t, `captured ProfilerStep#\d+\.\.#\d+`, log)
+			assert.Regexp(t, `(?m)^orprof: captured ProfilerStep#\d+\.\.#\d+ \(\d+ events\)$`, log)
+			assert.Equal(t, 1, strings.Count(log, "captured"), "one line per capture: %s", log)
 			assert.Regexp(t, `stopped by signal after \d+ steps`, log)
-
-			var table, errb bytes.Buffer
-			require.Equal(t, 0, dispatch([]string{"table", "--row-limit", "-1", path}, nil, &table, &errb), errb.String())
-			assert.Equal(t, table.String(), stdout.String(), "orprof table of the HTTP capture = the table printed in-process")
+			assert.Empty(t, stdout.String(), "no table per capture on stdout")
 		})
 	}
 }

@@ -46,6 +46,8 @@ type Model struct {
 	Title string
 	// Inputs are the files the summaries were made from, listed under the title.
 	Inputs []string
+	// Warnings are shown under the title, a line each (a capture cut at its bound, say).
+	Warnings []string
 	// Summary is the operator table of the profile (all its ranks): the Overview, Operators,
 	// Memory and Ranks views.
 	Summary *optable.Summary
@@ -168,6 +170,9 @@ func Write(w io.Writer, m *Model) error {
 	b.WriteString("</style></head>\n<body>\n<header><h1>orprof report — " + stdhtml.EscapeString(title) + "</h1>\n")
 	if len(m.Inputs) > 0 {
 		b.WriteString("<div class=\"sub\">" + stdhtml.EscapeString(strings.Join(m.Inputs, "  ·  ")) + "</div>\n")
+	}
+	for _, w := range m.Warnings {
+		b.WriteString("<div class=\"sub\" role=\"alert\">warning: " + stdhtml.EscapeString(w) + "</div>\n")
 	}
 	b.WriteString("<nav id=\"nav\"></nav></header>\n<main id=\"main\"></main>\n")
 	b.WriteString("<footer>Made by orprof from its summaries (the numbers of orprof table, diff and pprof for the same input). Self-contained: nothing is fetched.</footer>\n")
