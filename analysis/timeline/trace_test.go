@@ -323,6 +323,17 @@ func TestHTADifferencesKineto(t *testing.T) {
 	if h := s.Breakdown[0].HTA; h.Dropped == 0 || h.ComputeNs >= s.Breakdown[0].ComputeNs {
 		t.Errorf("cuda_ns_resolution: HTA %+v, orprof compute %d", h, s.Breakdown[0].ComputeNs)
 	}
+	// --steps: the HTA columns cover the selected step as orprof's do (they read the whole
+	// trace: 371 ms of compute in a 95.7 ms step).
+	o := DefaultOptions()
+	o.Steps = []int64{102}
+	one, _, err := OpenTrace("../../testdata/kineto/cuda_ns_resolution.json.gz", o, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := one.Breakdown[0]; b.HTA.KernelTimeNs == 0 || b.HTA.KernelTimeNs > b.TotalNs || b.HTA.ComputeNs > b.ComputeNs {
+		t.Errorf("cuda_ns_resolution --steps 102: HTA %+v against orprof's window %d, compute %d", b.HTA, b.TotalNs, b.ComputeNs)
+	}
 	steps := s.Steps[0].Steps
 	if len(steps) < 2 {
 		t.Fatalf("cuda_ns_resolution: %d steps", len(steps))
