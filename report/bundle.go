@@ -159,7 +159,7 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 			if acc == nil {
 				acc = waiting[next]
 			} else {
-				acc, mergeErr = merge([]string{"the profiles before " + quote.String(paths[next]), paths[next]}, false, acc, waiting[next])
+				acc, mergeErr = merge([]string{"the profiles before it", quote.String(paths[next])}, false, acc, waiting[next])
 			}
 			// (MergeAll numbers the timelines' ranks as merge numbered the other views'.)
 			timelines = append(timelines, waiting[next].Timeline)
@@ -227,17 +227,24 @@ func load(p string, k int, o Options, warns *[]string, link *tracefile.DeviceLin
 // Merge merges bundles in order into a new one (the package doc says what each view's merge
 // is); names[i] names bs[i] in errors (nil: "summary i"). The inputs' summaries may be taken
 // over: do not use them afterwards.
-func Merge(names []string, bs ...*Bundle) (*Bundle, error) { return merge(names, true, bs...) }
+func Merge(names []string, bs ...*Bundle) (*Bundle, error) {
+	shown := make([]string, len(names))
+	for i, n := range names {
+		shown[i] = quote.String(n)
+	}
+	return merge(shown, true, bs...)
+}
 
 // merge is Merge, with the timelines merged (withTimeline) or left out (LoadAll merges them
-// all at once at the end: timeline.Summary.MergeAll derives the cross-rank figures once).
+// all at once at the end: timeline.Summary.MergeAll derives the cross-rank figures once), and
+// names as errors show them (file names quoted, descriptions not).
 func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
 	if len(bs) == 1 {
 		return bs[0], nil
 	}
 	name := func(i int) string {
 		if i < len(names) {
-			return quote.String(names[i])
+			return names[i]
 		}
 		return "summary " + strconv.Itoa(i+1)
 	}
@@ -320,6 +327,10 @@ func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
 	}
 	if hasKernels {
 		k, err := kernels.Merge(ks...)
+		var kme *kernels.MergeError
+		if errors.As(err, &kme) {
+			return nil, errors.New("kernels: " + kme.Named(name))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("kernels: %v", err)
 		}

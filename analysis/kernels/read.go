@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/internal/sniff"
 
 	"github.com/orprof/orprof/internal/fanout"
@@ -33,13 +35,17 @@ type ReadOptions struct {
 	// it reads it and returns its kernels summary, or an error naming name (one without the
 	// member among them), with ok true; otherwise ok false, and it has consumed nothing.
 	Embedded func(br *bufio.Reader, name string) (s *Summary, ok bool, err error)
+	// AllowEmpty takes a trace without device activity as a rank without kernels; otherwise
+	// reading one fails with a *NoDeviceError, which says why and how to record some.
+	AllowEmpty bool
 }
 
 // Open reads one input: a kernels summary (Write's json, plain or gzip), a document holding
 // one that o.Embedded reads (a report summary), or a trace, read in one pass for its kernels
 // (tracefile.OpenConsumers). pos is the trace's position among the
 // inputs, its rank when it names none. It returns the trace's warnings (tracefile's
-// Data.Warnings, naming path).
+// Data.Warnings, naming path). A trace without device activity is refused (*NoDeviceError)
+// unless o.AllowEmpty.
 func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	if path != "-" {
 		if s, ok, err := openSummary(path, o.Embedded); ok || err != nil {
@@ -83,7 +89,11 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	if data.HasRank {
 		r.Rank, r.FromTrace = data.Rank, true
 	}
-	return c.Summary(r, data.DeviceName), data.Warnings(name), nil
+	s := c.Summary(r, data.DeviceName)
+	if len(s.Kernels) == 0 && !o.AllowEmpty {
+		return nil, nil, &NoDeviceError{Name: name, Device: data.DeviceName}
+	}
+	return s, data.Warnings(name), nil
 }
 
 // IsSummaryFile reports whether the file at path (plain or gzip) is a kernels summary rather
@@ -150,7 +160,9 @@ func openSummary(path string, embedded func(*bufio.Reader, string) (*Summary, bo
 
 // ReadAll reads the inputs at paths (traces or kernels summaries), Workers at a time, and
 // merges them in path order: the result does not depend on the order the reads finish in. It
-// returns the warnings in path order and the first error in path order.
+// returns the warnings in path order and the first error in path order. Inputs without
+// device activity are refused when no input has any (*NoDeviceError), each warned of
+// otherwise, unless o.AllowEmpty.
 func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
 	sums := make([]*Summary, len(paths))
 	warns := make([][]string, len(paths))
@@ -158,20 +170,49 @@ func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
 	if len(o.Consumers) > 0 {
 		workers = 1
 	}
+	each := o
+	each.AllowEmpty = true
 	errs := fanout.Each(len(paths), workers, func(k int) (err error) {
-		sums[k], warns[k], err = Open(paths[k], k, o)
+		sums[k], warns[k], err = Open(paths[k], k, each)
 		return err
 	})
 	if err := fanout.First(errs); err != nil {
 		return nil, nil, err
 	}
-	all := slices.Concat(warns...)
 	if len(sums) == 0 {
 		return nil, nil, fmt.Errorf("no input")
 	}
+	if !o.AllowEmpty {
+		// Inputs without device activity: refused when none has any, a warning each otherwise.
+		var empty []int
+		for k, s := range sums {
+			if len(s.Kernels) == 0 {
+				empty = append(empty, k)
+			}
+		}
+		if len(empty) == len(sums) {
+			return nil, nil, &NoDeviceError{Name: inputName(paths[0]), Device: sums[0].Device}
+		}
+		for _, k := range empty {
+			warns[k] = append(warns[k], (&NoDeviceError{Name: inputName(paths[k]), Device: sums[k].Device}).Error())
+		}
+	}
+	all := slices.Concat(warns...)
 	s, err := Merge(sums...)
+	var me *MergeError
+	if errors.As(err, &me) {
+		return nil, nil, errors.New(me.Named(func(i int) string { return quote.String(inputName(paths[i])) }))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return s, all, nil
+}
+
+// inputName is how messages name the input at path.
+func inputName(path string) string {
+	if path == "-" {
+		return "<stdin>"
+	}
+	return path
 }

@@ -2,9 +2,11 @@ package kernels
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/tracefile"
@@ -310,10 +312,15 @@ func (c *Collector) Summary(r Rank, device string) *Summary {
 func Merge(sums ...*Summary) (*Summary, error) {
 	out := &Summary{index: map[kernelKey]int{}}
 	var deviceNs int64
+	devAt := 0 // the first summary with a device name
 	for si, s := range sums {
-		if s.Device != "" {
+		if s.Device != "" && len(s.Kernels) > 0 {
+			// (A summary without kernels ran on no device: it names one only if none else does.)
 			if out.Device != "" && out.Device != s.Device {
-				return nil, fmt.Errorf("summary %d is of device %q, an earlier one of %q", si+1, s.Device, out.Device)
+				return nil, &MergeError{Index: si, Other: devAt, Err: fmt.Errorf("is of device %q, %%s of %q", s.Device, out.Device)}
+			}
+			if out.Device == "" {
+				devAt = si
 			}
 			out.Device = s.Device
 		}
@@ -323,7 +330,7 @@ func Merge(sums ...*Summary) (*Summary, error) {
 			}
 			var over bool
 			if deviceNs, over = addNs(deviceNs, r.DeviceNs); over {
-				return nil, fmt.Errorf("summary %d: the device time of the ranks passes 2^63 ns (292 years)", si+1)
+				return nil, &MergeError{Index: si, Other: -1, Err: errors.New("the device time of the ranks passes 2^63 ns (292 years)")}
 			}
 			out.Ranks = append(out.Ranks, r)
 		}
@@ -336,12 +343,42 @@ func Merge(sums ...*Summary) (*Summary, error) {
 				out.Kernels = append(out.Kernels, &Kernel{Name: k.Name, Kind: k.Kind})
 			}
 			if err := out.Kernels[i].merge(k); err != nil {
-				return nil, fmt.Errorf("summary %d: %w", si+1, err)
+				return nil, &MergeError{Index: si, Other: -1, Err: err}
+			}
+		}
+	}
+	if out.Device == "" {
+		for _, s := range sums {
+			if s.Device != "" {
+				out.Device = s.Device
+				break
 			}
 		}
 	}
 	return out, nil
 }
+
+// MergeError is Merge's error about the summary at Index of its arguments; Other is the
+// earlier one it disagrees with (−1: none), named where Err has a %s.
+type MergeError struct {
+	Index, Other int
+	Err          error
+}
+
+func (e *MergeError) Error() string {
+	return e.Named(func(i int) string { return "summary " + strconv.Itoa(i+1) })
+}
+
+// Named is the error with the summaries named by name(index): "NAME: why", or, about two,
+// "NAME why OTHER".
+func (e *MergeError) Named(name func(int) string) string {
+	if e.Other < 0 {
+		return name(e.Index) + ": " + e.Err.Error()
+	}
+	return name(e.Index) + " " + fmt.Sprintf(e.Err.Error(), name(e.Other))
+}
+
+func (e *MergeError) Unwrap() error { return e.Err }
 
 // DeviceNs is the device time of all the ranks (ns).
 func (s *Summary) DeviceNs() int64 {

@@ -18,6 +18,7 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -58,8 +59,14 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 				if link == tracefile.LinkAll {
 					// The table's read (the report's) and orprof kernels' own (ReadAll: a read,
 					// then a merge of the one rank) give the same bytes.
-					own, _, err := ReadAll([]string{f}, ReadOptions{})
+					own, _, err := ReadAll([]string{f}, ReadOptions{AllowEmpty: true})
 					require.NoError(t, err)
+					if len(s.Kernels) == 0 {
+						// orprof kernels refuses it, saying why.
+						_, _, err := ReadAll([]string{f}, ReadOptions{})
+						var nd *NoDeviceError
+						require.ErrorAs(t, err, &nd)
+					}
 					if a, b := render(t, own, JSON), render(t, s, JSON); a != b {
 						t.Fatalf("orprof kernels' read and the table's differ: %s", firstDiff(a, b))
 					}
@@ -159,8 +166,17 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	require.Len(t, merged.Ranks, 2)
 	assert.Equal(t, int64(0), merged.Ranks[1].Rank, "hta_sampled_rank0 names its rank")
 	assert.True(t, merged.Ranks[1].FromTrace)
-	_, err = Merge(both, &Summary{Device: "mtia", Ranks: []Rank{{}}})
-	assert.ErrorContains(t, err, `summary 2 is of device "mtia", an earlier one of "cuda"`)
+	mtiaSum := collect([]tracefile.Event{{Kind: tracefile.KindKernel, Name: "k", EndNs: 1000}}, 0)
+	mtiaSum.Device = "mtia"
+	_, err = Merge(both, mtiaSum)
+	assert.ErrorContains(t, err, `summary 2 is of device "mtia", summary 1 of "cuda"`)
+	// ReadAll names the files (it said "summary 2").
+	mtia := filepath.Join(t.TempDir(), "mtia.json")
+	var mb bytes.Buffer
+	require.NoError(t, Write(&mb, JSON, mtiaSum, WriteOptions{}))
+	require.NoError(t, os.WriteFile(mtia, mb.Bytes(), 0o644))
+	_, _, err = ReadAll([]string{paths[0], mtia}, ReadOptions{})
+	assert.EqualError(t, err, quote.String(mtia)+` is of device "mtia", `+quote.String(paths[0])+` of "cuda"`)
 }
 
 func render(t *testing.T, s *Summary, f Format) string {

@@ -296,7 +296,8 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 	for i := range sw[0] {
 		rt = rt.Add(timesOf(&sw[0][i], rankWin[i].len()))
 	}
-	s.Breakdown = []RankBreakdown{{Rank: rank, StartNs: first, EndNs: last, Times: rt, HTA: htaBreakdown(recs, steps)}}
+	htaKeep := htaFilter(steps, filter, in)
+	s.Breakdown = []RankBreakdown{{Rank: rank, StartNs: first, EndNs: last, Times: rt, HTA: htaBreakdown(recs, htaKeep)}}
 
 	// Steps.
 	rs := RankSteps{Rank: rank, Steps: []Step{}}
@@ -312,10 +313,10 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 
 	keys, groups := byStream(recs, in)
 	s.Idle = idleByStream(keys, groups, o, rank)
-	htaIdle(groups, steps, o, s.Idle)
+	htaIdle(groups, htaKeep, o, s.Idle)
 	s.Overlap = []Overlap{overlapOf(recs, in, rank, rt)}
-	s.Launches = []Launches{launchesOf(recs, in, o, rank, htaLastStepFilter(steps))}
-	s.Queue = queues(keys, groups, o, rank, htaLastStepFilter(steps))
+	s.Launches = []Launches{launchesOf(recs, in, o, rank, htaKeep)}
+	s.Queue = queues(keys, groups, o, rank, htaKeep)
 	s.Stragglers.Collectives = []RankCollectives{collectivesOf(recs, in, rank)}
 	s.derive()
 	return s
@@ -335,10 +336,9 @@ func classBit(c Class) uint8 {
 
 // htaBreakdown is HolisticTraceAnalysis's temporal breakdown: device events with a stream
 // (sync events included, device ranges not), times rounded to whole µs (start up, end down),
-// classified COMPUTATION or not by its name patterns, after its last-step filter.
-func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
+// classified COMPUTATION or not by its name patterns, of the events keep keeps (htaFilter).
+func htaBreakdown(recs []rec, keep func(*rec) bool) HTABreakdown {
 	var h HTABreakdown
-	keep := htaLastStepFilter(steps)
 	items := make([]item, 0, len(recs))
 	first, last, any := int64(0), int64(0), false
 	for i := range recs {
@@ -379,6 +379,17 @@ func htaBreakdown(recs []rec, steps []stepRec) HTABreakdown {
 	return h
 }
 
+// htaFilter is the events the HTA columns read: with --steps (filter), the selected steps'
+// device events (in) that have a launch, since HolisticTraceAnalysis gives a device event the
+// step of its launch and none without one, so that its columns cover what orprof's do;
+// otherwise its own last-step filter.
+func htaFilter(steps []stepRec, filter bool, in func(*rec) bool) func(*rec) bool {
+	if filter {
+		return func(r *rec) bool { return r.launched && in(r) }
+	}
+	return htaLastStepFilter(steps)
+}
+
 // htaLastStepFilter is HolisticTraceAnalysis's last-step filter (reference/hta.md, loading
 // rule 5): with two or more ProfilerSteps it keeps only the device events whose launch
 // started before the last step did (times rounded to whole µs, as it reads them); none
@@ -397,14 +408,13 @@ func htaLastStepFilter(steps []stepRec) func(*rec) bool {
 
 // htaIdle is HolisticTraceAnalysis's get_idle_time_breakdown of each stream (HTAIdle), by its
 // rules: the kernels, copies and fills of the stream (no waits, no other device activity),
-// after its last-step filter, times rounded to whole µs (start and launch up, end down, an end
+// of the events keep keeps (htaFilter), times rounded to whole µs (start and launch up, end down, an end
 // before its start taken as the start), in start order (groups' order: rounding keeps it; HTA's
 // own sort leaves ties in any order); each gap measured to the previous event's end whatever its
 // sign; host wait when the event's launch started after that end, kernel wait when the gap is
 // under the micro-idle threshold, else other. groups are byStream's, out orprof's figures of
 // the same streams.
-func htaIdle(groups [][]*rec, steps []stepRec, o Options, out []StreamIdle) {
-	keep := htaLastStepFilter(steps)
+func htaIdle(groups [][]*rec, keep func(*rec) bool, o Options, out []StreamIdle) {
 	for j, g := range groups {
 		var h HTAIdle
 		var prevEnd int64

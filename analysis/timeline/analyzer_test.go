@@ -312,6 +312,45 @@ func TestSteps(t *testing.T) {
 	}
 }
 
+// TestHTAFollowsSteps: with --steps the HTA columns read the selected steps' launched device
+// events, as orprof's columns do; before, they read the whole trace (less its last step) and
+// put more compute in one step than the step lasted, even in a step the trace does not have.
+func TestHTAFollowsSteps(t *testing.T) {
+	evs := []Event{step(1, 0, 50), step(2, 50, 100), step(3, 100, 150),
+		launch(1, 10, 11), kern(7, 20, 40, 1, "a"),
+		launch(2, 60, 61), kern(7, 70, 90, 2, "b"),
+		launch(3, 110, 111), kern(7, 120, 130, 3, "c"),
+		kern(7, 95, 97, 0, "unlaunched")}
+	for _, c := range []struct {
+		steps               []int64
+		compute, kernelTime int64
+		dropped             int
+	}{
+		{nil, 40 * us, 70 * us, 2},        // HTA's own filter: steps 1 and 2, no unlaunched event
+		{[]int64{2}, 20 * us, 20 * us, 3}, // step 2 alone
+		{[]int64{3}, 10 * us, 10 * us, 3}, // the last step, which HTA's own filter drops
+		{[]int64{9}, 0, 0, 4},             // no such step
+	} {
+		o := DefaultOptions()
+		o.Steps = c.steps
+		s := run(t, o, 0, evs...)
+		h := s.Breakdown[0].HTA
+		if h.ComputeNs != c.compute || h.KernelTimeNs != c.kernelTime || h.Dropped != c.dropped {
+			t.Errorf("--steps %v: HTA %+v, want compute %d, kernel time %d, dropped %d", c.steps, h, c.compute, c.kernelTime, c.dropped)
+		}
+		if h.ComputeNs > s.Breakdown[0].TotalNs && len(c.steps) > 0 {
+			t.Errorf("--steps %v: HTA compute %d above the window %d", c.steps, h.ComputeNs, s.Breakdown[0].TotalNs)
+		}
+		var n int
+		for _, si := range s.Idle {
+			n += si.Events
+		}
+		if l := s.Launches[0]; l.HTADelayCount > n {
+			t.Errorf("--steps %v: HTA read %d launches of %d events", c.steps, l.HTADelayCount, n)
+		}
+	}
+}
+
 func TestStragglersAndMerge(t *testing.T) {
 	rankEvs := [][]Event{
 		{kern(7, 10, 20, 0, "ncclDevKernel_AllReduce"), kern(7, 50, 60, 0, "ncclDevKernel_AllReduce")},

@@ -52,7 +52,10 @@
 // compute kernel whose name contains "Memcpy", "dma" or "Sync" is not); times are rounded to
 // whole µs, start up and end down (ns traces lose up to 2 µs per event); and when a trace has
 // two or more ProfilerSteps, only device events launched before the last step starts are
-// kept. idle = span − |union|, compute = |COMPUTATION union|, non-compute = the rest.
+// kept. With --steps its columns read the selected steps' device events that have a launch
+// instead (it gives a device event its launch's step, none without one), its own filter
+// then left aside, so that they cover what orprof's columns do, the last step too.
+// idle = span − |union|, compute = |COMPUTATION union|, non-compute = the rest.
 // Its stream is the "stream" argument, so a Context Sync written with stream 4294967295
 // (uint32 −1) is busy time to it. orprof does not count a device waiting on a sync as busy,
 // and keeps every step and the exact times.

@@ -57,3 +57,18 @@ func (s *Summary) renumber(nums map[int64]int64, from, to marks) {
 		set(&s.Stragglers.Collectives[i].Rank)
 	}
 }
+
+// DuplicateRanks returns the rank numbers that more than one trace of s claims, in order: the
+// same trace given twice, or traces of two jobs. Their collectives are matched as if they
+// were different ranks.
+func (s *Summary) DuplicateRanks() []int64 {
+	seen := make(map[int64]int, len(s.Ranks))
+	var dup []int64
+	for _, r := range s.Ranks {
+		seen[r.Rank]++
+		if seen[r.Rank] == 2 {
+			dup = append(dup, r.Rank)
+		}
+	}
+	return dup
+}

@@ -49,7 +49,9 @@ func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error)
 }
 
 // ReadInputs is ReadAll with the ReadOptions ro: the traces read with ro.Link, and the
-// documents ro.Embedded reads taken as summaries among the others.
+// documents ro.Embedded reads taken as summaries among the others. Inputs without device
+// activity are refused when no input has any (*kernels.NoDeviceError), each warned of
+// otherwise.
 func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
@@ -63,10 +65,24 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 	if err := fanout.First(errs); err != nil {
 		return nil, nil, err
 	}
-	all := slices.Concat(warns...)
 	if len(sums) == 0 {
 		return nil, nil, fmt.Errorf("no input")
 	}
+	// Inputs without device activity: refused when none has any, a warning each otherwise
+	// (their ranks' figures are all zero).
+	var empty []int
+	for k, s := range sums {
+		if !hasDevice(s) {
+			empty = append(empty, k)
+		}
+	}
+	if len(empty) == len(sums) {
+		return nil, nil, checkDevice(sums[0], paths[0])
+	}
+	for _, k := range empty {
+		warns[k] = append(warns[k], checkDevice(sums[k], paths[k]).Error())
+	}
+	all := slices.Concat(warns...)
 	s := sums[0]
 	// One derivation of the cross-rank figures for all the inputs, not one per input.
 	if err := s.MergeAll(sums[1:]...); err != nil {

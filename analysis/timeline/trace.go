@@ -7,14 +7,23 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // OpenTrace reads the trace at path in one pass ("-": standard input) for the analyses alone
 // (tracefile.OpenConsumers, a Consumer: no event is kept) and returns the summary of its rank:
-// the trace's distributedInfo rank, else pos. The warnings are the reader's.
+// the trace's distributedInfo rank, else pos. The warnings are the reader's. A trace without
+// device activity is refused (*kernels.NoDeviceError).
 func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
-	return openTrace(path, o, pos, tracefile.LinkAll)
+	s, warns, err := openTrace(path, o, pos, tracefile.LinkAll)
+	if err == nil {
+		err = checkDevice(s, s.Ranks[0].Trace)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, warns, nil
 }
 
 // openTrace is OpenTrace with the link rules link.
@@ -31,6 +40,30 @@ func openTrace(path string, o Options, pos int, link tracefile.LinkMode) (*Summa
 	return c.Finish(td, RankInfo{Rank: int64(pos), Trace: name}), td.ReadWarnings(name), nil
 }
 
+// hasDevice reports whether any rank of s read a device event.
+func hasDevice(s *Summary) bool {
+	for _, r := range s.Ranks {
+		if r.DeviceEvents > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDevice refuses a summary none of whose ranks read a device event (a CPU-only or
+// fallback-mode trace, or a report summary of one), named name: *kernels.NoDeviceError says
+// why and how to record some, where the analyses would show a device idle all along.
+func checkDevice(s *Summary, name string) error {
+	if hasDevice(s) {
+		return nil
+	}
+	dev := ""
+	if len(s.Ranks) > 0 {
+		dev = s.Ranks[0].Device
+	}
+	return &kernels.NoDeviceError{Name: name, Device: dev}
+}
+
 // ReadTrace is OpenTrace of a trace read from r (plain or gzip), or the summary r holds (Write's
 // json, plain or gzip), named name in the summary and the warnings: `orprof timeline -` reads
 // its standard input through it. A summary made with other thresholds or steps than o is
@@ -40,7 +73,8 @@ func ReadTrace(r io.Reader, name string, o Options, pos int) (*Summary, []string
 }
 
 // ReadStream is ReadTrace with the ReadOptions ro: a trace read with ro.Link, a document
-// ro.Embedded reads taken as a summary (its options checked as a summary's).
+// ro.Embedded reads taken as a summary (its options checked as a summary's). Either is
+// refused without device activity (*kernels.NoDeviceError).
 func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*Summary, []string, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
@@ -53,6 +87,9 @@ func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*
 			}
 			if !s.Options.sameThresholds(o) {
 				return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", name, ErrOtherOptions, s.Options)
+			}
+			if err := checkDevice(s, name); err != nil {
+				return nil, nil, err
 			}
 			return s, nil, nil
 		}
@@ -92,5 +129,9 @@ func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.Finish(td, RankInfo{Rank: int64(pos), Trace: name}), td.ReadWarnings(name), nil
+	s := c.Finish(td, RankInfo{Rank: int64(pos), Trace: name})
+	if err := checkDevice(s, name); err != nil {
+		return nil, nil, err
+	}
+	return s, td.ReadWarnings(name), nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -118,6 +119,13 @@ func TestEveryTraceKineto(t *testing.T) {
 				t.Skip("a large trace: read without the race detector (.ci/run's second run)")
 			}
 			s, _, err := OpenTrace(path, DefaultOptions(), 0)
+			if nd := (*kernels.NoDeviceError)(nil); errors.As(err, &nd) {
+				// Refused, saying why: the oracle must find no device event either.
+				if want := oracle(t, path); len(want) > 0 {
+					t.Fatalf("refused as without device activity, but the oracle has %d classes of device work", len(want))
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +172,8 @@ func TestConsumerInSharedRead(t *testing.T) {
 		}
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want, _, err := OpenTrace(path, DefaultOptions(), 0)
-			if err != nil {
+			var nd *kernels.NoDeviceError
+			if err != nil && !errors.As(err, &nd) {
 				t.Fatal(err)
 			}
 			c := NewConsumer(DefaultOptions(), nil)
@@ -180,6 +189,13 @@ func TestConsumerInSharedRead(t *testing.T) {
 				t.Fatal("the tree was not walked")
 			}
 			got := c.Finish(av.Data, RankInfo{Trace: path})
+			if nd != nil {
+				// orprof timeline refuses it; the shared read (the report's) finds no device event too.
+				if got.Ranks[0].DeviceEvents != 0 {
+					t.Errorf("refused as without device activity, but the shared read has %d device events", got.Ranks[0].DeviceEvents)
+				}
+				return
+			}
 			var x, y bytes.Buffer
 			if err := Write(&x, JSON, want, Views); err != nil {
 				t.Fatal(err)
@@ -322,6 +338,17 @@ func TestHTADifferencesKineto(t *testing.T) {
 	}
 	if h := s.Breakdown[0].HTA; h.Dropped == 0 || h.ComputeNs >= s.Breakdown[0].ComputeNs {
 		t.Errorf("cuda_ns_resolution: HTA %+v, orprof compute %d", h, s.Breakdown[0].ComputeNs)
+	}
+	// --steps: the HTA columns cover the selected step as orprof's do (they read the whole
+	// trace: 371 ms of compute in a 95.7 ms step).
+	o := DefaultOptions()
+	o.Steps = []int64{102}
+	one, _, err := OpenTrace("../../testdata/kineto/cuda_ns_resolution.json.gz", o, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := one.Breakdown[0]; b.HTA.KernelTimeNs == 0 || b.HTA.KernelTimeNs > b.TotalNs || b.HTA.ComputeNs > b.ComputeNs {
+		t.Errorf("cuda_ns_resolution --steps 102: HTA %+v against orprof's window %d, compute %d", b.HTA, b.TotalNs, b.ComputeNs)
 	}
 	steps := s.Steps[0].Steps
 	if len(steps) < 2 {

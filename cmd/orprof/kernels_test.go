@@ -142,3 +142,77 @@ func TestKernelsMergeAndDiffCommands(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "%v: %s", args, errb.String())
 	}
 }
+
+// TestNoDeviceActivity: kernels and timeline of a trace without device activity (empty, CPU
+// only, orprof run's fallback mode, or a report summary of one) say why in one line and exit
+// 2, as table refuses an empty trace, where they printed an empty table (or a device idle
+// all along) and exited 0; among traces with device activity such a trace is a warning.
+func TestNoDeviceActivity(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	empty, emptyObj := write("empty.json", "[]"), write("obj.json", `{"traceEvents": []}`)
+	cpu := "../../testdata/kineto/cpu_only.json.gz"
+	fallback := "../../trace/tracefile/testdata/reader/orprof_fallback.json"
+	run(t, "run", "--trace", filepath.Join(dir, "run.json"), "--row-limit", "1") // the README's own: fallback mode
+	rsum := filepath.Join(dir, "r.report.json")
+	run(t, "report", "--format", "json", "-o", rsum, fallback)
+	const cpuWhy = "no device activity: an empty or CPU-only trace; profile the device too"
+	const fbWhy = "no device activity: no OPENREG kernels, copies or fills (orprof run's default fallback mode times each op, not its kernels); record them with orprof run --activities cpu_op,kernel,gpu_memcpy,privateuse1_runtime"
+	for _, cmd := range []string{"kernels", "timeline"} {
+		for _, c := range []struct {
+			args  []string
+			stdin string
+			want  string
+		}{
+			{[]string{empty}, "", empty + ": " + cpuWhy},
+			{[]string{emptyObj}, "", emptyObj + ": " + cpuWhy},
+			{[]string{"-"}, "[]", "<stdin>: " + cpuWhy},
+			{[]string{cpu}, "", cpu + ": " + cpuWhy},
+			{[]string{fallback}, "", fallback + ": " + fbWhy},
+			{[]string{filepath.Join(dir, "run.json")}, "", "run.json: " + fbWhy},
+			{[]string{rsum}, "", rsum + ": " + fbWhy},
+			{[]string{cpu, fallback}, "", cpu + ": " + cpuWhy},
+		} {
+			var out, errb bytes.Buffer
+			code := dispatch(append([]string{cmd}, c.args...), strings.NewReader(c.stdin), &out, &errb)
+			assert.Equal(t, 2, code, "%s %v", cmd, c.args)
+			assert.Empty(t, out.String(), "%s %v", cmd, c.args)
+			assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "one line: %q", errb.String())
+			assert.Contains(t, errb.String(), "orprof: "+cmd+": ", "%s %v", cmd, c.args)
+			assert.Contains(t, errb.String(), c.want, "%s %v", cmd, c.args)
+		}
+		// Beside a trace with device work: a warning, and the other's figures.
+		var out, errb bytes.Buffer
+		code := dispatch([]string{cmd, fallback, "../../testdata/kineto/cuda_alexnet.json.gz"}, strings.NewReader(""), &out, &errb)
+		assert.Equal(t, 0, code, errb.String())
+		assert.Contains(t, errb.String(), "orprof: warning: "+fallback+": "+fbWhy)
+		assert.NotEmpty(t, out.String())
+	}
+}
+
+// TestMergeMessagesNameFiles: a merge of kernels summaries names the files (it said "summary
+// 2"), and the report's device mismatch describes the profiles before a file without
+// quoting the description as a file name.
+func TestMergeMessagesNameFiles(t *testing.T) {
+	dir := t.TempDir()
+	cuda, other := "../../testdata/kineto/cuda_alexnet.json.gz", "../../testdata/kineto/cuda_cupti_range_profiler.json.gz"
+	k1, k2 := filepath.Join(dir, "k1.json"), filepath.Join(dir, "k2.json")
+	js, _ := run(t, "kernels", "--format", "json", cuda)
+	require.NoError(t, os.WriteFile(k1, []byte(js), 0o644))
+	js, _ = run(t, "kernels", "--format", "json", other)
+	js = strings.Replace(js, `"device": "cuda"`, `"device": "mtia"`, 1)
+	require.NoError(t, os.WriteFile(k2, []byte(js), 0o644))
+	for _, cmd := range []string{"merge", "kernels"} {
+		var out, errb bytes.Buffer
+		assert.Equal(t, 2, dispatch([]string{cmd, k1, k2}, strings.NewReader(""), &out, &errb))
+		assert.Equal(t, "orprof: "+cmd+`: "`+k2+`" is of device "mtia", "`+k1+`" of "cuda"`+"\n", errb.String())
+	}
+	var out, errb bytes.Buffer
+	assert.Equal(t, 2, dispatch([]string{"report", "-o", filepath.Join(dir, "r.html"), cuda, "../../testdata/kineto/mtia_rank0.json.gz"},
+		strings.NewReader(""), &out, &errb))
+	assert.Equal(t, `orprof: report: "../../testdata/kineto/mtia_rank0.json.gz" is of device "mtia", the profiles before it of "cuda"`+"\n", errb.String())
+}

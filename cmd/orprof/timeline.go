@@ -183,6 +183,11 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "timeline: %v", err)
 	}
 	printWarnings(stderr, warns)
+	if dup := s.DuplicateRanks(); len(dup) > 0 {
+		// As warnRanks words it for table and report.
+		fmt.Fprintf(stderr, "orprof: warning: rank %d is claimed by more than one trace (%s); the stragglers view matches their collectives as different ranks'\n",
+			dup[0], countNoun(len(dup), "rank repeats", "ranks repeat"))
+	}
 	if err := s.SelectRanks(rankList.vals); err != nil {
 		return fail(stderr, "timeline: --ranks %s: %v; run 'orprof timeline -h'", quoteArg(rankList.String()), err)
 	}

@@ -137,3 +137,16 @@ func TestTimelineBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestTimelineDuplicateRank: two traces that claim one rank (here one file given twice) are
+// warned of as table and report warn of them: the stragglers view would match a rank's
+// collectives with themselves.
+func TestTimelineDuplicateRank(t *testing.T) {
+	r0 := filepath.Join("..", "..", "analysis", "timeline", "testdata", "pgseq", "rank0.json")
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"timeline", "--view", "stragglers", r0, r0}, strings.NewReader(""), &out, &errb), errb.String())
+	assert.Equal(t, "orprof: warning: rank 0 is claimed by more than one trace (1 rank repeats); the stragglers view matches their collectives as different ranks'\n", errb.String())
+	errb.Reset()
+	require.Equal(t, 0, dispatch([]string{"table", r0, r0}, strings.NewReader(""), &out, &errb), errb.String())
+	assert.Contains(t, errb.String(), "orprof: warning: rank 0 is claimed by more than one trace (1 rank repeats);")
+}

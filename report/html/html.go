@@ -221,7 +221,8 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 			p.Why["flame"] = "No op tree: the icicle is drawn from a single trace's events (or summed over the ranks of traces or report summaries, orprof report --format json); table summaries (orprof table --format json) keep only the rows."
 		}
 	}
-	if t := m.Timeline; t != nil {
+	noDevice := m.Timeline != nil && !hasDeviceEvents(m.Timeline)
+	if t := m.Timeline; t != nil && !noDevice {
 		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: t.Breakdown, Idle: t.Idle, Overlap: t.Overlap,
 			Launches: t.Launches, Steps: t.Steps, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
 	}
@@ -241,6 +242,14 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	if m.Timeline == nil {
 		p.Why["timeline"] = why
 	}
+	if noDevice {
+		// Not a device busy 0 % of 0 µs and idle all along: say why there is no timeline.
+		dev := ""
+		if len(m.Timeline.Ranks) > 0 {
+			dev = m.Timeline.Ranks[0].Device
+		}
+		p.Why["timeline"] = "No device timeline: " + kernels.NoDeviceWhy(dev) + "."
+	}
 	if len(p.Findings) == 0 && (m.Timeline == nil || len(m.Timeline.Findings) == 0) {
 		p.Why["findings"] = "Nothing stands out in the summaries."
 	}
@@ -249,7 +258,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Why["kernels"] = "No kernel summary: the Kernels view is made from traces (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no kernels."
 		p.Empty["kernels"] = true
 	case len(k.Kernels) == 0:
-		p.Why["kernels"] = "No kernels: this trace has no device work (a CPU-only profile, or a fallback-mode one whose device time is measured around each op)."
+		p.Why["kernels"] = "No kernels: " + kernels.NoDeviceWhy(k.Device) + "."
 		p.Empty["kernels"] = true
 	default:
 		var b bytes.Buffer
@@ -441,4 +450,15 @@ func RowsModel(rows []events.Avg, tree *flame.Tree, rank optable.RankInfo, devic
 		m.Title, m.Inputs = rank.File, []string{rank.File}
 	}
 	return m
+}
+
+// hasDeviceEvents reports whether any rank of t read a device event: a timeline of none
+// (a CPU-only or fallback-mode trace) has nothing to draw.
+func hasDeviceEvents(t *timeline.Summary) bool {
+	for _, r := range t.Ranks {
+		if r.DeviceEvents > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orprof/orprof/analysis/optable"
+	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/report/html"
 )
@@ -80,6 +81,10 @@ func TestWhy(t *testing.T) {
 			map[string]string{"memory": "--profile-memory", "ranks": "orprof report summaries/", "diff": "--diff BEFORE AFTER"}},
 		{"summaries", &html.Model{Summary: optable.NewSummary(nil, optable.RankInfo{}, optable.SummaryOptions{})},
 			map[string]string{"flame": "single trace"}},
+		// A fallback-mode trace: no device busy 0 % of 0 µs, but why and how to record kernels.
+		{"no device events", &html.Model{Summary: optable.NewSummary(nil, optable.RankInfo{}, optable.SummaryOptions{}),
+			Timeline: &timeline.Summary{Ranks: []timeline.RankInfo{{Device: "openreg"}}}},
+			map[string]string{"timeline": "No device timeline: no OPENREG kernels, copies or fills (orprof run's default fallback mode"}},
 		{"diff only", &html.Model{Diff: &html.Diff{Before: &optable.Summary{}, After: &optable.Summary{}}},
 			map[string]string{"operators": "diff only", "memory": "No operator summary"}},
 	} {
@@ -88,7 +93,11 @@ func TestWhy(t *testing.T) {
 			if err := html.Write(&b, c.m); err != nil {
 				t.Fatal(err)
 			}
-			why := pageJSON(t, b.Bytes())["why"].(map[string]any)
+			doc := pageJSON(t, b.Bytes())
+			why := doc["why"].(map[string]any)
+			if c.m.Timeline != nil && doc["timeline"] != nil {
+				t.Errorf("a timeline without device events is drawn: %v", doc["timeline"])
+			}
 			for view, want := range c.want {
 				if got, _ := why[view].(string); !strings.Contains(got, want) {
 					t.Errorf("why[%s] = %q, want it to say %q", view, got, want)
