@@ -47,7 +47,7 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 		}
 	}
 	c := NewCollector()
-	opts := tracefile.Options{Link: o.Link, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
+	opts := tracefile.Options{Link: o.Link, Position: pos, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
 	var data *tracefile.Data
 	var err error
 	if path == "-" {
@@ -76,14 +76,11 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	if name == "-" {
 		name = "<stdin>"
 	}
-	if err := c.Err(); err != nil {
+	s, err := c.Summary()
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	r := Rank{Rank: int64(pos), File: name}
-	if data.HasRank {
-		r.Rank, r.FromTrace = data.Rank, true
-	}
-	return c.Summary(r, data.DeviceName), data.Warnings(name), nil
+	return s, data.Warnings(name), nil
 }
 
 // IsSummaryFile reports whether the file at path (plain or gzip) is a kernels summary rather

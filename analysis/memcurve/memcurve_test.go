@@ -32,7 +32,7 @@ func curves(t *testing.T, trace string) *memcurve.Summary {
 	if _, err := tracefile.ReadConsumers(strings.NewReader(trace), "t.json", tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 		t.Fatal(err)
 	}
-	return c.Finish()
+	return c.Summary()
 }
 
 // The allocator's totals are plotted as the trace reports them, per device type and index;
@@ -93,12 +93,12 @@ func TestCutKeepsPeak(t *testing.T) {
 func ExampleCollector() {
 	trace := kineto(`"Device Type":1,"Device Id":0,"Bytes":4096,"Total Allocated":4096,"Total Reserved":2097152`,
 		`"Device Type":1,"Device Id":0,"Bytes":-4096,"Total Allocated":0,"Total Reserved":2097152`)
-	c := memcurve.NewCollector() // a tracefile.MemoryConsumer
+	c := memcurve.NewCollector() // a tracefile.Consumer that needs the memory records
 	if _, err := tracefile.ReadConsumers(strings.NewReader(trace), "t.json", tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, d := range c.Finish().Devices {
+	for _, d := range c.Summary().Devices {
 		fmt.Printf("%s: peak %d allocated, %d reserved, %d records\n", d.Name, d.PeakAllocated, d.PeakReserved, d.Records)
 	}
 	// Output: CUDA 0: peak 4096 allocated, 2097152 reserved, 2 records
@@ -127,7 +127,7 @@ func TestConsumerOnTestdata(t *testing.T) {
 				if _, err := tracefile.OpenAverages(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}, events.AverageOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				b, err := json.MarshalIndent(c.Finish(), "", " ")
+				b, err := json.MarshalIndent(c.Summary(), "", " ")
 				if err != nil {
 					t.Fatal(err)
 				}

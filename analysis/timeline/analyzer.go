@@ -209,7 +209,7 @@ func mergeSteps(raw []stepRec) []stepRec {
 
 // analyze is Finish's work on the records.
 func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
-	rank := info.Rank
+	rank := info.Number
 	// Each device event belongs to the step whose host range holds its launch's start (its own
 	// start when it has no launch).
 	for i := range recs {
