@@ -68,12 +68,34 @@ type Bundle struct {
 	Memory   *memcurve.Summary
 }
 
+// fieldOf is, per entry of Kinds, the index of Bundle's field that holds its summary: the
+// field whose type's Analysis is the entry's Name (a kind without a field is a mistake the
+// package's tests catch at once).
+var fieldOf = func() []int {
+	bt := reflect.TypeFor[Bundle]()
+	out := make([]int, len(Kinds))
+	for i, k := range Kinds {
+		out[i] = -1
+		for f := range bt.NumField() {
+			z := reflect.Zero(bt.Field(f).Type).Interface()
+			if s, ok := z.(analysis.Summary); ok && s.Analysis() == k.Name {
+				out[i] = f
+			}
+		}
+		if out[i] < 0 {
+			panic("report: Bundle has no field for the " + k.Name + " analysis")
+		}
+	}
+	return out
+}()
+
 // views are b's summaries in Kinds' order (nil: none).
 func (b *Bundle) views() []analysis.Summary {
+	v := reflect.ValueOf(b).Elem()
 	vs := make([]analysis.Summary, len(Kinds))
-	for i, v := range []analysis.Summary{b.Table, b.Flame, b.Timeline, b.Kernels, b.Steps, b.Memory} {
-		if !reflect.ValueOf(v).IsNil() {
-			vs[i] = v
+	for i, f := range fieldOf {
+		if fv := v.Field(f); !fv.IsNil() {
+			vs[i] = fv.Interface().(analysis.Summary)
 		}
 	}
 	return vs
@@ -81,20 +103,18 @@ func (b *Bundle) views() []analysis.Summary {
 
 // set makes s b's view of its kind.
 func (b *Bundle) set(s analysis.Summary) {
-	switch s := s.(type) {
-	case *optable.Summary:
-		b.Table = s
-	case *flame.Tree:
-		b.Flame = s
-	case *timeline.Summary:
-		b.Timeline = s
-	case *kernels.Summary:
-		b.Kernels = s
-	case *tbsteps.Summary:
-		b.Steps = s
-	case *memcurve.Summary:
-		b.Memory = s
+	v := reflect.ValueOf(b).Elem()
+	for i, k := range Kinds {
+		if k.Name == s.Analysis() {
+			v.Field(fieldOf[i]).Set(reflect.ValueOf(s))
+		}
 	}
+}
+
+// clear removes b's view of Kinds[i].
+func (b *Bundle) clear(i int) {
+	f := reflect.ValueOf(b).Elem().Field(fieldOf[i])
+	f.Set(reflect.Zero(f.Type()))
 }
 
 // Options tune reading traces. The zero value is the default.
@@ -247,18 +267,6 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 		w = append(w, lw)
 	}
 	return acc, w, nil
-}
-
-// clear removes b's view of Kinds[i].
-func (b *Bundle) clear(i int) {
-	vs := b.views()
-	*b = Bundle{}
-	vs[i] = nil
-	for _, v := range vs {
-		if v != nil {
-			b.set(v)
-		}
-	}
 }
 
 // tableRanks are t's ranks.

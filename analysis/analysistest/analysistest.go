@@ -7,6 +7,7 @@ package analysistest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,117 +18,267 @@ import (
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
-// Input is one input of a merge: a summary and its ranks as its table numbers them.
+// Input is one input of a merge: a summary (nil: the input has none) and its ranks as its
+// table numbers them.
 type Input struct {
 	Summary analysis.Summary
 	Ranks   []trace.Rank
 }
 
 // Source makes the summary of input i (0 ≤ i < 3) read as the rank at position pos (a trace
-// that names its rank keeps it). Each call makes a new summary.
+// that names its rank keeps it). Each call makes a new summary: a merge may take its inputs
+// over.
 type Source func(i, pos int) (Input, error)
 
-// Run checks the kind k of reg on the inputs src makes, each check a subtest. foreign are
-// JSON documents of other kinds, by kind name (a kind's own is skipped).
+// errSkip is a check's answer when the inputs cannot exercise it.
+var errSkip = errors.New("skipped")
+
+type check struct {
+	name string
+	run  func(c *checker) error
+}
+
+// checks are what Check checks, in order.
+var checks = []check{
+	{"New", (*checker).newConsumer},
+	{"RoundTrip", (*checker).roundTrip},
+	{"Associative", (*checker).associative},
+	{"OrderOfReads", (*checker).orderOfReads},
+	{"Renumber", (*checker).renumber},
+	{"Foreign", (*checker).foreignRefused},
+}
+
+// Check checks the kind k of reg on the inputs src makes; foreign are JSON documents of
+// other kinds, by kind name (k's own is skipped). It returns every failure, joined.
+func Check(reg analysis.Registry, k *analysis.Kind, src Source, foreign map[string][]byte) error {
+	c := &checker{reg, k, src, foreign}
+	var errs []error
+	for _, ch := range checks {
+		if err := ch.run(c); err != nil && err != errSkip {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", k.Name, ch.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run is Check with each check a subtest of t.
 func Run(t *testing.T, reg analysis.Registry, k *analysis.Kind, src Source, foreign map[string][]byte) {
 	t.Helper()
-	get := func(t *testing.T, i, pos int) Input {
-		t.Helper()
-		in, err := src(i, pos)
-		if err != nil {
-			t.Fatalf("input %d at %d: %v", i, pos, err)
-		}
-		return in
+	c := &checker{reg, k, src, foreign}
+	for _, ch := range checks {
+		t.Run(ch.name, func(t *testing.T) {
+			switch err := ch.run(c); err {
+			case nil:
+			case errSkip:
+				t.Skip("the inputs cannot exercise it")
+			default:
+				t.Error(err)
+			}
+		})
 	}
-	t.Run("New", func(t *testing.T) {
-		if k.New == nil {
-			t.Skip("made by the table's read")
+}
+
+type checker struct {
+	reg     analysis.Registry
+	k       *analysis.Kind
+	src     Source
+	foreign map[string][]byte
+}
+
+func (c *checker) get(i, pos int) (Input, error) {
+	in, err := c.src(i, pos)
+	if err != nil {
+		return Input{}, fmt.Errorf("input %d at %d: %v", i, pos, err)
+	}
+	return in, nil
+}
+
+// gets makes the inputs (i, pos) of pairs.
+func (c *checker) gets(pairs ...[2]int) ([]Input, error) {
+	out := make([]Input, len(pairs))
+	for j, p := range pairs {
+		in, err := c.get(p[0], p[1])
+		if err != nil {
+			return nil, err
 		}
-		if _, ok := k.New().(tracefile.Consumer); !ok {
-			t.Errorf("%s: New makes a %T, not a tracefile.Consumer", k.Name, k.New())
+		out[j] = in
+	}
+	return out, nil
+}
+
+func (c *checker) newConsumer() error {
+	if c.k.New == nil {
+		return errSkip // made by the table's read
+	}
+	if a := c.k.New(); a == nil {
+		return errors.New("New made nil")
+	} else if _, ok := a.(tracefile.Consumer); !ok {
+		return fmt.Errorf("New makes a %T, not a tracefile.Consumer", a)
+	}
+	return nil
+}
+
+func (c *checker) roundTrip() error {
+	for i := range 3 {
+		in, err := c.get(i, i)
+		if err != nil {
+			return err
 		}
-	})
-	t.Run("RoundTrip", func(t *testing.T) {
-		for i := range 3 {
-			in := get(t, i, i)
-			if in.Summary == nil {
-				continue
-			}
-			a := write(t, k, in.Summary)
-			back, err := reg.Read(k, a, k.Name)
+		if in.Summary == nil {
+			continue
+		}
+		a, err := c.write(in.Summary)
+		if err != nil {
+			return err
+		}
+		back, err := c.reg.Read(c.k, a, c.k.Name)
+		if err != nil {
+			return fmt.Errorf("input %d: reading back its JSON: %v", i, err)
+		}
+		b, err := c.write(back)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(a, b) {
+			return fmt.Errorf("input %d: written, read and written again differs:\n%s\n%s", i, a, b)
+		}
+	}
+	return nil
+}
+
+func (c *checker) associative() error {
+	three := [][2]int{{0, 0}, {1, 1}, {2, 2}}
+	var out [3][]byte
+	for g, group := range []func(x []Input) (Input, error){
+		func(x []Input) (Input, error) { return Merge(c.k, x...) },
+		func(x []Input) (Input, error) {
+			ab, err := Merge(c.k, x[0], x[1])
 			if err != nil {
-				t.Fatalf("input %d: reading back its JSON: %v", i, err)
+				return Input{}, err
 			}
-			if b := write(t, k, back); !bytes.Equal(a, b) {
-				t.Errorf("input %d: written, read and written again differs:\n%s\n%s", i, a, b)
+			return Merge(c.k, ab, x[2])
+		},
+		func(x []Input) (Input, error) {
+			bc, err := Merge(c.k, x[1], x[2])
+			if err != nil {
+				return Input{}, err
 			}
+			return Merge(c.k, x[0], bc)
+		},
+	} {
+		x, err := c.gets(three...)
+		if err != nil {
+			return err
 		}
-	})
-	t.Run("Associative", func(t *testing.T) {
-		in := func() []Input { return []Input{get(t, 0, 0), get(t, 1, 1), get(t, 2, 2)} }
-		x := in()
-		all := mustMerge(t, k, x[0], x[1], x[2])
-		x = in()
-		left := mustMerge(t, k, mustMerge(t, k, x[0], x[1]), x[2])
-		x = in()
-		right := mustMerge(t, k, x[0], mustMerge(t, k, x[1], x[2]))
-		a, l, r := write(t, k, all.Summary), write(t, k, left.Summary), write(t, k, right.Summary)
-		if !bytes.Equal(a, l) {
-			t.Errorf("merge(a, b, c) and merge(merge(a, b), c) differ:\n%s\n%s", a, l)
+		m, err := group(x)
+		if err != nil {
+			return fmt.Errorf("merge: %v", err)
 		}
-		if !bytes.Equal(a, r) {
-			t.Errorf("merge(a, b, c) and merge(a, merge(b, c)) differ:\n%s\n%s", a, r)
+		if out[g], err = c.write(m.Summary); err != nil {
+			return err
 		}
-	})
-	t.Run("OrderOfReads", func(t *testing.T) {
-		var fwd, rev [3]Input
-		for i := range 3 {
-			fwd[i] = get(t, i, i)
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		return fmt.Errorf("merge(a, b, c) and merge(merge(a, b), c) differ:\n%s\n%s", out[0], out[1])
+	}
+	if !bytes.Equal(out[0], out[2]) {
+		return fmt.Errorf("merge(a, b, c) and merge(a, merge(b, c)) differ:\n%s\n%s", out[0], out[2])
+	}
+	return nil
+}
+
+func (c *checker) orderOfReads() error {
+	fwd, err := c.gets([2]int{0, 0}, [2]int{1, 1}, [2]int{2, 2})
+	if err != nil {
+		return err
+	}
+	rev, err := c.gets([2]int{2, 2}, [2]int{1, 1}, [2]int{0, 0})
+	if err != nil {
+		return err
+	}
+	rev[0], rev[2] = rev[2], rev[0]
+	return c.sameMerge(fwd, rev, "the inputs made in reverse order merge to other bytes")
+}
+
+func (c *checker) renumber() error {
+	at0, err := c.get(1, 0)
+	if err != nil {
+		return err
+	}
+	if len(at0.Ranks) == 0 || at0.Ranks[0].Named {
+		return errSkip // input 1 names its rank
+	}
+	a, err := c.get(0, 0)
+	if err != nil {
+		return err
+	}
+	b, err := c.gets([2]int{0, 0}, [2]int{1, 1})
+	if err != nil {
+		return err
+	}
+	return c.sameMerge([]Input{a, at0}, b, "a rank-less summary made at position 0 and merged at 1 differs from one made at 1")
+}
+
+func (c *checker) sameMerge(x, y []Input, what string) error {
+	mx, err := Merge(c.k, x...)
+	if err != nil {
+		return fmt.Errorf("merge: %v", err)
+	}
+	my, err := Merge(c.k, y...)
+	if err != nil {
+		return fmt.Errorf("merge: %v", err)
+	}
+	a, err := c.write(mx.Summary)
+	if err != nil {
+		return err
+	}
+	b, err := c.write(my.Summary)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("%s:\n%s\n%s", what, a, b)
+	}
+	return nil
+}
+
+func (c *checker) foreignRefused() error {
+	n := 0
+	for name, data := range c.foreign {
+		if name == c.k.Name {
+			continue
 		}
-		for i := 2; i >= 0; i-- {
-			rev[i] = get(t, i, i)
+		n++
+		_, err := c.reg.Read(c.k, data, c.k.Name)
+		switch {
+		case err == nil:
+			return fmt.Errorf("a %s summary read as a %s summary", name, c.k.Name)
+		case strings.Contains(err.Error(), "\n"):
+			return fmt.Errorf("a %s summary: the error is not one line: %q", name, err)
+		case !strings.Contains(err.Error(), name):
+			return fmt.Errorf("a %s summary: the error does not say what it is: %v", name, err)
 		}
-		f, r := mustMerge(t, k, fwd[:]...), mustMerge(t, k, rev[:]...)
-		if a, b := write(t, k, f.Summary), write(t, k, r.Summary); !bytes.Equal(a, b) {
-			t.Errorf("the inputs made in reverse order merge to other bytes:\n%s\n%s", a, b)
-		}
-	})
-	t.Run("Renumber", func(t *testing.T) {
-		at0 := get(t, 1, 0)
-		if len(at0.Ranks) == 0 || at0.Ranks[0].Named {
-			t.Skip("input 1 names its rank")
-		}
-		a := mustMerge(t, k, get(t, 0, 0), at0)
-		b := mustMerge(t, k, get(t, 0, 0), get(t, 1, 1))
-		if x, y := write(t, k, a.Summary), write(t, k, b.Summary); !bytes.Equal(x, y) {
-			t.Errorf("a rank-less summary made at position 0 and merged at 1 differs from one made at 1:\n%s\n%s", x, y)
-		}
-	})
-	t.Run("Foreign", func(t *testing.T) {
-		n := 0
-		for name, data := range foreign {
-			if name == k.Name {
-				continue
-			}
-			n++
-			_, err := reg.Read(k, data, k.Name)
-			switch {
-			case err == nil:
-				t.Errorf("a %s summary read as a %s summary", name, k.Name)
-			case strings.Contains(err.Error(), "\n"):
-				t.Errorf("a %s summary: the error is not one line: %q", name, err)
-			case !strings.Contains(err.Error(), name):
-				t.Errorf("a %s summary: the error does not say what it is: %v", name, err)
-			}
-		}
-		if n == 0 {
-			t.Skip("no foreign summary given")
-		}
-	})
+	}
+	if n == 0 {
+		return errSkip
+	}
+	return nil
+}
+
+// write is s's JSON; "null" for no summary (an input without the view).
+func (c *checker) write(s analysis.Summary) ([]byte, error) {
+	if s == nil {
+		return []byte("null"), nil
+	}
+	var b bytes.Buffer
+	if err := c.k.Write(&b, s); err != nil {
+		return nil, fmt.Errorf("write: %v", err)
+	}
+	return b.Bytes(), nil
 }
 
 // Merge merges ins in order as the report summary merges its inputs: each input's ranks
-// numbered by internal/ranknum's rule at its place.
+// numbered by internal/ranknum's rule at its place. The result's Ranks are the merged ranks.
 func Merge(k *analysis.Kind, ins ...Input) (Input, error) {
 	parts := make([]analysis.Part, len(ins))
 	var ranks []trace.Rank
@@ -140,11 +291,10 @@ func Merge(k *analysis.Kind, ins ...Input) (Input, error) {
 		}
 		p.Nums = nums
 		for j, r := range in.Ranks {
-			if r.Named {
-				ranks = append(ranks, r)
-			} else {
-				ranks = append(ranks, trace.Rank{Number: int64(at + j), Trace: r.Trace})
+			if !r.Named {
+				r.Number = int64(at + j)
 			}
+			ranks = append(ranks, r)
 		}
 		if len(in.Ranks) > 0 && in.Ranks[0].Named {
 			p.First = in.Ranks[0].Number
@@ -153,25 +303,4 @@ func Merge(k *analysis.Kind, ins ...Input) (Input, error) {
 	}
 	s, err := k.Merge(parts)
 	return Input{Summary: s, Ranks: ranks}, err
-}
-
-func mustMerge(t *testing.T, k *analysis.Kind, ins ...Input) Input {
-	t.Helper()
-	out, err := Merge(k, ins...)
-	if err != nil {
-		t.Fatalf("merge: %v", err)
-	}
-	return out
-}
-
-func write(t *testing.T, k *analysis.Kind, s analysis.Summary) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if s == nil {
-		return []byte("null") // (an input without the view: a merge keeps none, or the others')
-	}
-	if err := k.Write(&b, s); err != nil {
-		t.Fatalf("write: %v", err)
-	}
-	return b.Bytes()
 }

@@ -107,7 +107,7 @@ func ExampleCollector() {
 // The Collector as a consumer of a read shared with the table's Averager (what orprof report
 // does) gives, on every trace in testdata, the curves in testdata/traces: written by the
 // Collector's former form, fed by the reader's converting goroutines (tracefile.ReadEach), so
-// the figures did not change when it became a tracefile.MemoryConsumer.
+// the figures did not change when it became a tracefile.Consumer.
 func TestConsumerOnTestdata(t *testing.T) {
 	n := 0
 	for _, pat := range []string{"../../testdata/kineto/*.json.gz", "../../testdata/kineto-extra/*.json.gz",

@@ -24,8 +24,8 @@ type Analyzer struct {
 	// shift is added to every time at Finish: the events' origin on the trace's own clock,
 	// for events handed over relative to it.
 	shift int64
-	// inRead: Finish runs while the read that feeds it goes on (Consumer.FinishInRead), whose
-	// records are live: collecting garbage first would mark them for nothing.
+	// inRead: Finish runs while the read that feeds it goes on (a Consumer's), whose records
+	// are live: collecting garbage first would mark them for nothing.
 	inRead bool
 }
 

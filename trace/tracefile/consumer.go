@@ -38,8 +38,23 @@ func OpenConsumers(path string, opts Options) (*Data, error) {
 	return ReadConsumers(r, path, opts)
 }
 
-// Consumer is an analysis fed by a read (doc.go states the contract): it says what it needs,
-// is told about the trace, takes the events one at a time and finishes.
+// Consumer is an analysis fed by a read: it says what it needs, is told about the trace,
+// takes the events one at a time and finishes (package analysis states the contract). The
+// calls never overlap and come in that order, not necessarily on one goroutine; when and
+// where each runs is the read's business.
+//
+//	type busy struct{ ns int64 }
+//
+//	func (*busy) Needs() tracefile.Needs       { return 0 }
+//	func (*busy) Begin(*tracefile.Info)         {}
+//	func (b *busy) Event(ev *tracefile.Event) {
+//		if ev.Kind.DeviceTime() {
+//			b.ns += ev.EndNs - ev.StartNs
+//		}
+//	}
+//	func (*busy) Finish() {}
+//
+//	_, err := tracefile.Open(path, tracefile.Options{Consumers: []tracefile.Consumer{&b}})
 type Consumer interface {
 	// Needs is what the consumer wants of the read beyond the events; it is called once,
 	// before Begin.

@@ -339,7 +339,7 @@ func (s *sized) Event(ev *Event) {
 
 // A consumer is told at Begin, once and before its first event, exactly how many events of
 // each kind the read hands it, in every kind of read, on every real trace and orprof's own.
-func TestSizedConsumerIsToldTheCounts(t *testing.T) {
+func TestConsumerIsToldTheCounts(t *testing.T) {
 	files := consumerTraces(t, "memory.json", "orprof_fallback.json")
 	memory := 0
 	for _, f := range files {
@@ -406,7 +406,7 @@ func (p *preparing) Event(ev *Event) {
 	}
 }
 
-func TestPreparingConsumerGetsEveryDeviceName(t *testing.T) {
+func TestConsumerGetsEveryDeviceName(t *testing.T) {
 	files := consumerTraces(t)
 	for _, f := range files {
 		for _, r := range consumerReads {

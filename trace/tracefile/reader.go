@@ -32,7 +32,7 @@
 // PrivateUse1 activity: PyTorch's own reading of the file.
 //
 // One pass, many consumers: every converted event, its link resolved, also goes to the
-// Consumers of Options (consumer.go has the contract and how to plug one in).
+// Consumers of Options (Consumer; package analysis states the contract).
 package tracefile
 
 import (
