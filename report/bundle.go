@@ -33,14 +33,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
 
+	"github.com/orprof/orprof/analysis"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/memcurve"
@@ -57,7 +58,7 @@ import (
 )
 
 // Bundle is every summary of a profile. Table is always set; a nil view is one the profile
-// has no data for (a merge with an input that lacked it).
+// has no data for (a merge with an input that lacked it). Kinds lists the views in order.
 type Bundle struct {
 	Table    *optable.Summary
 	Flame    *flame.Tree
@@ -65,6 +66,55 @@ type Bundle struct {
 	Kernels  *kernels.Summary
 	Steps    *tbsteps.Summary
 	Memory   *memcurve.Summary
+}
+
+// fieldOf is, per entry of Kinds, the index of Bundle's field that holds its summary: the
+// field whose type's Analysis is the entry's Name (a kind without a field is a mistake the
+// package's tests catch at once).
+var fieldOf = func() []int {
+	bt := reflect.TypeFor[Bundle]()
+	out := make([]int, len(Kinds))
+	for i, k := range Kinds {
+		out[i] = -1
+		for f := range bt.NumField() {
+			z := reflect.Zero(bt.Field(f).Type).Interface()
+			if s, ok := z.(analysis.Summary); ok && s.Analysis() == k.Name {
+				out[i] = f
+			}
+		}
+		if out[i] < 0 {
+			panic("report: Bundle has no field for the " + k.Name + " analysis")
+		}
+	}
+	return out
+}()
+
+// views are b's summaries in Kinds' order (nil: none).
+func (b *Bundle) views() []analysis.Summary {
+	v := reflect.ValueOf(b).Elem()
+	vs := make([]analysis.Summary, len(Kinds))
+	for i, f := range fieldOf {
+		if fv := v.Field(f); !fv.IsNil() {
+			vs[i] = fv.Interface().(analysis.Summary)
+		}
+	}
+	return vs
+}
+
+// set makes s b's view of its kind.
+func (b *Bundle) set(s analysis.Summary) {
+	v := reflect.ValueOf(b).Elem()
+	for i, k := range Kinds {
+		if k.Name == s.Analysis() {
+			v.Field(fieldOf[i]).Set(reflect.ValueOf(s))
+		}
+	}
+}
+
+// clear removes b's view of Kinds[i].
+func (b *Bundle) clear(i int) {
+	f := reflect.ValueOf(b).Elem().Field(fieldOf[i])
+	f.Set(reflect.Zero(f.Type()))
 }
 
 // Options tune reading traces. The zero value is the default.
@@ -96,34 +146,41 @@ func Open(path string, pos int, o Options) (*Bundle, *tracefile.Data, error) {
 }
 
 func read(name string, pos int, o Options, readAverages func(tracefile.Options) (*tracefile.Averages, error)) (*Bundle, *tracefile.Data, error) {
-	kc, tc := kernels.NewCollector(), timeline.NewConsumer(timeline.DefaultOptions(), nil)
-	steps, memory := tbsteps.NewCollector(), memcurve.NewCollector()
-	tree := flame.NewBuilder()
-	b := &Bundle{}
-	// Every consumer's summary is finished on the consumers' goroutine as soon as the last
-	// event is theirs, while the read makes the table's rows and walks the op tree. The
-	// timeline's by FinishInRead, which forces no collection (Finish collects the read's
-	// garbage first; in the middle of the read it would mark the live Averager and end
-	// lazyGC's pause): on the MTIA trace the report now runs no collection at all.
-	done := func(td *tracefile.Data) {
-		rank := int64(pos)
-		if td.HasRank {
-			rank = td.Rank
+	// One consumer per analysis that has one; the table and the op tree are made by the
+	// read's Averager (Options.Tree: a flame.Builder walks PyTorch's tree as the rows are made).
+	as := make([]analysis.Analysis, len(Kinds))
+	var cs []tracefile.Consumer
+	for i, k := range Kinds {
+		if k.New != nil {
+			as[i] = k.New()
+			c, ok := as[i].(tracefile.Consumer)
+			if !ok {
+				return nil, nil, fmt.Errorf("report: the %s analysis is not a tracefile.Consumer", k.Name)
+			}
+			cs = append(cs, c)
 		}
-		b.Kernels = kc.Summary(kernels.Rank{File: name, Rank: rank, FromTrace: td.HasRank}, td.DeviceName)
-		b.Steps = steps.Finish(rank, name)
-		b.Memory = memory.Finish()
-		b.Timeline = tc.FinishInRead(td, timeline.RankInfo{Rank: int64(pos), Trace: name})
 	}
+	tree := flame.NewBuilder()
 	// The table groups by input shape only when asked, and never reads stacks unless it
 	// groups by them (ReadAverages decides).
 	av, err := readAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{kc, tc, steps, memory}, ConsumersDone: done, Tree: tree.Add,
-		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
+		Consumers: cs, Position: pos, Tree: tree.Add, SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
 	if err != nil {
 		return nil, nil, err
 	}
-	b.Table, b.Flame = ranks.SummarizeAverages(av, name, pos, o.Grouping), tree.Tree()
+	b := &Bundle{Table: ranks.SummarizeAverages(av, name, pos, o.Grouping), Flame: tree.Tree()}
+	for i, a := range as {
+		if a == nil {
+			continue
+		}
+		s, err := a.Result()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %v", name, Kinds[i].Name, err)
+		}
+		if s != nil {
+			b.set(s)
+		}
+	}
 	return b, av.Data, nil
 }
 
@@ -144,7 +201,9 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 	var mu sync.Mutex
 	waiting := make([]*Bundle, len(paths))
 	var acc *Bundle
-	var timelines []*timeline.Summary // merged at the end, at once
+	// The views merged once (Kind.Once) are merged at the end, all at once.
+	once := make([][]analysis.Summary, len(Kinds))
+	rankLists := make([][]trace.Rank, len(paths))
 	next := 0
 	var mergeErr error
 	errs := fanout.Each(len(paths), o.Workers, func(k int) error {
@@ -161,8 +220,13 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 			} else {
 				acc, mergeErr = merge([]string{"the profiles before it", quote.String(paths[next])}, false, acc, waiting[next])
 			}
-			// (MergeAll numbers the timelines' ranks as merge numbered the other views'.)
-			timelines = append(timelines, waiting[next].Timeline)
+			vs := waiting[next].views()
+			for i, kind := range Kinds {
+				if kind.Once {
+					once[i] = append(once[i], vs[i])
+				}
+			}
+			rankLists[next] = tableRanks(waiting[next].Table)
 			waiting[next] = nil
 			next++
 		}
@@ -171,18 +235,29 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 	if err := fanout.First(errs); err != nil {
 		return nil, nil, err
 	}
-	acc.Timeline = nil
-	if !slices.Contains(timelines, nil) {
-		tl := timelines[0]
-		if err := tl.MergeAll(timelines[1:]...); err != nil {
-			i := 1
-			var me *timeline.MergeError
-			if errors.As(err, &me) {
-				i, err = me.Index+1, me.Err
-			}
-			return nil, nil, fmt.Errorf("%s: timeline: %v", quote.String(paths[i]), err)
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = quote.String(p)
+	}
+	parts, err := partsOf(names, rankLists, acc.Table)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, kind := range Kinds {
+		if !kind.Once {
+			continue
 		}
-		acc.Timeline = tl
+		for j := range parts {
+			parts[j].Summary = once[i][j]
+		}
+		s, err := kind.Merge(parts)
+		if err != nil {
+			return nil, nil, err
+		}
+		acc.clear(i)
+		if s != nil {
+			acc.set(s)
+		}
 	}
 	var w []string
 	for _, ws := range warns {
@@ -192,6 +267,37 @@ func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 		w = append(w, lw)
 	}
 	return acc, w, nil
+}
+
+// tableRanks are t's ranks.
+func tableRanks(t *optable.Summary) []trace.Rank {
+	rs := make([]trace.Rank, len(t.Ranks))
+	for i, r := range t.Ranks {
+		rs[i] = r.Rank
+	}
+	return rs
+}
+
+// partsOf are the parts of a merge of inputs named names whose tables have the ranks
+// rankLists, which merged into the table t: each input's ranks numbered by internal/ranknum's
+// rule. A clash is an error only for an input with a view keyed by rank (hasByRank).
+func partsOf(names []string, rankLists [][]trace.Rank, t *optable.Summary) ([]analysis.Part, error) {
+	parts := make([]analysis.Part, len(rankLists))
+	at := 0
+	for i, rs := range rankLists {
+		nums, err := ranknum.Map(rs, at)
+		first := int64(at)
+		if at < len(t.Ranks) {
+			first = t.Ranks[at].Number
+		}
+		parts[i] = analysis.Part{Name: names[i], Ranks: rs, At: at, First: first, Nums: nums}
+		if err != nil {
+			parts[i].Nums = nil
+			parts[i].Clash = err
+		}
+		at += len(rs)
+	}
+	return parts, nil
 }
 
 // load reads one profile of LoadAll: a trace (its warnings and device links set), a report
@@ -238,7 +344,7 @@ func Merge(names []string, bs ...*Bundle) (*Bundle, error) {
 // merge is Merge, with the timelines merged (withTimeline) or left out (LoadAll merges them
 // all at once at the end: timeline.Summary.MergeAll derives the cross-rank figures once), and
 // names as errors show them (file names quoted, descriptions not).
-func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
+func merge(names []string, withOnce bool, bs ...*Bundle) (*Bundle, error) {
 	if len(bs) == 1 {
 		return bs[0], nil
 	}
@@ -248,100 +354,50 @@ func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
 		}
 		return "summary " + strconv.Itoa(i+1)
 	}
-	tables := make([]*optable.Summary, len(bs))
-	var trees []*flame.Tree
-	var ks []*kernels.Summary
-	var rankOf []int64
-	var mems []*memcurve.Summary
-	out := &Bundle{}
-	hasFlame, hasTimeline, hasKernels, hasSteps := true, true, true, true
+	views := make([][]analysis.Summary, len(bs))
+	ns := make([]string, len(bs))
+	rankLists := make([][]trace.Rank, len(bs))
 	for i, b := range bs {
-		tables[i] = b.Table
-		hasFlame = hasFlame && b.Flame != nil
-		hasTimeline = hasTimeline && b.Timeline != nil
-		hasKernels = hasKernels && b.Kernels != nil
-		hasSteps = hasSteps && b.Steps != nil
-		trees = append(trees, b.Flame)
-		ks = append(ks, b.Kernels)
+		views[i], ns[i], rankLists[i] = b.views(), name(i), tableRanks(b.Table)
 	}
-	t, err := optable.MergeSummaries(tables...)
-	var me *optable.MergeError
-	if errors.As(err, &me) {
-		return nil, errors.New(me.Named(name))
+	// The table first: every view numbers the ranks as its merge does (internal/ranknum): a
+	// rank whose trace names none by its position among all the ranks of the inputs — those
+	// of a summary of several ranks too, moved along behind the ranks before it —, a trace's
+	// own rank by that.
+	parts, _ := partsOf(ns, rankLists, &optable.Summary{})
+	for i := range parts {
+		parts[i].Summary = views[i][0]
 	}
+	t, err := Kinds[0].Merge(parts)
 	if err != nil {
 		return nil, err
 	}
-	out.Table = t
-	// Every view numbers the ranks as the table's merge does (internal/ranknum): a rank whose
-	// trace names none by its position among all the ranks of the inputs — those of a summary
-	// of several ranks too, moved along behind the ranks before it —, a trace's own rank by
-	// that. The table's, the kernels' and the timeline's merges number their ranks so
-	// themselves; the steps and the memory curves, which do not say which ranks their traces
-	// named, take the numbers here (a one-rank input's curves are named after its rank by
-	// memcurve.Merge, a merged input's renamed).
-	at := 0
-	for i, b := range bs {
-		rs := make([]ranknum.Rank, len(b.Table.Ranks))
-		for j, r := range b.Table.Ranks {
-			rs[j] = ranknum.Rank{Number: r.Rank, Named: r.FromTrace}
+	out := &Bundle{}
+	out.set(t)
+	parts, _ = partsOf(ns, rankLists, out.Table)
+	for i, p := range parts {
+		// (A table alone has no figure keyed by rank number: its merge goes by position.)
+		if p.Clash != nil && slices.ContainsFunc(Kinds, func(k *analysis.Kind) bool {
+			return k.ByRank && views[i][slices.Index(Kinds, k)] != nil
+		}) {
+			return nil, fmt.Errorf("%s: %v", p.Name, p.Clash)
 		}
-		nums, err := ranknum.Map(rs, at)
-		if err != nil && (b.Timeline != nil || b.Steps != nil || b.Memory != nil) {
-			// (A table alone has no figure keyed by rank number: its merge goes by position.)
-			return nil, fmt.Errorf("%s: %v", name(i), err)
-		}
-		if b.Steps != nil && nums != nil {
-			for j, r := range b.Steps.Ranks {
-				if to, ok := nums[r.Rank]; ok {
-					b.Steps.Ranks[j].Rank = to
-				}
-			}
-		}
-		b.Memory.Renumber(nums)
-		r := int64(at)
-		if at < len(t.Ranks) {
-			r = t.Ranks[at].Rank
-		}
-		at += len(b.Table.Ranks)
-		rankOf = append(rankOf, r)
-		mems = append(mems, b.Memory)
 	}
-	out.Memory = memcurve.Merge(rankOf, mems)
-	if hasFlame {
-		out.Flame = flame.Merge(trees...)
-	}
-	if hasTimeline && withTimeline {
-		tl, rest := bs[0].Timeline, make([]*timeline.Summary, 0, len(bs)-1)
-		for _, b := range bs[1:] {
-			rest = append(rest, b.Timeline)
+	for k, kind := range Kinds[1:] {
+		k++
+		if kind.Once && !withOnce {
+			continue
 		}
-		if err := tl.MergeAll(rest...); err != nil {
-			var me *timeline.MergeError
-			if errors.As(err, &me) {
-				return nil, fmt.Errorf("%s: timeline: %v", name(me.Index+1), me.Err)
-			}
-			return nil, fmt.Errorf("%s: timeline: %v", name(1), err)
+		for i := range parts {
+			parts[i].Summary = views[i][k]
 		}
-		out.Timeline = tl
-	}
-	if hasKernels {
-		k, err := kernels.Merge(ks...)
-		var kme *kernels.MergeError
-		if errors.As(err, &kme) {
-			return nil, errors.New("kernels: " + kme.Named(name))
-		}
+		s, err := kind.Merge(parts)
 		if err != nil {
-			return nil, fmt.Errorf("kernels: %v", err)
+			return nil, err
 		}
-		out.Kernels = k
-	}
-	if hasSteps {
-		st := &tbsteps.Summary{Categories: bs[0].Steps.Categories}
-		for _, b := range bs {
-			st.Merge(b.Steps)
+		if s != nil {
+			out.set(s)
 		}
-		out.Steps = st
 	}
 	return out, nil
 }
@@ -350,50 +406,19 @@ func merge(names []string, withTimeline bool, bs ...*Bundle) (*Bundle, error) {
 // own writer.
 func Write(w io.Writer, b *Bundle) error {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\"%s\": %d,\n\"table\": ", ranks.ReportKey, ranks.ReportVersion)
-	if err := optable.WriteSummaryJSON(&buf, b.Table, optable.TableOptions{RowLimit: optable.RowLimitAll}); err != nil {
-		return err
-	}
-	member := func(key string, write func(*bytes.Buffer) error) error {
+	fmt.Fprintf(&buf, "{\"%s\": %d", ranks.ReportKey, ranks.ReportVersion)
+	for i, v := range b.views() {
 		trimNewline(&buf)
-		fmt.Fprintf(&buf, ",\n%q: ", key)
-		return write(&buf)
-	}
-	marshal := func(v any) func(*bytes.Buffer) error {
-		return func(buf *bytes.Buffer) error {
-			enc, err := json.Marshal(v)
-			buf.Write(enc)
-			return err
-		}
-	}
-	null := func(buf *bytes.Buffer) error { buf.WriteString("null"); return nil }
-	var err error
-	for _, m := range []struct {
-		key   string
-		isNil bool
-		write func(*bytes.Buffer) error
-	}{
-		{"flame", b.Flame == nil, marshal(b.Flame)},
-		{"timeline", b.Timeline == nil, func(buf *bytes.Buffer) error {
-			return timeline.Write(buf, timeline.JSON, b.Timeline, timeline.Views)
-		}},
-		{"kernels", b.Kernels == nil, func(buf *bytes.Buffer) error {
-			return kernels.Write(buf, kernels.JSON, b.Kernels, kernels.WriteOptions{})
-		}},
-		{"steps", b.Steps == nil, marshal(b.Steps)},
-		{"memory", b.Memory == nil, marshal(b.Memory)},
-	} {
-		write := m.write
-		if m.isNil {
-			write = null
-		}
-		if err = member(m.key, write); err != nil {
+		fmt.Fprintf(&buf, ",\n%q: ", Kinds[i].Name)
+		if v == nil {
+			buf.WriteString("null")
+		} else if err := Kinds[i].Write(&buf, v); err != nil {
 			return err
 		}
 	}
 	trimNewline(&buf)
 	buf.WriteString("}\n")
-	_, err = w.Write(buf.Bytes())
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 
@@ -422,83 +447,48 @@ func Parse(r io.Reader, name string) (*Bundle, error) {
 	if !ranks.IsReportSummary(data) {
 		return nil, fmt.Errorf("%s: not a report summary (a JSON object starting with %q)", name, ranks.ReportKey)
 	}
-	var doc struct {
-		Version  *int            `json:"orprof_report"`
-		Table    json.RawMessage `json:"table"`
-		Flame    json.RawMessage `json:"flame"`
-		Timeline json.RawMessage `json:"timeline"`
-		Kernels  json.RawMessage `json:"kernels"`
-		Steps    json.RawMessage `json:"steps"`
-		Memory   json.RawMessage `json:"memory"`
+	// The document's members: the version, then one per kind, none other.
+	fields := []reflect.StructField{{Name: "Version", Type: reflect.TypeFor[*int](), Tag: `json:"` + ranks.ReportKey + `"`}}
+	for i, k := range Kinds {
+		fields = append(fields, reflect.StructField{Name: "M" + strconv.Itoa(i), Type: reflect.TypeFor[json.RawMessage](),
+			Tag: reflect.StructTag(`json:"` + k.Name + `"`)})
 	}
+	docv := reflect.New(reflect.StructOf(fields))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(docv.Interface()); err != nil {
 		return nil, fmt.Errorf("%s: not a valid report summary: %s", name, quote.Clip(err.Error()))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%s: byte %d: data after the report summary", name, dec.InputOffset())
 	}
-	if doc.Version == nil || *doc.Version != ranks.ReportVersion {
+	doc := docv.Elem()
+	version := doc.Field(0).Interface().(*int)
+	if version == nil || *version != ranks.ReportVersion {
 		v := "none"
-		if doc.Version != nil {
-			v = strconv.Itoa(*doc.Version)
+		if version != nil {
+			v = strconv.Itoa(*version)
 		}
 		return nil, fmt.Errorf("%s: field %s: version %s: this orprof reads version %d", name, ranks.ReportKey, v, ranks.ReportVersion)
 	}
-	field := func(f string, err error) error {
-		return fmt.Errorf("%s: field %s: %s", name, f, quote.Clip(err.Error()))
-	}
 	present := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 	b := &Bundle{}
-	if !present(doc.Table) {
-		return nil, fmt.Errorf("%s: field table: missing: a report summary holds the table's summary", name)
-	}
-	if b.Table, err = optable.ReadSummary(bytes.NewReader(doc.Table), "table"); err != nil {
-		return nil, fmt.Errorf("%s: field %v", name, err)
-	}
-	if present(doc.Flame) {
-		var t flame.Tree
-		if err := strictUnmarshal(doc.Flame, &t); err != nil {
-			return nil, field("flame", err)
+	for i, k := range Kinds {
+		raw := doc.Field(i + 1).Interface().(json.RawMessage)
+		if !present(raw) {
+			if i == 0 {
+				return nil, fmt.Errorf("%s: field %s: missing: a report summary holds the table's summary", name, k.Name)
+			}
+			continue
 		}
-		if err := t.Check(); err != nil {
-			return nil, field("flame", err)
-		}
-		b.Flame = &t
-	}
-	if present(doc.Timeline) {
-		if b.Timeline, err = timeline.Load(bytes.NewReader(doc.Timeline)); err != nil {
-			return nil, field("timeline", err)
-		}
-	}
-	if present(doc.Kernels) {
-		if b.Kernels, err = kernels.ReadSummary(bytes.NewReader(doc.Kernels), "kernels"); err != nil {
+		s, err := Kinds.Read(k, raw, k.Name)
+		if err != nil {
 			return nil, fmt.Errorf("%s: field %v", name, err)
 		}
-	}
-	if present(doc.Steps) {
-		var s tbsteps.Summary
-		if err := strictUnmarshal(doc.Steps, &s); err != nil {
-			return nil, field("steps", err)
-		}
-		if err := s.Check(); err != nil {
-			return nil, field("steps", err)
-		}
-		b.Steps = &s
-	}
-	if present(doc.Memory) {
-		var m memcurve.Summary
-		if err := strictUnmarshal(doc.Memory, &m); err != nil {
-			return nil, field("memory", err)
-		}
-		if err := m.Check(); err != nil {
-			return nil, field("memory", err)
-		}
-		b.Memory = &m
+		b.set(s)
 	}
 	if f, err := checkRanks(b); err != nil {
-		return nil, field(f, err)
+		return nil, fmt.Errorf("%s: field %s: %s", name, f, quote.Clip(err.Error()))
 	}
 	return b, nil
 }
@@ -518,38 +508,30 @@ func numberedBy(named bool) string {
 func checkRanks(b *Bundle) (string, error) {
 	table := b.Table.Ranks
 	for i, r := range table {
-		if !r.FromTrace && r.Rank != int64(i) {
-			return "table", fmt.Errorf("rank %d, of a trace that names none, is at position %d: such a rank is numbered by its position", r.Rank, i)
+		if !r.Named && r.Number != int64(i) {
+			return "table", fmt.Errorf("rank %d, of a trace that names none, is at position %d: such a rank is numbered by its position", r.Number, i)
 		}
 	}
-	same := func(n int, rank func(int) (int64, bool)) error {
-		if n != len(table) {
-			return fmt.Errorf("%d ranks, the table %d", n, len(table))
+	for i, v := range b.views() {
+		k := Kinds[i]
+		if i == 0 || v == nil || k.Ranks == nil {
+			continue
 		}
-		for i, t := range table {
-			r, named := rank(i)
-			if r != t.Rank {
-				return fmt.Errorf("rank %d at position %d, where the table has rank %d", r, i, t.Rank)
+		rs, named := k.Ranks(v)
+		if len(rs) != len(table) {
+			return k.Name, fmt.Errorf("%d ranks, the table %d", len(rs), len(table))
+		}
+		for j, t := range table {
+			r := rs[j]
+			if !named {
+				r.Named = t.Named // (its JSON does not say: the table's)
 			}
-			if named != t.FromTrace {
-				return fmt.Errorf("rank %d at position %d %s, the table's %s", r, i, numberedBy(named), numberedBy(t.FromTrace))
+			if r.Number != t.Number {
+				return k.Name, fmt.Errorf("rank %d at position %d, where the table has rank %d", r.Number, j, t.Number)
 			}
-		}
-		return nil
-	}
-	if tl := b.Timeline; tl != nil {
-		if err := same(len(tl.Ranks), func(i int) (int64, bool) { return tl.Ranks[i].Rank, tl.Ranks[i].HasRank }); err != nil {
-			return "timeline", err
-		}
-	}
-	if k := b.Kernels; k != nil {
-		if err := same(len(k.Ranks), func(i int) (int64, bool) { return k.Ranks[i].Rank, k.Ranks[i].FromTrace }); err != nil {
-			return "kernels", err
-		}
-	}
-	if st := b.Steps; st != nil {
-		if err := same(len(st.Ranks), func(i int) (int64, bool) { return st.Ranks[i].Rank, table[i].FromTrace }); err != nil {
-			return "steps", err
+			if r.Named != t.Named {
+				return k.Name, fmt.Errorf("rank %d at position %d %s, the table's %s", r.Number, j, numberedBy(r.Named), numberedBy(t.Named))
+			}
 		}
 	}
 	return "", nil
@@ -617,12 +599,6 @@ func readIfReport(br *bufio.Reader, name string) (*Bundle, bool, error) {
 // of which one lacked it (a table summary has the table alone).
 func missing(name, member string) error {
 	return fmt.Errorf("%s: field %s: null: this report summary has no %s summary (one of the profiles it was made from had none: a table summary has only the table)", name, member, member)
-}
-
-func strictUnmarshal(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }
 
 // plain returns r, gunzipped if it is gzip.

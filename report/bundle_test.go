@@ -59,7 +59,7 @@ func TestMerge(t *testing.T) {
 		t.Errorf("tree: CPU %d of %d, %d nodes of %d", m.Flame.Root.CPU, one.Flame.Root.CPU, m.Flame.Nodes, one.Flame.Nodes)
 	}
 	if len(m.Table.Ranks) != 2 || len(m.Steps.Ranks) != 2 || len(m.Memory.Devices) != 2*len(one.Memory.Devices) ||
-		m.Steps.Ranks[1].Rank != 1 || m.Timeline.Ranks[1].Rank != 1 {
+		m.Steps.Ranks[1].Number != 1 || m.Timeline.Ranks[1].Number != 1 {
 		t.Errorf("ranks: table %d, steps %d, memory devices %d, timeline %+v", len(m.Table.Ranks), len(m.Steps.Ranks), len(m.Memory.Devices), m.Timeline.Ranks)
 	}
 	if !strings.HasPrefix(m.Memory.Devices[1].Name, "rank 0 · ") && !strings.HasPrefix(m.Memory.Devices[len(m.Memory.Devices)-1].Name, "rank 1 · ") {
@@ -129,9 +129,9 @@ func TestMergeNumbersRanklessRanks(t *testing.T) {
 				t.Errorf("%d bytes, want %d", len(w), len(want))
 			}
 			last := got.Memory.Devices[len(got.Memory.Devices)-1].Name
-			if got.Steps.Ranks[3].Rank != 3 || got.Timeline.Ranks[3].Rank != 3 || got.Kernels.Ranks[3].Rank != 3 || !strings.HasPrefix(last, "rank 3 · ") {
-				t.Errorf("the fourth rank: steps %d, timeline %d, kernels %d, memory %q", got.Steps.Ranks[3].Rank, got.Timeline.Ranks[3].Rank,
-					got.Kernels.Ranks[3].Rank, last)
+			if got.Steps.Ranks[3].Number != 3 || got.Timeline.Ranks[3].Number != 3 || got.Kernels.Ranks[3].Number != 3 || !strings.HasPrefix(last, "rank 3 · ") {
+				t.Errorf("the fourth rank: steps %d, timeline %d, kernels %d, memory %q", got.Steps.Ranks[3].Number, got.Timeline.Ranks[3].Number,
+					got.Kernels.Ranks[3].Number, last)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package kernels
 import (
 	"bytes"
 	"cmp"
+	"github.com/orprof/orprof/trace"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -42,13 +43,16 @@ func genRanks(r *rand.Rand, n int, draw func(*rand.Rand) int64) [][]tracefile.Ev
 
 func collect(evs []tracefile.Event, rank int) *Summary {
 	c := NewCollector()
+	c.Begin(&tracefile.Info{Rank: trace.Rank{Number: int64(rank), Trace: "r"}, DeviceName: "cuda"})
 	for i := range evs {
 		c.Event(&evs[i])
 	}
-	if c.Err() != nil {
-		panic(c.Err())
+	c.Finish()
+	s, err := c.Summary()
+	if err != nil {
+		panic(err)
 	}
-	return c.Summary(Rank{Rank: int64(rank), File: "r"}, "cuda")
+	return s
 }
 
 // canon is s's JSON with its kernels in name and kind order (the order of first occurrence
@@ -196,11 +200,14 @@ func TestDeviceTimeBounds(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			col := NewCollector()
+			col.Begin(&tracefile.Info{})
 			for i := range c.evs {
 				col.Event(&c.evs[i])
 			}
-			require.Error(t, col.Err())
-			assert.Contains(t, col.Err().Error(), c.want)
+			col.Finish()
+			_, err := col.Summary()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
 		})
 	}
 	one := collect([]tracefile.Event{{Kind: tracefile.KindKernel, Name: "k", EndNs: big}, {Kind: tracefile.KindKernel, Name: "k", EndNs: big}}, 0)

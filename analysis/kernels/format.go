@@ -16,6 +16,7 @@ import (
 
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -294,8 +295,11 @@ type docJSON struct {
 }
 
 type rankJSON struct {
-	Rank
-	DeviceUs float64 `json:"device_us"`
+	Rank      int64   `json:"rank"`
+	FromTrace bool    `json:"rank_from_trace"`
+	File      string  `json:"file"`
+	DeviceNs  int64   `json:"device_ns"`
+	DeviceUs  float64 `json:"device_us"`
 }
 
 type kernelJSON struct {
@@ -341,7 +345,7 @@ func writeJSON(w io.Writer, s *Summary, rules *Rules, compact bool) error {
 	doc := docJSON{Version: jsonVersion, Device: s.Device, DeviceNs: s.DeviceNs(), DeviceUs: s.DeviceUs(),
 		Ranks: []rankJSON{}, Kernels: []kernelJSON{}}
 	for _, r := range s.Ranks {
-		doc.Ranks = append(doc.Ranks, rankJSON{r, r.DeviceUs()})
+		doc.Ranks = append(doc.Ranks, rankJSON{r.Number, r.Named, r.Trace, r.DeviceNs, r.DeviceUs()})
 	}
 	total := s.DeviceUs()
 	for _, k := range s.Kernels { // first-occurrence order, which a merge keeps
@@ -431,7 +435,7 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 		if r.DeviceNs < 0 || over {
 			return nil, fmt.Errorf("%s: rank %d: device_ns %d out of range", name, i+1, r.DeviceNs)
 		}
-		s.Ranks = append(s.Ranks, r.Rank)
+		s.Ranks = append(s.Ranks, Rank{Rank: trace.Rank{Number: r.Rank, Named: r.FromTrace, Trace: r.File}, DeviceNs: r.DeviceNs})
 	}
 	for i, j := range doc.Kernels {
 		bad := func(format string, a ...any) error {

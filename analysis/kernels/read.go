@@ -53,7 +53,7 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 		}
 	}
 	c := NewCollector()
-	opts := tracefile.Options{Link: o.Link, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
+	opts := tracefile.Options{Link: o.Link, Position: pos, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
 	var data *tracefile.Data
 	var err error
 	if path == "-" {
@@ -82,14 +82,10 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	if name == "-" {
 		name = "<stdin>"
 	}
-	if err := c.Err(); err != nil {
+	s, err := c.Summary()
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	r := Rank{Rank: int64(pos), File: name}
-	if data.HasRank {
-		r.Rank, r.FromTrace = data.Rank, true
-	}
-	s := c.Summary(r, data.DeviceName)
 	if len(s.Kernels) == 0 && !o.AllowEmpty {
 		return nil, nil, &NoDeviceError{Name: name, Device: data.DeviceName}
 	}

@@ -3,6 +3,7 @@ package kernels
 import (
 	"bytes"
 	"compress/gzip"
+	"github.com/orprof/orprof/trace/tracefile"
 	"io"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestSniffSummary(t *testing.T) {
 		return b.String()
 	}
 	var sb bytes.Buffer
-	require.NoError(t, Write(&sb, JSON, NewCollector().Summary(Rank{}, ""), WriteOptions{}))
+	require.NoError(t, Write(&sb, JSON, emptySummary(), WriteOptions{}))
 	sum := sb.String()
 	big := `{"traceEvents": [` + strings.Repeat(`{"ph": "X", "name": "k", "ts": 1, "dur": 1},`, 5000) + `{}]}`
 	for _, tc := range []struct {
@@ -52,4 +53,13 @@ func TestSniffSummary(t *testing.T) {
 	}
 	_, err := ReadSummaryFrom(strings.NewReader("\x1f\x8bxxxx"), "<stdin>")
 	assert.ErrorContains(t, err, "<stdin>: ")
+}
+
+// emptySummary is the summary of a read with no device events.
+func emptySummary() *Summary {
+	c := NewCollector()
+	c.Begin(&tracefile.Info{})
+	c.Finish()
+	s, _ := c.Summary()
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -34,11 +35,9 @@ type Summary struct {
 
 // Rank is one trace of a summary.
 type Rank struct {
-	// Rank is the trace's distributedInfo.rank when FromTrace, else its position among the
-	// traces.
-	Rank      int64  `json:"rank"`
-	FromTrace bool   `json:"rank_from_trace"`
-	File      string `json:"file"`
+	// Rank is the trace's (its distributedInfo.rank when Named, else its position among the
+	// traces).
+	trace.Rank
 	// DeviceNs is the device time of the rank's kernels, copies, fills and syncs (ns): the
 	// sum of the Kernels' totals, which the table's device total also counts.
 	DeviceNs int64 `json:"device_ns"`
@@ -248,16 +247,17 @@ func (k *Kernel) merge(o *Kernel) error {
 	return nil
 }
 
-// Collector is the tracefile.Consumer that builds one rank's Summary from a read:
+// Collector is the analysis (analysis.Analysis) that builds one rank's Summary from a read:
 //
 //	c := kernels.NewCollector()
-//	data, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}})
-//	s := c.Summary(kernels.Rank{File: path, Rank: data.Rank, FromTrace: data.HasRank}, data.DeviceName)
-//	if err == nil { err = c.Err() }
+//	_, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}})
+//	s, err2 := c.Summary()
 type Collector struct {
 	s        Summary
+	rank     Rank
 	deviceNs int64
 	err      error
+	done     *Summary
 }
 
 // NewCollector returns an empty Collector.
@@ -265,9 +265,18 @@ func NewCollector() *Collector {
 	return &Collector{s: Summary{index: map[kernelKey]int{}}}
 }
 
+// Needs asks for the links: a kernel's row names the operators that launched it.
+func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks }
+
+// Begin takes the trace's rank and device.
+func (c *Collector) Begin(info *tracefile.Info) {
+	c.rank = Rank{Rank: info.Rank}
+	c.s.Device = info.DeviceName
+}
+
 // Event counts a device event whose duration is device time (tracefile.Kind.DeviceTime), in
 // whole ns (ev.EndNs − ev.StartNs); it ignores the others. A duration that takes the read's
-// device time past 2⁶³ ns (292 years) stops the collector with an error (Err).
+// device time past 2⁶³ ns (292 years) stops the collector with an error.
 func (c *Collector) Event(ev *tracefile.Event) {
 	if !ev.Kind.DeviceTime() || c.err != nil {
 		return
@@ -290,18 +299,17 @@ func (c *Collector) Event(ev *tracefile.Event) {
 	c.s.Kernels[i].add(d, Stream{ev.Pid, ev.Stream}, ev.Op)
 }
 
-// Err is the error that stopped the collector, if one did: its summary is then incomplete.
-func (c *Collector) Err() error { return c.err }
-
-// Summary returns the summary of what the collector saw, as one rank, and resets nothing: call
-// it once, after the read (and check Err).
-func (c *Collector) Summary(r Rank, device string) *Summary {
+// Finish makes the rank's summary.
+func (c *Collector) Finish() {
 	s := c.s
+	r := c.rank
 	r.DeviceNs = c.deviceNs
 	s.Ranks = []Rank{r}
-	s.Device = device
-	return &s
+	c.done = &s
 }
+
+// Summary is the rank's summary, after Finish, or the error that stopped the collector.
+func (c *Collector) Summary() (*Summary, error) { return c.done, c.err }
 
 // Merge sums summaries in order into one, as if every rank of every summary had been read at
 // once in that order: kernels are matched by name and kind; ranks not numbered by their
@@ -325,8 +333,8 @@ func Merge(sums ...*Summary) (*Summary, error) {
 			out.Device = s.Device
 		}
 		for _, r := range s.Ranks {
-			if !r.FromTrace {
-				r.Rank = int64(len(out.Ranks))
+			if !r.Named {
+				r.Number = int64(len(out.Ranks))
 			}
 			var over bool
 			if deviceNs, over = addNs(deviceNs, r.DeviceNs); over {

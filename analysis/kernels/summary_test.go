@@ -55,7 +55,8 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 				ann := annotations{}
 				av, err := tracefile.OpenAverages(f, tracefile.Options{Link: link, Consumers: []tracefile.Consumer{c, ann}}, events.AverageOptions{})
 				require.NoError(t, err)
-				s := c.Summary(Rank{File: f, Rank: av.Data.Rank, FromTrace: av.Data.HasRank}, av.Data.DeviceName)
+				s, err := c.Summary()
+				require.NoError(t, err)
 				if link == tracefile.LinkAll {
 					// The table's read (the report's) and orprof kernels' own (ReadAll: a read,
 					// then a merge of the one rank) give the same bytes.
@@ -120,6 +121,10 @@ func firstDiff(a, b string) string {
 // annotations sums the device-side user annotations linked to each op.
 type annotations map[string]float64
 
+func (annotations) Needs() tracefile.Needs { return tracefile.NeedLinks }
+func (annotations) Begin(*tracefile.Info)  {}
+func (annotations) Finish()                {}
+
 func (a annotations) Event(ev *tracefile.Event) {
 	if ev.Kind == tracefile.KindDeviceAnnotation && ev.Op != "" {
 		a[ev.Op] += ev.EndUs - ev.StartUs
@@ -164,8 +169,8 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 		assert.Equal(t, render(t, both, f), render(t, merged, f), "format %s", f)
 	}
 	require.Len(t, merged.Ranks, 2)
-	assert.Equal(t, int64(0), merged.Ranks[1].Rank, "hta_sampled_rank0 names its rank")
-	assert.True(t, merged.Ranks[1].FromTrace)
+	assert.Equal(t, int64(0), merged.Ranks[1].Number, "hta_sampled_rank0 names its rank")
+	assert.True(t, merged.Ranks[1].Named)
 	mtiaSum := collect([]tracefile.Event{{Kind: tracefile.KindKernel, Name: "k", EndNs: 1000}}, 0)
 	mtiaSum.Device = "mtia"
 	_, err = Merge(both, mtiaSum)
@@ -316,7 +321,7 @@ func TestMatchesHTA(t *testing.T) {
 func TestGolden(t *testing.T) {
 	s, _, err := Open("../../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
 	require.NoError(t, err)
-	s.Ranks[0].File = "rocm_mi250_train.json.gz"
+	s.Ranks[0].Trace = "rocm_mi250_train.json.gz"
 	for _, f := range []Format{Text, Markdown, CSV, JSON} {
 		for _, byOp := range []bool{false, true} {
 			if byOp && f == JSON {

@@ -1,8 +1,8 @@
 // Package memcurve is the memory of each device over a trace's time, from its "[memory]"
 // records, as a summary the report's Memory view draws: per device, the allocated (and
 // reserved) bytes after each record, the peaks, and the curve cut to at most MaxPoints points.
-// A Collector is a tracefile.MemoryConsumer: it takes the reader's "[memory]" records one at a
-// time in the same pass as the other consumers, and keeps 40 bytes per memory record, none per
+// A Collector is an analysis that needs the memory records: it takes the reader's "[memory]"
+// records one at a time in the same pass as the other consumers, and keeps 40 bytes per memory record, none per
 // other event.
 //
 // Definitions (the TensorBoard plugin's memory curve, tb_plugin.md §5, in our words): a device
@@ -70,45 +70,38 @@ type rec struct {
 	typ, id              int32
 }
 
-// Collector gathers the memory records of one trace: a tracefile.MemoryConsumer (one
-// goroutine, file order).
+// Collector gathers the memory records of one trace: an analysis (analysis.Analysis) that
+// needs the memory records and no links.
 type Collector struct {
 	recs []rec
-	// done are the curves once drawn (finished: AllFed, or Finish, was called).
-	done     *Summary
-	finished bool
+	// done are the curves once drawn (Finish was called).
+	done *Summary
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
-// Event ignores the trace's other events (a MemoryConsumer is a tracefile.Consumer).
-func (c *Collector) Event(*tracefile.Event) {}
+// Needs asks for the memory records and no links.
+func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedMemory }
 
-// Expect sizes the list for the read's memory records (tracefile.SizedConsumer).
-func (c *Collector) Expect(n tracefile.Counts) { c.recs = reserve.Room(c.recs, n.Memory) }
+// Begin sizes the list for the read's memory records.
+func (c *Collector) Begin(info *tracefile.Info) { c.recs = reserve.Room(c.recs, info.Counts.Memory) }
 
-// Memory takes one "[memory]" record, at its time on the trace's own clock.
-func (c *Collector) Memory(m *tracefile.MemoryEvent) {
-	c.recs = append(c.recs, rec{m.TraceNs, m.Bytes, m.TotalAllocated, m.TotalReserved, int32(m.DeviceType), int32(m.DeviceID)})
-}
-
-// Finish returns the curves of the records handed over so far; nil when there were none. The
-// Collector is done.
-func (c *Collector) Finish() *Summary {
-	if c.finished {
-		s := c.done
-		c.done = nil
-		return s
+// Event takes one "[memory]" record (KindMemory), at its time on the trace's own clock; it
+// ignores the trace's other events.
+func (c *Collector) Event(ev *tracefile.Event) {
+	if ev.Kind != tracefile.KindMemory {
+		return
 	}
-	c.finished = true
-	return c.finish()
+	m := &ev.Memory
+	c.recs = append(c.recs, rec{ev.StartNs, m.Bytes, m.TotalAllocated, m.TotalReserved, int32(m.DeviceType), int32(m.DeviceID)})
 }
 
-// AllFed draws the curves as soon as the read has handed over its last record
-// (tracefile.LinkFreeConsumer: the read feeds the Collector while it links its events, and
-// calls this on the same goroutine), so that Finish only returns them.
-func (c *Collector) AllFed() { c.done, c.finished = c.finish(), true }
+// Finish draws the curves of the records handed over.
+func (c *Collector) Finish() { c.done = c.finish() }
+
+// Summary is the curves, after Finish; nil when there were no records.
+func (c *Collector) Summary() *Summary { return c.done }
 
 // finish is Finish's work.
 func (c *Collector) finish() *Summary {
@@ -318,10 +311,3 @@ func (s *Summary) Check() error {
 	}
 	return nil
 }
-
-// The read feeds a Collector while it links its events, sized once.
-var (
-	_ tracefile.LinkFreeConsumer = (*Collector)(nil)
-	_ tracefile.SizedConsumer    = (*Collector)(nil)
-	_ tracefile.MemoryConsumer   = (*Collector)(nil)
-)

@@ -32,7 +32,7 @@ func curves(t *testing.T, trace string) *memcurve.Summary {
 	if _, err := tracefile.ReadConsumers(strings.NewReader(trace), "t.json", tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 		t.Fatal(err)
 	}
-	return c.Finish()
+	return c.Summary()
 }
 
 // The allocator's totals are plotted as the trace reports them, per device type and index;
@@ -93,12 +93,12 @@ func TestCutKeepsPeak(t *testing.T) {
 func ExampleCollector() {
 	trace := kineto(`"Device Type":1,"Device Id":0,"Bytes":4096,"Total Allocated":4096,"Total Reserved":2097152`,
 		`"Device Type":1,"Device Id":0,"Bytes":-4096,"Total Allocated":0,"Total Reserved":2097152`)
-	c := memcurve.NewCollector() // a tracefile.MemoryConsumer
+	c := memcurve.NewCollector() // a tracefile.Consumer that needs the memory records
 	if _, err := tracefile.ReadConsumers(strings.NewReader(trace), "t.json", tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, d := range c.Finish().Devices {
+	for _, d := range c.Summary().Devices {
 		fmt.Printf("%s: peak %d allocated, %d reserved, %d records\n", d.Name, d.PeakAllocated, d.PeakReserved, d.Records)
 	}
 	// Output: CUDA 0: peak 4096 allocated, 2097152 reserved, 2 records
@@ -107,7 +107,7 @@ func ExampleCollector() {
 // The Collector as a consumer of a read shared with the table's Averager (what orprof report
 // does) gives, on every trace in testdata, the curves in testdata/traces: written by the
 // Collector's former form, fed by the reader's converting goroutines (tracefile.ReadEach), so
-// the figures did not change when it became a tracefile.MemoryConsumer.
+// the figures did not change when it became a tracefile.Consumer.
 func TestConsumerOnTestdata(t *testing.T) {
 	n := 0
 	for _, pat := range []string{"../../testdata/kineto/*.json.gz", "../../testdata/kineto-extra/*.json.gz",
@@ -127,7 +127,7 @@ func TestConsumerOnTestdata(t *testing.T) {
 				if _, err := tracefile.OpenAverages(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}, events.AverageOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				b, err := json.MarshalIndent(c.Finish(), "", " ")
+				b, err := json.MarshalIndent(c.Summary(), "", " ")
 				if err != nil {
 					t.Fatal(err)
 				}

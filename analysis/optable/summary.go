@@ -7,6 +7,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/trace"
 )
 
 // Summary is the operator table of one or more ranks in a form that merges: each rank's
@@ -30,12 +31,10 @@ type Summary struct {
 
 // RankInfo is one trace of a summary.
 type RankInfo struct {
-	// Rank is the trace's distributedInfo.rank when FromTrace, else its position among all the
-	// traces (0, 1, …).
-	Rank      int64
-	FromTrace bool
-	// File names the trace as it was given ("" when the profile was not read from a file).
-	File string
+	// Rank is the trace's: its distributedInfo.rank when Named, else its position among all
+	// the traces (0, 1, …); Trace names it as it was given ("" when the profile was not read
+	// from a file).
+	trace.Rank
 	// SelfCPUTimeTotal and SelfDeviceTimeTotal are the rank's table footer totals (µs).
 	SelfCPUTimeTotal    float64
 	SelfDeviceTimeTotal float64
@@ -198,8 +197,8 @@ func MergeSummaries(sums ...*Summary) (*Summary, error) {
 		out.ProfileMemory = out.ProfileMemory || s.ProfileMemory
 		off := len(out.Ranks)
 		for _, r := range s.Ranks {
-			if !r.FromTrace {
-				r.Rank = int64(len(out.Ranks))
+			if !r.Named {
+				r.Number = int64(len(out.Ranks))
 			}
 			out.Ranks = append(out.Ranks, r)
 		}
@@ -244,7 +243,7 @@ func MergeSummaries(sums ...*Summary) (*Summary, error) {
 func (s *Summary) RankSource() string {
 	fromTrace := 0
 	for _, r := range s.Ranks {
-		if r.FromTrace {
+		if r.Named {
 			fromTrace++
 		}
 	}
@@ -262,9 +261,9 @@ func (s *Summary) DuplicateRanks() []int64 {
 	seen := make(map[int64]int, len(s.Ranks))
 	var dup []int64
 	for _, r := range s.Ranks {
-		seen[r.Rank]++
-		if seen[r.Rank] == 2 {
-			dup = append(dup, r.Rank)
+		seen[r.Number]++
+		if seen[r.Number] == 2 {
+			dup = append(dup, r.Number)
 		}
 	}
 	return dup

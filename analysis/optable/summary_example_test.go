@@ -29,7 +29,7 @@ func ExampleMergeSummaries() {
 	for _, r := range all.Rows {
 		at, us, _ := r.Slowest()
 		fmt.Printf("%-8s calls %d, self CPU %5.1f us, slowest on rank %d (%.0f us)\n",
-			r.Key, r.Count, r.SelfCPUTimeTotal, all.Ranks[at].Rank, us)
+			r.Key, r.Count, r.SelfCPUTimeTotal, all.Ranks[at].Number, us)
 	}
 	fmt.Println(all.RankSource())
 	// The JSON form, which ReadSummary (`orprof merge`) reads back:

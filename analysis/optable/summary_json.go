@@ -16,6 +16,7 @@ import (
 
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/jsonscan"
+	"github.com/orprof/orprof/trace"
 )
 
 // SummaryVersion is the version of the "summary" object WriteSummaryJSON writes.
@@ -139,7 +140,7 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 			ProfileMemory: s.ProfileMemory, GroupByInputShape: s.GroupByInputShape, GroupByStackN: s.GroupByStackN,
 			Ranks: make([]rankJSON, len(s.Ranks))}}
 	for i, r := range s.Ranks {
-		out.Summary.Ranks[i] = rankJSON{Rank: r.Rank, FromTrace: r.FromTrace, File: r.File,
+		out.Summary.Ranks[i] = rankJSON{Rank: r.Number, FromTrace: r.Named, File: r.Trace,
 			SelfCPUTimeTotal: r.SelfCPUTimeTotal, SelfDeviceTimeTotal: r.SelfDeviceTimeTotal}
 		if r.DeviceLinks.Notable() {
 			l := r.DeviceLinks
@@ -255,7 +256,7 @@ func (doc *summaryJSON) summary() (*Summary, error) {
 	s := &Summary{Device: m.Device, ProfileMemory: m.ProfileMemory, GroupByInputShape: m.GroupByInputShape,
 		GroupByStackN: m.GroupByStackN, Ranks: make([]RankInfo, len(m.Ranks)), Rows: make([]SummaryRow, len(doc.Rows))}
 	for i, r := range m.Ranks {
-		s.Ranks[i] = RankInfo{Rank: r.Rank, FromTrace: r.FromTrace, File: r.File,
+		s.Ranks[i] = RankInfo{Rank: trace.Rank{Number: r.Rank, Named: r.FromTrace, Trace: r.File},
 			SelfCPUTimeTotal: r.SelfCPUTimeTotal, SelfDeviceTimeTotal: r.SelfDeviceTimeTotal}
 		if l := r.DeviceLinks; l != nil {
 			if l.ExternalIDUs < 0 || l.LaunchUs < 0 || l.OrderUs < 0 || l.EnclosingUs < 0 || l.UnlinkedUs < 0 {

@@ -2,6 +2,7 @@ package optable
 
 import (
 	"bytes"
+	"github.com/orprof/orprof/trace"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,9 +24,9 @@ func TestDeviceLinks(t *testing.T) {
 	assert.Equal(t, "Device time linked to operators: 99.000us of 100.000us (99.00%): external-id 0.00%, launch 99.00%, order 0.00%, enclosing 0.00%, unlinked 1.000us (1.00%)", l.Line())
 	assert.Equal(t, "Device time linked to operators: 0.000us of 0.000us (0.00%): external-id 0.00%, launch 0.00%, order 0.00%, enclosing 0.00%, unlinked 0.000us (0.00%)", DeviceLinks{}.Line())
 
-	a := NewSummary(rows, RankInfo{Rank: 0, FromTrace: true, File: "a", DeviceLinks: l}, SummaryOptions{Device: "cuda"})
+	a := NewSummary(rows, RankInfo{Rank: trace.Rank{Number: 0, Named: true, Trace: "a"}, DeviceLinks: l}, SummaryOptions{Device: "cuda"})
 	gemm := events.Avg{Key: "gemm", Count: 1, DeviceType: devices.CUDA, DeviceTimeTotal: 5, SelfDeviceTimeTotal: 5}
-	b := NewSummary(append(rows, gemm), RankInfo{Rank: 1, FromTrace: true, File: "b", DeviceLinks: DeviceLinks{ExternalIDUs: 5}}, SummaryOptions{Device: "cuda"})
+	b := NewSummary(append(rows, gemm), RankInfo{Rank: trace.Rank{Number: 1, Named: true, Trace: "b"}, DeviceLinks: DeviceLinks{ExternalIDUs: 5}}, SummaryOptions{Device: "cuda"})
 	m, err := MergeSummaries(a, b)
 	require.NoError(t, err)
 	assert.Equal(t, DeviceLinks{ExternalIDUs: 5, LaunchUs: 99, UnlinkedUs: 1}, m.DeviceLinks())

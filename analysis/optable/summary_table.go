@@ -58,9 +58,9 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 		}
 		for _, r := range s.Ranks {
 			if hasDev {
-				rt.add(strconv.FormatInt(r.Rank, 10), FormatTime(r.SelfCPUTimeTotal), FormatTime(r.SelfDeviceTimeTotal), r.File)
+				rt.add(strconv.FormatInt(r.Number, 10), FormatTime(r.SelfCPUTimeTotal), FormatTime(r.SelfDeviceTimeTotal), r.Trace)
 			} else {
-				rt.add(strconv.FormatInt(r.Rank, 10), FormatTime(r.SelfCPUTimeTotal), r.File)
+				rt.add(strconv.FormatInt(r.Number, 10), FormatTime(r.SelfCPUTimeTotal), r.Trace)
 			}
 		}
 		rt.write(&b)
@@ -92,7 +92,7 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 			if runeLen(key) >= name-3 {
 				key = string([]rune(key)[:name-3]) + "..."
 			}
-			st.add(key, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Rank, 10), FormatTime(us), FormatTime(mean), ratio)
+			st.add(key, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Number, 10), FormatTime(us), FormatTime(mean), ratio)
 		}
 		st.write(&b)
 	}
@@ -175,7 +175,7 @@ func writeSummaryCSV(w io.Writer, s *Summary, idx []int, byRank bool) error {
 			if dev {
 				by = "device_time_total"
 			}
-			vals = append(vals, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Rank, 10),
+			vals = append(vals, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Number, 10),
 				csvTime(us), by)
 		}
 		t.Rows = append(t.Rows, vals)

@@ -3,6 +3,7 @@ package optable
 import (
 	"bytes"
 	"compress/gzip"
+	"github.com/orprof/orprof/trace"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,9 +44,9 @@ func rankSummary(scale float64, extra bool, rank RankInfo) *Summary {
 // order across ranks, sums, the slowest rank of each row — and ranks numbered by file order
 // take their position.
 func TestMergeSummaries(t *testing.T) {
-	s0 := rankSummary(1, false, RankInfo{File: "r0"})
-	s1 := rankSummary(3, true, RankInfo{File: "r1"})
-	s2 := rankSummary(2, false, RankInfo{Rank: 7, FromTrace: true, File: "r2"})
+	s0 := rankSummary(1, false, RankInfo{Rank: trace.Rank{Trace: "r0"}})
+	s1 := rankSummary(3, true, RankInfo{Rank: trace.Rank{Trace: "r1"}})
+	s2 := rankSummary(2, false, RankInfo{Rank: trace.Rank{Number: 7, Named: true, Trace: "r2"}})
 	m, err := MergeSummaries(s0, s1, s2)
 	require.NoError(t, err)
 	var keys []string
@@ -54,9 +55,9 @@ func TestMergeSummaries(t *testing.T) {
 	}
 	assert.Equal(t, []string{"step", "aten::mm", "aten::relu", "gemm", "aten::add"}, keys)
 	assert.Equal(t, []RankInfo{
-		{Rank: 0, File: "r0", SelfCPUTimeTotal: 100, SelfDeviceTimeTotal: 20},
-		{Rank: 1, File: "r1", SelfCPUTimeTotal: 300, SelfDeviceTimeTotal: 60},
-		{Rank: 7, FromTrace: true, File: "r2", SelfCPUTimeTotal: 200, SelfDeviceTimeTotal: 40},
+		{Rank: trace.Rank{Number: 0, Trace: "r0"}, SelfCPUTimeTotal: 100, SelfDeviceTimeTotal: 20},
+		{Rank: trace.Rank{Number: 1, Trace: "r1"}, SelfCPUTimeTotal: 300, SelfDeviceTimeTotal: 60},
+		{Rank: trace.Rank{Number: 7, Named: true, Trace: "r2"}, SelfCPUTimeTotal: 200, SelfDeviceTimeTotal: 40},
 	}, m.Ranks)
 	mm := m.Rows[1]
 	assert.Equal(t, int64(3), mm.Count)
@@ -77,7 +78,7 @@ func TestMergeSummaries(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, m, m2)
 	// The inputs are not modified.
-	assert.Equal(t, rankSummary(1, false, RankInfo{File: "r0"}), s0)
+	assert.Equal(t, rankSummary(1, false, RankInfo{Rank: trace.Rank{Trace: "r0"}}), s0)
 }
 
 func TestMergeSummariesRefuses(t *testing.T) {
@@ -109,8 +110,8 @@ func TestMergeSummariesRefuses(t *testing.T) {
 // TestSummaryJSONRoundTrip: every row written, in any sort order, reads back as the same
 // summary, plain, gzip-compressed or behind a UTF-8 byte order mark.
 func TestSummaryJSONRoundTrip(t *testing.T) {
-	s0 := rankSummary(1, false, RankInfo{File: "r0"})
-	s1 := rankSummary(3, true, RankInfo{File: "r1"})
+	s0 := rankSummary(1, false, RankInfo{Rank: trace.Rank{Trace: "r0"}})
+	s1 := rankSummary(3, true, RankInfo{Rank: trace.Rank{Trace: "r1"}})
 	s1.Rows[0].InputShapes = "" // grouped by nothing
 	m, err := MergeSummaries(s0, s1)
 	require.NoError(t, err)
@@ -173,7 +174,7 @@ func TestReadSummaryErrors(t *testing.T) {
 // TestWriteSummaryRowLimit: JSON states how many rows a row limit left out; the text table
 // prints as WriteTable does, plus the ranks line for several ranks.
 func TestWriteSummaryRowLimit(t *testing.T) {
-	s := rankSummary(1, true, RankInfo{File: "r0"})
+	s := rankSummary(1, true, RankInfo{Rank: trace.Rank{Trace: "r0"}})
 	var buf bytes.Buffer
 	left, err := WriteSummary(&buf, FormatJSON, s, TableOptions{RowLimit: 2, SortBy: "cpu_time_total"}, SummaryOutput{})
 	require.NoError(t, err)
@@ -189,7 +190,7 @@ func TestWriteSummaryRowLimit(t *testing.T) {
 	require.NoError(t, WriteTable(&want, s.Averages(), TableOptions{UseDevice: "cuda"}))
 	assert.Equal(t, want.String(), buf.String(), "one rank: exactly the operator table")
 
-	m, err := MergeSummaries(s, rankSummary(2, false, RankInfo{File: "r1"}))
+	m, err := MergeSummaries(s, rankSummary(2, false, RankInfo{Rank: trace.Rank{Trace: "r1"}}))
 	require.NoError(t, err)
 	buf.Reset()
 	_, err = WriteSummary(&buf, FormatText, m, TableOptions{SortBy: "self_cpu_time_total"}, SummaryOutput{ByRank: true})
@@ -209,7 +210,7 @@ func TestWriteSummaryRowLimit(t *testing.T) {
 // accepts merges with itself, and writes back to JSON that reads as the same summary.
 func FuzzReadSummary(f *testing.F) {
 	var buf bytes.Buffer
-	m, _ := MergeSummaries(rankSummary(1, false, RankInfo{File: "r0"}), rankSummary(2, true, RankInfo{Rank: 3, FromTrace: true}))
+	m, _ := MergeSummaries(rankSummary(1, false, RankInfo{Rank: trace.Rank{Trace: "r0"}}), rankSummary(2, true, RankInfo{Rank: trace.Rank{Number: 3, Named: true}}))
 	WriteSummaryJSON(&buf, m, TableOptions{RowLimit: RowLimitAll})
 	f.Add(buf.Bytes())
 	f.Add([]byte(`{"self_cpu_time_total": 0, "rows": [], "summary": {"version": 1, "ranks": [{}]}}`))
@@ -245,7 +246,7 @@ func FuzzReadSummary(f *testing.F) {
 // TestWriteSummaryByRankEscapes: the per-rank tables escape what they print as the op table
 // does (a file name or op name with a terminal escape or a "|"), in text and in markdown.
 func TestWriteSummaryByRankEscapes(t *testing.T) {
-	m, err := MergeSummaries(rankSummary(1, true, RankInfo{File: "r\x1b[31m|0"}), rankSummary(2, false, RankInfo{File: "r1"}))
+	m, err := MergeSummaries(rankSummary(1, true, RankInfo{Rank: trace.Rank{Trace: "r\x1b[31m|0"}}), rankSummary(2, false, RankInfo{Rank: trace.Rank{Trace: "r1"}}))
 	require.NoError(t, err)
 	for _, f := range []Format{FormatText, FormatMarkdown} {
 		var buf bytes.Buffer
@@ -267,7 +268,7 @@ func TestWriteSummaryByRankCPUOnly(t *testing.T) {
 	cpuSummary := func(file string) *Summary {
 		l := events.NewList([]events.FunctionEvent{events.NewFunctionEvent(1, "step", 1, 0, 100),
 			events.NewFunctionEvent(2, "aten::mm", 1, 10, 40)}, events.ListOptions{})
-		return NewSummary(l.KeyAverages(events.AverageOptions{}), RankInfo{File: file}, SummaryOptions{})
+		return NewSummary(l.KeyAverages(events.AverageOptions{}), RankInfo{Rank: trace.Rank{Trace: file}}, SummaryOptions{})
 	}
 	m, err := MergeSummaries(cpuSummary("r0"), cpuSummary("r1"))
 	require.NoError(t, err)
@@ -281,7 +282,7 @@ func TestWriteSummaryByRankCPUOnly(t *testing.T) {
 		assert.Contains(t, out, "the rank with the largest CPU total; mean over the ranks")
 	}
 	// With device time the column is there.
-	m, err = MergeSummaries(rankSummary(1, false, RankInfo{File: "r0"}), rankSummary(2, false, RankInfo{File: "r1"}))
+	m, err = MergeSummaries(rankSummary(1, false, RankInfo{Rank: trace.Rank{Trace: "r0"}}), rankSummary(2, false, RankInfo{Rank: trace.Rank{Trace: "r1"}}))
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	_, err = WriteSummary(&buf, FormatText, m, TableOptions{}, SummaryOutput{ByRank: true})

@@ -51,6 +51,7 @@ import (
 
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -83,8 +84,8 @@ type Step struct {
 
 // Rank is one rank's steps and their average.
 type Rank struct {
-	Rank  int64  `json:"rank"`
-	Trace string `json:"trace"`
+	// Rank is the trace's (its JSON says not whether its trace named it: the table's does).
+	trace.Rank
 	Steps []Step `json:"steps"`
 	// AverageNs and AverageTotalNs are the sums over the steps divided by their number.
 	AverageNs      [NumCategories]float64 `json:"average_ns"`
@@ -118,14 +119,15 @@ type launch struct {
 	span
 }
 
-// Collector gathers one trace's intervals: a tracefile.Consumer (one goroutine, file order).
+// Collector gathers one trace's intervals: an analysis (analysis.Analysis) fed while the read
+// links its events.
 type Collector struct {
 	p part
 	// roles caches each device event name's role (−1: none), one lookup per name.
 	roles map[string]int8
-	// done is the breakdown once worked out (finished: AllFed, or Finish, was called).
-	done     Rank
-	finished bool
+	rank  trace.Rank
+	// done is the breakdown once worked out (Finish was called).
+	done *Summary
 }
 
 type part struct {
@@ -143,9 +145,14 @@ type part struct {
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
-// Expect sizes the lists for the read's events (tracefile.SizedConsumer): a host operator
-// nested in the one before it, the common case, takes no room, but the list is made for all.
-func (c *Collector) Expect(n tracefile.Counts) {
+// Needs asks for no links: the breakdown reads the events' own times, kinds and names.
+func (c *Collector) Needs() tracefile.Needs { return 0 }
+
+// Begin takes the trace's rank and sizes the lists: a host operator nested in the one before
+// it, the common case, takes no room, but the list is made for all.
+func (c *Collector) Begin(info *tracefile.Info) {
+	c.rank = info.Rank
+	n := info.Counts
 	p := &c.p
 	p.roles[CPUExec] = reserve.Room(p.roles[CPUExec], n.Host)
 	p.roles[Kernel] = reserve.Room(p.roles[Kernel], n.Device)
@@ -287,24 +294,15 @@ func isDataLoader(name string) bool {
 		strings.HasPrefix(name, "enumerate(DataPipe)#")
 }
 
-// Finish computes the breakdown of the events handed over so far, as rank rank of trace. The
-// Collector is done.
-func (c *Collector) Finish(rank int64, trace string) *Summary {
-	out := c.done
-	if !c.finished {
-		out = c.breakdown()
-	}
-	c.done, c.finished = Rank{}, true
-	out.Rank, out.Trace = rank, trace
-	return &Summary{Categories: Names[:], Ranks: []Rank{out}}
+// Finish works the breakdown out.
+func (c *Collector) Finish() {
+	out := c.breakdown()
+	out.Rank = c.rank
+	c.done = &Summary{Categories: Names[:], Ranks: []Rank{out}}
 }
 
-// AllFed works the breakdown out as soon as the read has handed over its last event
-// (tracefile.LinkFreeConsumer: the read feeds the Collector while it links its events, and
-// calls this on the same goroutine), so that Finish only names the rank.
-func (c *Collector) AllFed() {
-	c.done, c.finished = c.breakdown(), true
-}
+// Summary is the rank's breakdown, after Finish.
+func (c *Collector) Summary() *Summary { return c.done }
 
 // breakdown is the rank's breakdown, unnamed. The events handed over are gone afterwards.
 func (c *Collector) breakdown() Rank {
@@ -520,7 +518,7 @@ func (s *Summary) Findings() []Finding {
 			continue
 		}
 		if x := r.AverageNs[DataLoader] / r.AverageTotalNs; x > DataLoaderShare {
-			out = append(out, Finding{Rank: r.Rank, Share: x, Text: "data loading takes " + strconv.FormatFloat(100*x, 'f', 1, 64) +
+			out = append(out, Finding{Rank: r.Number, Share: x, Text: "data loading takes " + strconv.FormatFloat(100*x, 'f', 1, 64) +
 				"% of the average step: load in worker processes (DataLoader num_workers) or prefetch"})
 		}
 	}
@@ -539,21 +537,15 @@ func (s *Summary) Check() error {
 			var sum int64
 			for _, v := range st.Ns {
 				if v < 0 {
-					return fmt.Errorf("rank %d step %s: a negative time", r.Rank, quote.String(st.Name))
+					return fmt.Errorf("rank %d step %s: a negative time", r.Number, quote.String(st.Name))
 				}
 				sum += v
 			}
 			if st.TotalNs != st.EndNs-st.StartNs || sum != st.TotalNs {
 				return fmt.Errorf("rank %d step %s: %d ns long from %d to %d, its categories sum to %d",
-					r.Rank, quote.String(st.Name), st.TotalNs, st.StartNs, st.EndNs, sum)
+					r.Number, quote.String(st.Name), st.TotalNs, st.StartNs, st.EndNs, sum)
 			}
 		}
 	}
 	return nil
 }
-
-// The read feeds a Collector while it links its events, sized once.
-var (
-	_ tracefile.LinkFreeConsumer = (*Collector)(nil)
-	_ tracefile.SizedConsumer    = (*Collector)(nil)
-)

@@ -3,6 +3,7 @@ package tbsteps_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/orprof/orprof/trace"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func TestBreakdownByHand(t *testing.T) {
 	for i := range evs {
 		c.Event(&evs[i])
 	}
-	s := c.Finish(0, "t")
+	s := finish(c, "t")
 	got := fmt.Sprint(s.Ranks[0].Steps)
 	// Step 1 [0,130): DataLoader 0-20, CPU Exec 20-30 and 40-50, Runtime 30-40, Kernel 50-130.
 	// Step 2 [130,200): Memcpy 150-170, Runtime 140-150, CPU Exec 170-180, Other 130-140, 180-200.
@@ -67,7 +68,7 @@ func TestInvariantsOnTestdata(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 			return nil
 		}
-		s := c.Finish(0, p)
+		s := named(c, p)
 		prev := int64(-1 << 62)
 		for _, st := range s.Ranks[0].Steps {
 			var sum int64
@@ -101,7 +102,8 @@ func ExampleCollector() {
 	for i := range evs {
 		c.Event(&evs[i])
 	}
-	st := c.Finish(0, "trace.json").Ranks[0].Steps[0]
+	c.Finish()
+	st := c.Summary().Ranks[0].Steps[0]
 	for k, ns := range st.Ns {
 		if ns > 0 {
 			fmt.Printf("%-8s %4d ns\n", tbsteps.Names[k], ns)
@@ -128,7 +130,7 @@ func TestFindings(t *testing.T) {
 		for i := range evs {
 			col.Event(&evs[i])
 		}
-		f := col.Finish(0, "t").Findings()
+		f := finish(col, "t").Findings()
 		got := ""
 		if len(f) > 0 {
 			got = f[0].Text
@@ -173,11 +175,24 @@ func TestConsumerOnTestdata(t *testing.T) {
 			if _, err := tracefile.OpenAverages(p, tracefile.Options{Consumers: []tracefile.Consumer{c}}, events.AverageOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			b, err := json.MarshalIndent(c.Finish(0, "t"), "", " ")
+			b, err := json.MarshalIndent(named(c, "t"), "", " ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("testdata", "traces", name), append(b, '\n'))
 		})
 	}
+}
+
+// finish finishes a Collector fed by hand and names its rank 0 of trace name.
+func finish(c *tbsteps.Collector, name string) *tbsteps.Summary {
+	c.Finish()
+	return named(c, name)
+}
+
+// named is the summary of a finished Collector as rank 0 of trace name.
+func named(c *tbsteps.Collector, name string) *tbsteps.Summary {
+	s := c.Summary()
+	s.Ranks[0].Rank = trace.Rank{Trace: name}
+	return s
 }

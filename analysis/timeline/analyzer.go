@@ -24,8 +24,8 @@ type Analyzer struct {
 	// shift is added to every time at Finish: the events' origin on the trace's own clock,
 	// for events handed over relative to it.
 	shift int64
-	// inRead: Finish runs while the read that feeds it goes on (Consumer.FinishInRead), whose
-	// records are live: collecting garbage first would mark them for nothing.
+	// inRead: Finish runs while the read that feeds it goes on (a Consumer's), whose records
+	// are live: collecting garbage first would mark them for nothing.
 	inRead bool
 }
 
@@ -209,7 +209,7 @@ func mergeSteps(raw []stepRec) []stepRec {
 
 // analyze is Finish's work on the records.
 func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
-	rank := info.Rank
+	rank := info.Number
 	// Each device event belongs to the step whose host range holds its launch's start (its own
 	// start when it has no launch).
 	for i := range recs {

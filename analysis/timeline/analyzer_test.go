@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"encoding/json"
+	"github.com/orprof/orprof/trace"
 	"math"
 	"reflect"
 	"testing"
@@ -31,7 +32,7 @@ func run(t *testing.T, o Options, rank int64, evs ...Event) *Summary {
 	for i := range evs {
 		p.Add(&evs[i])
 	}
-	s := a.Finish(RankInfo{Rank: rank, HasRank: true})
+	s := a.Finish(RankInfo{Rank: trace.Rank{Number: rank, Named: true}})
 	checkInvariants(t, s)
 	return s
 }
@@ -415,7 +416,7 @@ func TestPartsInParallelOrder(t *testing.T) {
 			q.Add(&evs[i])
 		}
 	}
-	two := a.Finish(RankInfo{Rank: 0, HasRank: true})
+	two := a.Finish(RankInfo{Rank: trace.Rank{Number: 0, Named: true}})
 	two.Ranks[0], one.Ranks[0] = RankInfo{}, RankInfo{}
 	if !reflect.DeepEqual(one, two) {
 		t.Errorf("parts and order changed the summary:\n%+v\n%+v", one, two)

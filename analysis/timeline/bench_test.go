@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"github.com/orprof/orprof/trace"
 	"os"
 	"testing"
 
@@ -66,6 +67,10 @@ type eventsOf struct {
 	evs []Event
 }
 
+func (o *eventsOf) Needs() tracefile.Needs     { return o.c.Needs() }
+func (o *eventsOf) Begin(info *tracefile.Info) { o.c.Begin(info) }
+func (o *eventsOf) Finish()                    {}
+
 func (o *eventsOf) Event(ev *tracefile.Event) {
 	o.c.Event(ev)
 	if ev.Kind.Host() || ev.Kind == tracefile.KindRuntime || ev.Kind.Device() {
@@ -91,7 +96,7 @@ func rankSummaries(n, c int) []*Summary {
 		for i := range evs {
 			p.Add(&evs[i])
 		}
-		out[r] = a.Finish(RankInfo{Rank: int64(r), HasRank: true})
+		out[r] = a.Finish(RankInfo{Rank: trace.Rank{Number: int64(r), Named: true}})
 	}
 	return out
 }

@@ -7,25 +7,47 @@ import (
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
-// Consumer is the analyses as a tracefile.Consumer: given to a read (tracefile.Options
-// Consumers) with the table's, the kernel view's or any other consumer, it costs that read no
-// second pass. Finish gives the rank's summary.
+// Consumer is the analyses as one read's analysis (analysis.Analysis): given to a read
+// (tracefile.Options Consumers) with the table's, the kernel view's or any other consumer, it
+// costs that read no second pass. Summary gives the rank's summary.
 type Consumer struct {
-	a   *Analyzer
-	p   *Part
-	cls classifier
-	e   Event
+	a    *Analyzer
+	p    *Part
+	cls  classifier
+	e    Event
+	info RankInfo
+	done *Summary
 }
 
 // NewConsumer returns a Consumer with the options o, classing kernels by rules (nil:
 // kernels.Default(), the kernel view's built-in rules).
 func NewConsumer(o Options, rules *kernels.Rules) *Consumer {
 	a := NewAnalyzer(o)
+	// It finishes while its read goes on, whose records are live: collecting garbage first
+	// would mark them for nothing (the read collects them itself when it has nothing else to
+	// do).
+	a.inRead = true
 	return &Consumer{a: a, p: a.Part(), cls: newClassifier(rules)}
 }
 
-// Event takes one converted event (the tracefile.Consumer contract: one goroutine, in file
-// order). Its times are µs from the profile's start; Finish puts them back on the trace's clock.
+// Needs asks for the links (collectives found through a kernel's launch) and the device
+// names, classed once each while the read links its events.
+func (c *Consumer) Needs() tracefile.Needs { return tracefile.NeedLinks | tracefile.NeedDeviceNames }
+
+// Begin takes the trace's rank, device and origin, sizes the lists and classes the device
+// event names: each once, by the kernel view's rules and HolisticTraceAnalysis's patterns, so
+// that Event only looks its name up.
+func (c *Consumer) Begin(info *tracefile.Info) {
+	c.info = RankInfo{Rank: info.Rank, Device: info.DeviceName}
+	c.a.shift = info.OriginNs
+	c.p.Grow(info.Counts.Device, info.Counts.Runtime)
+	for _, n := range info.DeviceNames {
+		c.cls.info(n)
+	}
+}
+
+// Event takes one converted event (one goroutine, in file order). Its times are µs from the
+// profile's start; Finish puts them back on the trace's clock.
 func (c *Consumer) Event(ev *tracefile.Event) {
 	e := &c.e
 	*e = Event{Name: ev.Name, StartNs: usToNs(ev.StartUs), EndNs: usToNs(ev.EndUs), Device: int(ev.Pid),
@@ -48,41 +70,12 @@ func (c *Consumer) Event(ev *tracefile.Event) {
 	c.p.Add(e)
 }
 
-// Prepare classes the read's device event names (tracefile.PreparingConsumer), while the
-// read links its events: each name once, by the kernel view's rules and HolisticTraceAnalysis's
-// patterns, so that Event only looks its name up (the rules' regular expressions took 8 ms of
-// the MTIA trace's 70 names, on the read's busiest goroutine).
-func (c *Consumer) Prepare(names []string) {
-	for _, n := range names {
-		c.cls.info(n)
-	}
-}
+// Finish runs the analyses and makes the summary of the rank. Times go back on the trace's
+// own clock (Info.OriginNs), so that the ranks of a job line up.
+func (c *Consumer) Finish() { c.done = c.a.Finish(c.info) }
 
-// Expect sizes the lists for the read's events (tracefile.SizedConsumer).
-func (c *Consumer) Expect(n tracefile.Counts) { c.p.Grow(n.Device, n.Runtime) }
-
-// Finish runs the analyses over the read whose Data is td and returns the summary of its
-// rank (info names it; the trace's distributedInfo rank and device are taken from td). Times
-// go back on the trace's own clock (td.OriginNs), so that the ranks of a job line up.
-func (c *Consumer) Finish(td *tracefile.Data, info RankInfo) *Summary {
-	if td.HasRank {
-		info.Rank, info.HasRank = td.Rank, true
-	}
-	if info.Device == "" {
-		info.Device = td.DeviceName
-	}
-	c.a.shift = td.OriginNs
-	return c.a.Finish(info)
-}
-
-// FinishInRead is Finish called from the read's own tracefile.Options.ConsumersDone, while
-// the read goes on (its Data has every field Finish reads by then): the analyses run beside
-// the rest of the read rather than after it. It does not collect the read's garbage first,
-// as Finish does, since the read's records are still in use.
-func (c *Consumer) FinishInRead(td *tracefile.Data, info RankInfo) *Summary {
-	c.a.inRead = true
-	return c.Finish(td, info)
-}
+// Summary is the rank's summary, after Finish.
+func (c *Consumer) Summary() *Summary { return c.done }
 
 // commID is the collective identity of the reader's c.
 func commID(c *tracefile.Collective) *CommID {
@@ -161,9 +154,3 @@ func (c *classifier) class(k tracefile.Kind, name string) (Class, uint8) {
 	}
 	return in.class, in.hta
 }
-
-// The read hands a Consumer its device names while it links, and its counts.
-var (
-	_ tracefile.PreparingConsumer = (*Consumer)(nil)
-	_ tracefile.SizedConsumer     = (*Consumer)(nil)
-)

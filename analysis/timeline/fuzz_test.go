@@ -37,11 +37,10 @@ func FuzzTimeline(f *testing.F) {
 	f.Add([]byte(`[{"name": "a", "ph": "X", "ts": 1, "dur": 2, "tid": 1}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := NewConsumer(DefaultOptions(), nil)
-		td, err := tracefile.ReadConsumers(bytes.NewReader(data), "fuzz.json", tracefile.Options{Consumers: []tracefile.Consumer{c}})
-		if err != nil {
+		if _, err := tracefile.ReadConsumers(bytes.NewReader(data), "fuzz.json", tracefile.Options{Consumers: []tracefile.Consumer{c}}); err != nil {
 			return
 		}
-		s := c.Finish(td, RankInfo{})
+		s := c.Summary()
 		checkInvariants(t, s)
 		var buf bytes.Buffer
 		for _, f := range []Format{Text, Markdown, CSV, JSON} {

@@ -1,14 +1,45 @@
 package timeline
 
-import "github.com/orprof/orprof/internal/ranknum"
+import (
+	"encoding/json"
 
-// rankNumbers are the ranks of s as internal/ranknum's rule reads them.
-func rankNumbers(rs []RankInfo) []ranknum.Rank {
-	out := make([]ranknum.Rank, len(rs))
+	"github.com/orprof/orprof/trace"
+)
+
+// rankNumbers are the ranks of rs as internal/ranknum's rule reads them.
+func rankNumbers(rs []RankInfo) []trace.Rank {
+	out := make([]trace.Rank, len(rs))
 	for i, r := range rs {
-		out[i] = ranknum.Rank{Number: r.Rank, Named: r.HasRank}
+		out[i] = r.Rank
 	}
 	return out
+}
+
+// rankJSON is a RankInfo's JSON.
+type rankJSON struct {
+	Rank         int64  `json:"rank"`
+	HasRank      bool   `json:"has_rank"`
+	Trace        string `json:"trace"`
+	Device       string `json:"device"`
+	DeviceEvents int    `json:"device_events"`
+	Work         int    `json:"work_events"`
+	Unlaunched   int    `json:"unlaunched_events"`
+}
+
+// MarshalJSON writes r as rankJSON.
+func (r RankInfo) MarshalJSON() ([]byte, error) {
+	return json.Marshal(rankJSON{r.Number, r.Named, r.Trace, r.Device, r.DeviceEvents, r.Work, r.Unlaunched})
+}
+
+// UnmarshalJSON reads rankJSON.
+func (r *RankInfo) UnmarshalJSON(data []byte) error {
+	var j rankJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*r = RankInfo{Rank: trace.Rank{Number: j.Rank, Named: j.HasRank, Trace: j.Trace}, Device: j.Device,
+		DeviceEvents: j.DeviceEvents, Work: j.Work, Unlaunched: j.Unlaunched}
+	return nil
 }
 
 // marks are the lengths of s's per-rank lists: where the entries of a summary appended to s
@@ -33,7 +64,7 @@ func (s *Summary) renumber(nums map[int64]int64, from, to marks) {
 		}
 	}
 	for i := from[0]; i < to[0]; i++ {
-		set(&s.Ranks[i].Rank)
+		set(&s.Ranks[i].Number)
 	}
 	for i := from[1]; i < to[1]; i++ {
 		set(&s.Breakdown[i].Rank)
@@ -65,9 +96,9 @@ func (s *Summary) DuplicateRanks() []int64 {
 	seen := make(map[int64]int, len(s.Ranks))
 	var dup []int64
 	for _, r := range s.Ranks {
-		seen[r.Rank]++
-		if seen[r.Rank] == 2 {
-			dup = append(dup, r.Rank)
+		seen[r.Number]++
+		if seen[r.Number] == 2 {
+			dup = append(dup, r.Number)
 		}
 	}
 	return dup

@@ -75,8 +75,8 @@ func TestMergeNumbersRanklessRanks(t *testing.T) {
 				if c.traces[i] == cuda {
 					want = 0
 				}
-				if r.Rank != want {
-					t.Errorf("rank %d numbered %d", i, r.Rank)
+				if r.Number != want {
+					t.Errorf("rank %d numbered %d", i, r.Number)
 				}
 			}
 		})
@@ -85,7 +85,7 @@ func TestMergeNumbersRanklessRanks(t *testing.T) {
 	// number cannot be moved: its figures cannot be told apart. The merge says so, naming it,
 	// and leaves s as it was.
 	s, clash := open(rocm, 0), open(rocm, 0)
-	if err := clash.Merge(open(cuda, 1)); err != nil || clash.Ranks[0].Rank != clash.Ranks[1].Rank {
+	if err := clash.Merge(open(cuda, 1)); err != nil || clash.Ranks[0].Number != clash.Ranks[1].Number {
 		t.Fatalf("%v %+v", err, clash.Ranks)
 	}
 	before := write(s)

@@ -169,12 +169,12 @@ func (s *Summary) SelectRanks(ranks []int64) error {
 		return nil
 	}
 	for _, r := range ranks {
-		if !slices.ContainsFunc(s.Ranks, func(i RankInfo) bool { return i.Rank == r }) {
+		if !slices.ContainsFunc(s.Ranks, func(i RankInfo) bool { return i.Number == r }) {
 			return fmt.Errorf("no rank %d in the inputs", r)
 		}
 	}
 	keep := func(r int64) bool { return slices.Contains(ranks, r) }
-	s.Ranks = slices.DeleteFunc(s.Ranks, func(x RankInfo) bool { return !keep(x.Rank) })
+	s.Ranks = slices.DeleteFunc(s.Ranks, func(x RankInfo) bool { return !keep(x.Number) })
 	s.Breakdown = slices.DeleteFunc(s.Breakdown, func(x RankBreakdown) bool { return !keep(x.Rank) })
 	s.Idle = slices.DeleteFunc(s.Idle, func(x StreamIdle) bool { return !keep(x.Rank) })
 	s.Overlap = slices.DeleteFunc(s.Overlap, func(x Overlap) bool { return !keep(x.Rank) })

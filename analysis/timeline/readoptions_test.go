@@ -101,7 +101,7 @@ func TestReadOptionsEmbedded(t *testing.T) {
 	got, _, err := ReadInputs([]string{tr, wrapped, wrapped}, DefaultOptions(), ro)
 	require.NoError(t, err)
 	assert.Equal(t, json(want), json(got), "the wrapped summaries are ranks 1 and 2, as the traces there are")
-	assert.Equal(t, []int64{0, 1, 2}, []int64{got.Ranks[0].Rank, got.Ranks[1].Rank, got.Ranks[2].Rank})
+	assert.Equal(t, []int64{0, 1, 2}, []int64{got.Ranks[0].Number, got.Ranks[1].Number, got.Ranks[2].Number})
 
 	other := DefaultOptions()
 	other.QueueLength = 2

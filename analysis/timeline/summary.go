@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/orprof/orprof/internal/ranknum"
+	"github.com/orprof/orprof/trace"
 )
 
 // Version is the version of the Summary's JSON form; members are only ever added.
@@ -56,13 +57,12 @@ type Finding struct {
 }
 
 // RankInfo says which trace a rank's figures come from.
+// Its JSON is rank.go's rankJSON.
 type RankInfo struct {
-	// Rank is the trace's distributedInfo rank, or, when it has none (HasRank false), its
-	// position among all the ranks merged (internal/ranknum).
-	Rank    int64  `json:"rank"`
-	HasRank bool   `json:"has_rank"`
-	Trace   string `json:"trace"`
-	Device  string `json:"device"`
+	// Rank is the trace's (trace.Rank: its distributedInfo rank when Named, else its position
+	// among all the ranks merged, internal/ranknum).
+	trace.Rank
+	Device string `json:"device"`
 	// DeviceEvents counts the device events read; Work those that are work (not waits or
 	// ranges); Unlaunched the work events whose launch was not found.
 	DeviceEvents int `json:"device_events"`

@@ -29,7 +29,7 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 // openTrace is OpenTrace with the link rules link.
 func openTrace(path string, o Options, pos int, link tracefile.LinkMode) (*Summary, []string, error) {
 	c := NewConsumer(o, nil)
-	td, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link})
+	td, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link, Position: pos})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -37,7 +37,7 @@ func openTrace(path string, o Options, pos int, link tracefile.LinkMode) (*Summa
 	if name == "-" {
 		name = "<stdin>"
 	}
-	return c.Finish(td, RankInfo{Rank: int64(pos), Trace: name}), td.ReadWarnings(name), nil
+	return c.Summary(), td.ReadWarnings(name), nil
 }
 
 // hasDevice reports whether any rank of s read a device event.
@@ -125,11 +125,11 @@ func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*
 	}
 	r = br
 	c := NewConsumer(o, nil)
-	td, err := tracefile.ReadConsumers(r, name, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: ro.Link})
+	td, err := tracefile.ReadConsumers(r, name, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: ro.Link, Position: pos})
 	if err != nil {
 		return nil, nil, err
 	}
-	s := c.Finish(td, RankInfo{Rank: int64(pos), Trace: name})
+	s := c.Summary()
 	if err := checkDevice(s, name); err != nil {
 		return nil, nil, err
 	}

@@ -188,7 +188,7 @@ func TestConsumerInSharedRead(t *testing.T) {
 			if walked == 0 && len(av.Rows) > 0 {
 				t.Fatal("the tree was not walked")
 			}
-			got := c.Finish(av.Data, RankInfo{Trace: path})
+			got := c.Summary()
 			if nd != nil {
 				// orprof timeline refuses it; the shared read (the report's) finds no device event too.
 				if got.Ranks[0].DeviceEvents != 0 {
@@ -296,7 +296,7 @@ func TestMergeExactKineto(t *testing.T) {
 		twice.Stragglers.Ranks[0].ArrivedLast+twice.Stragglers.Ranks[1].ArrivedLast != 0 {
 		t.Errorf("the same trace twice: %d collectives, %+v", n, twice.Stragglers)
 	}
-	if err := both.SelectRanks([]int64{3}); err != nil || len(both.Ranks) != 1 || both.Ranks[0].Rank != 3 || both.Stragglers.Matched != 0 {
+	if err := both.SelectRanks([]int64{3}); err != nil || len(both.Ranks) != 1 || both.Ranks[0].Number != 3 || both.Stragglers.Matched != 0 {
 		t.Errorf("SelectRanks(3): %v, %+v", err, both.Ranks)
 	}
 	if err := both.SelectRanks([]int64{7}); err == nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -66,9 +67,9 @@ func Summarize(data *tracefile.Data, file string, pos int, g events.AverageOptio
 // SummarizeAverages is Summarize of a trace read for its table (tracefile.ReadAverages),
 // grouped by g.
 func SummarizeAverages(av *tracefile.Averages, file string, pos int, g events.AverageOptions) *optable.Summary {
-	rank := optable.RankInfo{Rank: int64(pos), File: file}
+	rank := optable.RankInfo{Rank: trace.Rank{Number: int64(pos), Trace: file}}
 	if r, ok := traceRank(av.Data); ok {
-		rank.Rank, rank.FromTrace = r, true
+		rank.Number, rank.Named = r, true
 	}
 	l := av.Data.DeviceLink.ByRuleUs
 	if links := (optable.DeviceLinks{ExternalIDUs: l[tracefile.ByExternalID], LaunchUs: l[tracefile.ByLaunch],

@@ -47,11 +47,11 @@ func TestReadTracesOrder(t *testing.T) {
 	assert.Equal(t, one, merged)
 	require.Len(t, one.Ranks, 4)
 	for i, r := range one.Ranks {
-		assert.Equal(t, traces[i], r.File)
+		assert.Equal(t, traces[i], r.Trace)
 	}
-	assert.Equal(t, []int64{0, 0, 2, 3}, []int64{one.Ranks[0].Rank, one.Ranks[1].Rank, one.Ranks[2].Rank, one.Ranks[3].Rank},
+	assert.Equal(t, []int64{0, 0, 2, 3}, []int64{one.Ranks[0].Number, one.Ranks[1].Number, one.Ranks[2].Number, one.Ranks[3].Number},
 		"distributedInfo.rank where the trace has one, else the position")
-	assert.Equal(t, []bool{true, true, false, false}, []bool{one.Ranks[0].FromTrace, one.Ranks[1].FromTrace, one.Ranks[2].FromTrace, one.Ranks[3].FromTrace})
+	assert.Equal(t, []bool{true, true, false, false}, []bool{one.Ranks[0].Named, one.Ranks[1].Named, one.Ranks[2].Named, one.Ranks[3].Named})
 	assert.Equal(t, []int64{0}, one.DuplicateRanks())
 }
 

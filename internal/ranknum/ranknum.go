@@ -10,10 +10,9 @@ package ranknum
 
 import "fmt"
 
-// Rank is one rank of a summary: its number, and whether its trace named it.
-type Rank struct {
-	Number int64
-	Named  bool
+// Ranked is one rank of a summary (trace.Rank): its number, and whether its trace named it.
+type Ranked interface {
+	RankNumber() (number int64, named bool)
 }
 
 // Map is how the ranks rs of one summary are numbered when its first rank is at position first
@@ -21,30 +20,32 @@ type Rank struct {
 // none changes). A summary's figures are keyed by rank number, so each number maps to one;
 // when a trace's own rank and a rank-less trace's position share a number that the merge
 // would part, the figures cannot be told apart: a *Clash.
-func Map(rs []Rank, first int) (map[int64]int64, error) {
+func Map[R Ranked](rs []R, first int) (map[int64]int64, error) {
 	var m map[int64]int64
 	for i, r := range rs {
-		if r.Named {
+		n, named := r.RankNumber()
+		if named {
 			continue
 		}
 		to := int64(first + i)
-		if to == r.Number {
+		if to == n {
 			continue
 		}
 		if m == nil {
 			m = make(map[int64]int64)
 		}
-		if prev, ok := m[r.Number]; ok && prev != to {
-			return nil, &Clash{Rank: r.Number, To: to, Other: prev}
+		if prev, ok := m[n]; ok && prev != to {
+			return nil, &Clash{Rank: n, To: to, Other: prev}
 		}
-		m[r.Number] = to
+		m[n] = to
 	}
 	if m == nil {
 		return nil, nil
 	}
 	for _, r := range rs {
-		if to, ok := m[r.Number]; ok && r.Named {
-			return nil, &Clash{Rank: r.Number, To: to, Other: r.Number}
+		n, named := r.RankNumber()
+		if to, ok := m[n]; ok && named {
+			return nil, &Clash{Rank: n, To: to, Other: n}
 		}
 	}
 	return m, nil

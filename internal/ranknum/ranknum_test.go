@@ -7,6 +7,14 @@ import (
 	"testing"
 )
 
+// Rank is a test's rank (the program's is trace.Rank, which this package does not import).
+type Rank struct {
+	Number int64
+	Named  bool
+}
+
+func (r Rank) RankNumber() (int64, bool) { return r.Number, r.Named }
+
 func TestMap(t *testing.T) {
 	free := func(n int64) Rank { return Rank{Number: n} }
 	named := func(n int64) Rank { return Rank{Number: n, Named: true} }

@@ -413,7 +413,7 @@ func findings(s *optable.Summary) []finding {
 		}
 		if mean := sum / float64(n); mean > 0 {
 			out = append(out, finding{"slowest-rank", fmt.Sprintf("rank %d has the most %s time: %s, %.1f %% above the mean of the %d ranks (%s).",
-				s.Ranks[slow].Rank, what, optable.FormatTime(by(s.Ranks[slow])), (by(s.Ranks[slow])/mean-1)*100, n, optable.FormatTime(mean))})
+				s.Ranks[slow].Number, what, optable.FormatTime(by(s.Ranks[slow])), (by(s.Ranks[slow])/mean-1)*100, n, optable.FormatTime(mean))})
 		}
 	}
 	return out
@@ -446,8 +446,8 @@ func ListModel(l *events.List, rank optable.RankInfo, device string, profileMemo
 func RowsModel(rows []events.Avg, tree *flame.Tree, rank optable.RankInfo, device string, profileMemory bool, g events.AverageOptions) *Model {
 	s := optable.NewSummary(rows, rank, optable.SummaryOptions{Device: device, ProfileMemory: profileMemory, Grouping: g})
 	m := &Model{Summary: s, Flame: tree}
-	if rank.File != "" {
-		m.Title, m.Inputs = rank.File, []string{rank.File}
+	if rank.Trace != "" {
+		m.Title, m.Inputs = rank.Trace, []string{rank.Trace}
 	}
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/orprof/orprof/trace"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func pageJSON(t *testing.T, page []byte) map[string]any {
 // is SVG's namespace name), and names that look like markup cannot end the data element.
 func TestSelfContained(t *testing.T) {
 	var b bytes.Buffer
-	m := html.ListModel(tinyList(), optable.RankInfo{File: "t.json"}, "cuda", false, events.AverageOptions{})
+	m := html.ListModel(tinyList(), optable.RankInfo{Rank: trace.Rank{Trace: "t.json"}}, "cuda", false, events.AverageOptions{})
 	if err := html.Write(&b, m); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func ExampleWrite() {
 	step := events.NewFunctionEvent(1, "step", 1, 0, 100)
 	mm := events.NewFunctionEvent(2, "aten::mm", 1, 10, 70)
 	l := events.NewList([]events.FunctionEvent{step, mm}, events.ListOptions{})
-	m := html.ListModel(l, optable.RankInfo{File: "trace.json"}, "", false, events.AverageOptions{})
+	m := html.ListModel(l, optable.RankInfo{Rank: trace.Rank{Trace: "trace.json"}}, "", false, events.AverageOptions{})
 	var b bytes.Buffer
 	if err := html.Write(&b, m); err != nil {
 		fmt.Println(err)

@@ -2,6 +2,7 @@ package html
 
 import (
 	"bytes"
+	"github.com/orprof/orprof/trace"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestSpliceIsMarshal(t *testing.T) {
 	mm := events.NewFunctionEvent(2, "aten::mm \u2028 1e999999991", 1, 10, 70)
 	mm.Kernels = []events.Kernel{{Name: "gemm</script><script>alert(1)</script> & \"doc\":1e999999992", DurationUs: 40}}
 	list := events.NewList([]events.FunctionEvent{step, mm}, events.ListOptions{UseDevice: "cuda"})
-	models := map[string]*Model{"tiny": ListModel(list, optable.RankInfo{File: "t.json"}, "cuda", false, events.AverageOptions{})}
+	models := map[string]*Model{"tiny": ListModel(list, optable.RankInfo{Rank: trace.Rank{Trace: "t.json"}}, "cuda", false, events.AverageOptions{})}
 	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "kineto", "*.json.gz"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no traces: %v", err)

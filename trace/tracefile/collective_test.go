@@ -55,7 +55,10 @@ func commTrace(pad int) string {
 }
 
 // commCollect keeps, per event name and occurrence, the collective it was handed.
-type commCollect struct{ got []string }
+type commCollect struct {
+	linked
+	got []string
+}
 
 func (c *commCollect) Event(ev *Event) {
 	s := "-"

@@ -5,38 +5,9 @@ import (
 	"io"
 	"os"
 	"runtime"
-)
 
-// One pass, many consumers.
-//
-// A read converts every kept trace event once, after the device events' links to their
-// operators are resolved (the rules are on LinkRule), and hands each one, as an Event, to the
-// Consumers of its Options: `orprof table`'s events.Averager is fed the same events as
-// FunctionEvents; the kernel view (package kernels) and any other analysis are Consumers. So a
-// command that wants the table, the kernels and a timeline reads the file once.
-//
-// Plugging a consumer in:
-//
-//	type busy struct{ us float64 }
-//
-//	func (b *busy) Event(ev *tracefile.Event) {
-//		if ev.Kind.Device() {
-//			b.us += ev.EndUs - ev.StartUs
-//		}
-//	}
-//
-//	var b busy
-//	data, err := tracefile.Open(path, tracefile.Options{Consumers: []tracefile.Consumer{&b}})
-//
-// The contract: Event is called once per converted event (host operators, user annotations,
-// runtime calls and device events; not memory instants, flows, counters or metadata), in file
-// order, on one goroutine, before Read (Open, ReadAverages, …) returns; nothing else calls it.
-// A consumer that also has a Memory method (MemoryConsumer) gets the "[memory]" records of a
-// Kineto trace the same way, in file order among the events.
-// The *Event and its strings are valid during the call only for the struct (copy what you
-// keep; the strings themselves may be kept). A consumer that fails keeps its own error and
-// reports it after the read. Each consumer should end in a mergeable summary of its own (as
-// optable.Summary is), so that several ranks merge.
+	"github.com/orprof/orprof/trace"
+)
 
 // ReadConsumers reads a trace as Read does for its Options.Consumers alone: they get every
 // event, and no FunctionEvent is made or kept (Data.Events is nil), so the read costs the
@@ -67,78 +38,79 @@ func OpenConsumers(path string, opts Options) (*Data, error) {
 	return ReadConsumers(r, path, opts)
 }
 
-// Consumer receives the converted events of a read (see the contract above).
+// Consumer is an analysis fed by a read: it says what it needs, is told about the trace,
+// takes the events one at a time and finishes (package analysis states the contract). The
+// calls never overlap and come in that order, not necessarily on one goroutine; when and
+// where each runs is the read's business.
+//
+//	type busy struct{ ns int64 }
+//
+//	func (*busy) Needs() tracefile.Needs       { return 0 }
+//	func (*busy) Begin(*tracefile.Info)         {}
+//	func (b *busy) Event(ev *tracefile.Event) {
+//		if ev.Kind.DeviceTime() {
+//			b.ns += ev.EndNs - ev.StartNs
+//		}
+//	}
+//	func (*busy) Finish() {}
+//
+//	_, err := tracefile.Open(path, tracefile.Options{Consumers: []tracefile.Consumer{&b}})
 type Consumer interface {
+	// Needs is what the consumer wants of the read beyond the events; it is called once,
+	// before Begin.
+	Needs() Needs
+	// Begin is called once, before the first event.
+	Begin(info *Info)
+	// Event is called once per event, in file order.
 	Event(ev *Event)
+	// Finish is called once, after the last event, before the read returns.
+	Finish()
 }
 
-// PreparingConsumer is a Consumer that is handed, before its first event, the names of the
-// read's device events, each once, in no set order, to work out what it will want of each
-// name (a class by regular expressions, say) while the read links its events, a step that
-// keeps one core busy and leaves the others idle: Prepare is called on a goroutine of its
-// own as soon as the trace is parsed, and Event is first called after Prepare returns. names
-// is the consumer's to keep.
-type PreparingConsumer interface {
-	Consumer
-	Prepare(names []string)
-}
+// Needs says what a consumer wants of a read beyond the events themselves.
+type Needs uint8
 
-// LinkFreeConsumer is a Consumer that reads none of an Event's links: a read feeds it while
-// it links its events (a step that keeps one core busy and leaves the others idle), on a
-// goroutine of its own, before the linked consumers, rather than beside the conversion of
-// the events afterwards. Its events carry no Op, OpIndex, Rule or Launch, and a device
-// event's Comm is only what the event's own args say; everything else is as for any
-// Consumer (one goroutine, file order, ConsumersDone after its last event too). AllFed is
-// called on the same goroutine after its last event: the consumer may finish its work there,
-// beside the linking too.
-type LinkFreeConsumer interface {
-	Consumer
-	AllFed()
+const (
+	// NeedLinks: the events' links to their operators (Event.Op, OpIndex, Rule, Launch, and
+	// a device event's Comm found through its launch). Without it they are zero and a device
+	// event's Comm is only what its own args say.
+	NeedLinks Needs = 1 << iota
+	// NeedMemory: the "[memory]" records of a Kineto trace too, as events of KindMemory.
+	NeedMemory
+	// NeedDeviceNames: the names of the device events, each once, in Info.DeviceNames.
+	NeedDeviceNames
+)
+
+// Info is what a consumer is told before its first event.
+type Info struct {
+	// Rank is the trace's: its distributedInfo rank (Named), else Options.Position; Trace is
+	// the name the read was given.
+	Rank trace.Rank
+	// Form, DeviceName and OriginNs are the Data's.
+	Form       Form
+	DeviceName string
+	OriginNs   int64
+	// Counts is how many events of each kind the consumer will get: a hint to size its lists
+	// by, exact for the events it is handed.
+	Counts Counts
+	// DeviceNames are the device events' names, each once, in no set order (NeedDeviceNames
+	// only; the consumer's to keep).
+	DeviceNames []string
 }
 
 // Counts is how many events of each kind a read hands its consumers: host operators and user
-// annotations, runtime calls, device events, and "[memory]" records (MemoryConsumer's).
+// annotations, runtime calls, device events, and "[memory]" records (NeedMemory's).
 type Counts struct {
 	Host, Runtime, Device, Memory int
 }
 
-// SizedConsumer is a Consumer told, on its goroutine and before its first event, how many
-// events the read will hand it, so that it can make its lists once at their size. A list
-// grown by append past a few thousand elements allocates about five times its final size
-// (Go grows large slices by a quarter), and every page of it is a fresh page, with its fault,
-// while the read keeps the collector off: on the MTIA trace the report's consumers touched
-// three times the memory they kept.
-type SizedConsumer interface {
-	Consumer
-	Expect(n Counts)
-}
-
-// MemoryConsumer is a Consumer that takes the trace's "[memory]" records too (the memory
-// curve): each, in file order among the events, on the same goroutine. The *MemoryEvent is
-// valid during the call only.
-type MemoryConsumer interface {
-	Consumer
-	Memory(m *MemoryEvent)
-}
-
-// Memory is what a "[memory]" record (MemoryEvent) says: the bytes allocated (negative: freed), the device (a
+// Memory is what a "[memory]" record says: the bytes allocated (negative: freed), the device (a
 // c10::DeviceType number and an index, −1 when absent) and the allocator's totals after it
 // (−1 when absent).
 type Memory struct {
 	Bytes                         int64
 	DeviceType, DeviceID          int64
 	TotalAllocated, TotalReserved int64
-}
-
-// MemoryEvent is one "[memory]" record (Kineto form): an allocation or a free.
-type MemoryEvent struct {
-	// AtUs is its time as an Event's times are (µs from the profile's start); TraceNs, the
-	// same on the trace's own clock (the file's ts × 1000: Data.OriginNs + AtUs × 1000).
-	AtUs    float64
-	TraceNs int64
-	Pid     int64
-	Tid     int64
-	Memory
 }
 
 // Kind is what a converted event is.
@@ -169,10 +141,13 @@ const (
 	// KindScopeMetrics is a scope profiler's "metrics: <kernel>" slice around a kernel: a row
 	// of its own in the table, whose time is its kernel's, so not device time.
 	KindScopeMetrics
+	// KindMemory is a "[memory]" record (NeedMemory): an allocation or a free at one time
+	// (StartNs = EndNs), on a host thread; Event.Memory says what it is.
+	KindMemory
 )
 
 var kindNames = [...]string{"op", "user_annotation", "runtime", "kernel", "memcpy", "memset", "sync",
-	"device_annotation", "device_other", "scope_metrics"}
+	"device_annotation", "device_other", "scope_metrics", "memory"}
 
 // String returns the kind's lower-case name ("op", "kernel", …).
 func (k Kind) String() string {
@@ -183,7 +158,7 @@ func (k Kind) String() string {
 }
 
 // Device reports whether the event runs on a device.
-func (k Kind) Device() bool { return k >= KindKernel }
+func (k Kind) Device() bool { return k >= KindKernel && k <= KindScopeMetrics }
 
 // Host reports whether the event is a host operator or user annotation (what the table's rows
 // are made of).
@@ -239,6 +214,8 @@ type Event struct {
 	// thread. nil for every other event. It is the read's: the struct is valid during the
 	// call only, as the Event is (its strings may be kept).
 	Comm *Collective
+	// Memory is a KindMemory event's record; zero for every other event.
+	Memory Memory
 }
 
 // LinkRule says how a device event was charged to a host operator: the rules are tried in

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/trace"
 )
 
 // consumerTraces are the real traces (testdata's kineto and kineto-extra) and the reader's
@@ -44,8 +45,18 @@ var consumerReads = []struct {
 	{"read", func(path string, o Options) error { _, err := Open(path, o); return err }},
 }
 
+// linked is the rest of a test consumer that needs the links and counts nothing.
+type linked struct{}
+
+func (linked) Needs() Needs { return NeedLinks }
+func (linked) Begin(*Info)  {}
+func (linked) Finish()      {}
+
 // collect keeps a copy of every event a read hands over.
-type collect struct{ evs []Event }
+type collect struct {
+	linked
+	evs []Event
+}
 
 func (c *collect) Event(ev *Event) { c.evs = append(c.evs, *ev) }
 
@@ -191,7 +202,7 @@ func ExampleConsumer() {
 	// kernel sgemm_128x64 stream 7 20 µs → aten::mm (launch, correlation 77)
 }
 
-type printer struct{}
+type printer struct{ linked }
 
 func (printer) Event(ev *Event) {
 	switch {
@@ -232,17 +243,31 @@ func TestConsumerNsTimes(t *testing.T) {
 	}
 }
 
-// countingConsumer counts its events and when ConsumersDone came.
-type countingConsumer struct {
-	n, atDone, done int
-	origin          int64
+// counting checks the order of its calls: Begin once, its events, Finish once.
+type counting struct {
+	needs                          Needs
+	begins, finishes, n            int
+	beforeBegin, afterFinish, atFn int
+	info                           Info
 }
 
-func (c *countingConsumer) Event(*Event) { c.n++ }
+func (c *counting) Needs() Needs { return c.needs }
+func (c *counting) Begin(i *Info) {
+	c.begins++
+	c.beforeBegin, c.info = c.n, *i
+}
+func (c *counting) Event(*Event) {
+	c.n++
+	if c.finishes > 0 {
+		c.afterFinish++
+	}
+}
+func (c *counting) Finish() { c.finishes, c.atFn = c.finishes+1, c.n }
 
-// ConsumersDone is called once, after the last event, before the read returns, with the
-// read's Data — in every kind of read that has consumers.
-func TestConsumersDone(t *testing.T) {
+// Begin is called once, before the first event, with the trace's Info; Finish once, after the
+// last event, before the read returns — in every kind of read that has consumers, linked or
+// not.
+func TestConsumerBeginFinish(t *testing.T) {
 	path := filepath.Join(sharedTestdata, "kineto", "rocm_mi250_train.json.gz")
 	reads := []struct {
 		name string
@@ -266,30 +291,36 @@ func TestConsumersDone(t *testing.T) {
 		{"read", func(o Options) (*Data, error) { return Open(path, o) }},
 	}
 	for _, r := range reads {
-		t.Run(r.name, func(t *testing.T) {
-			var c countingConsumer
-			td, err := r.read(Options{Consumers: []Consumer{&c}, ConsumersDone: func(td *Data) {
-				c.atDone, c.origin = c.n, td.OriginNs
-				c.done++
-			}})
-			require.NoError(t, err)
-			assert.Equal(t, 1, c.done, "calls of ConsumersDone")
-			assert.Positive(t, c.n)
-			assert.Equal(t, c.n, c.atDone, "events after ConsumersDone")
-			assert.Equal(t, td.OriginNs, c.origin)
-		})
+		for _, needs := range []Needs{NeedLinks, 0, NeedDeviceNames, NeedLinks | NeedDeviceNames | NeedMemory} {
+			t.Run(fmt.Sprintf("%s/needs=%d", r.name, needs), func(t *testing.T) {
+				c := counting{needs: needs}
+				td, err := r.read(Options{Consumers: []Consumer{&c}, Position: 5})
+				require.NoError(t, err)
+				assert.Equal(t, 1, c.begins, "calls of Begin")
+				assert.Equal(t, 1, c.finishes, "calls of Finish")
+				assert.Zero(t, c.beforeBegin, "events before Begin")
+				assert.Zero(t, c.afterFinish, "events after Finish")
+				assert.Positive(t, c.n)
+				assert.Equal(t, c.n, c.atFn)
+				assert.Equal(t, td.OriginNs, c.info.OriginNs)
+				assert.Equal(t, td.DeviceName, c.info.DeviceName)
+				assert.Equal(t, trace.Rank{Number: 5, Trace: path}, c.info.Rank, "a trace without a rank is at its Position")
+			})
+		}
 	}
 }
 
-// sized is a SizedConsumer and MemoryConsumer that counts what it is told and what it gets.
+// sized needs the memory records and counts what it is told and what it gets.
 type sized struct {
 	told, got    Counts
 	expects      int
-	eventsBefore int // events handed over before Expect
+	eventsBefore int // events handed over before Begin
 }
 
-func (s *sized) Expect(n Counts) {
-	s.told, s.expects = n, s.expects+1
+func (s *sized) Needs() Needs { return NeedLinks | NeedMemory }
+func (s *sized) Finish()      {}
+func (s *sized) Begin(i *Info) {
+	s.told, s.expects = i.Counts, s.expects+1
 	s.eventsBefore = s.got.Host + s.got.Runtime + s.got.Device + s.got.Memory
 }
 
@@ -301,14 +332,14 @@ func (s *sized) Event(ev *Event) {
 		s.got.Runtime++
 	case ev.Kind.Device():
 		s.got.Device++
+	case ev.Kind == KindMemory:
+		s.got.Memory++
 	}
 }
 
-func (s *sized) Memory(*MemoryEvent) { s.got.Memory++ }
-
-// A SizedConsumer is told, once and before its first event, exactly how many events of each
-// kind the read hands it, in every kind of read, on every real trace and orprof's own.
-func TestSizedConsumerIsToldTheCounts(t *testing.T) {
+// A consumer is told at Begin, once and before its first event, exactly how many events of
+// each kind the read hands it, in every kind of read, on every real trace and orprof's own.
+func TestConsumerIsToldTheCounts(t *testing.T) {
 	files := consumerTraces(t, "memory.json", "orprof_fallback.json")
 	memory := 0
 	for _, f := range files {
@@ -319,8 +350,8 @@ func TestSizedConsumerIsToldTheCounts(t *testing.T) {
 				}
 				var s sized
 				require.NoError(t, r.read(f, Options{Consumers: []Consumer{&s}}))
-				assert.Equal(t, 1, s.expects, "calls of Expect")
-				assert.Zero(t, s.eventsBefore, "events before Expect")
+				assert.Equal(t, 1, s.expects, "calls of Begin")
+				assert.Zero(t, s.eventsBefore, "events before Begin")
 				assert.Equal(t, s.got, s.told)
 				memory += s.got.Memory
 			})
@@ -329,16 +360,26 @@ func TestSizedConsumerIsToldTheCounts(t *testing.T) {
 	assert.Positive(t, memory, "some trace has memory records")
 }
 
-// preparing is a PreparingConsumer that checks its contract: Prepare once, before the first
-// event, with each device event's name once.
+// preparing needs the device names and checks they come once, at Begin, before the first
+// event, each name once.
 type preparing struct {
+	needs          Needs
 	prepared       map[string]bool
 	calls, early   int
 	dup            bool
 	device, missed map[string]bool
+	finished       int
 }
 
-func (p *preparing) Prepare(names []string) {
+func (p *preparing) Needs() Needs {
+	if p.needs == 0 {
+		return NeedDeviceNames | NeedLinks
+	}
+	return p.needs
+}
+func (p *preparing) Finish() { p.finished++ }
+func (p *preparing) Begin(i *Info) {
+	names := i.DeviceNames
 	p.calls++
 	if p.prepared == nil {
 		p.prepared = map[string]bool{}
@@ -365,7 +406,7 @@ func (p *preparing) Event(ev *Event) {
 	}
 }
 
-func TestPreparingConsumerGetsEveryDeviceName(t *testing.T) {
+func TestConsumerGetsEveryDeviceName(t *testing.T) {
 	files := consumerTraces(t)
 	for _, f := range files {
 		for _, r := range consumerReads {
@@ -375,10 +416,10 @@ func TestPreparingConsumerGetsEveryDeviceName(t *testing.T) {
 				}
 				var p preparing
 				require.NoError(t, r.read(f, Options{Consumers: []Consumer{&p}}))
-				assert.Equal(t, 1, p.calls, "calls of Prepare")
-				assert.Zero(t, p.early, "events before Prepare")
+				assert.Equal(t, 1, p.calls, "calls of Begin")
+				assert.Zero(t, p.early, "events before Begin")
 				assert.False(t, p.dup, "a name handed over twice")
-				assert.Empty(t, p.missed, "device names Prepare was not given")
+				assert.Empty(t, p.missed, "device names Begin was not given")
 				for n := range p.prepared {
 					assert.True(t, p.device[n], "%q: no device event has this name", n)
 				}
@@ -387,28 +428,23 @@ func TestPreparingConsumerGetsEveryDeviceName(t *testing.T) {
 	}
 }
 
-// linkFree is a LinkFreeConsumer that keeps its events and when AllFed came.
+// linkFree needs no links: it keeps its events and when Finish came.
 type linkFree struct {
 	collect
-	allFed, afterAllFed int
-	done                *int // ConsumersDone's count when AllFed came
-	atAllFed            int
+	finished, afterFinish int
 }
 
+func (l *linkFree) Needs() Needs { return 0 }
 func (l *linkFree) Event(ev *Event) {
-	if l.allFed > 0 {
-		l.afterAllFed++
+	if l.finished > 0 {
+		l.afterFinish++
 	}
 	l.collect.Event(ev)
 }
+func (l *linkFree) Finish() { l.finished++ }
 
-func (l *linkFree) AllFed() {
-	l.allFed++
-	l.atAllFed = *l.done
-}
-
-// A LinkFreeConsumer gets the events a linked consumer gets, in the same order, without their
-// links; AllFed once, after the last; and ConsumersDone comes after it.
+// A consumer without NeedLinks gets the events a linked consumer gets, in the same order,
+// without their links; Finish once, after the last.
 func TestLinkFreeConsumer(t *testing.T) {
 	files := consumerTraces(t)
 	for _, f := range files {
@@ -417,15 +453,12 @@ func TestLinkFreeConsumer(t *testing.T) {
 				if testing.Short() && strings.Contains(f, "mtia") {
 					t.Skip("large trace skipped in -short mode")
 				}
-				done := 0
-				lf := &linkFree{done: &done}
+				lf := &linkFree{}
 				var linked collect
-				o := Options{Consumers: []Consumer{lf, &linked}, ConsumersDone: func(*Data) { done++ }}
+				o := Options{Consumers: []Consumer{lf, &linked}}
 				require.NoError(t, r.read(f, o))
-				assert.Equal(t, 1, lf.allFed, "calls of AllFed")
-				assert.Zero(t, lf.afterAllFed, "events after AllFed")
-				assert.Zero(t, lf.atAllFed, "ConsumersDone before AllFed")
-				assert.Equal(t, 1, done)
+				assert.Equal(t, 1, lf.finished, "calls of Finish")
+				assert.Zero(t, lf.afterFinish, "events after Finish")
 				require.Len(t, lf.evs, len(linked.evs))
 				for i := range linked.evs {
 					want, got := linked.evs[i], lf.evs[i]
@@ -444,22 +477,15 @@ func TestLinkFreeConsumer(t *testing.T) {
 	}
 }
 
-// preparingLinkFree is both: it is prepared before its first event, early as it is fed.
-type preparingLinkFree struct {
-	preparing
-	allFed int
-}
-
-func (p *preparingLinkFree) AllFed() { p.allFed++ }
-
+// A consumer that wants the names and no links is given them before its first event too.
 func TestPreparingLinkFreeConsumer(t *testing.T) {
 	path := filepath.Join(sharedTestdata, "kineto", "rocm_mi250_train.json.gz")
-	var p preparingLinkFree
+	p := preparing{needs: NeedDeviceNames}
 	_, err := OpenAverages(path, Options{Consumers: []Consumer{&p}}, events.AverageOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, 1, p.calls, "calls of Prepare")
-	assert.Zero(t, p.early, "events before Prepare")
-	assert.Empty(t, p.missed, "device names Prepare was not given")
+	assert.Equal(t, 1, p.calls, "calls of Begin")
+	assert.Zero(t, p.early, "events before Begin")
+	assert.Empty(t, p.missed, "device names Begin was not given")
 	assert.NotEmpty(t, p.device)
-	assert.Equal(t, 1, p.allFed)
+	assert.Equal(t, 1, p.finished)
 }

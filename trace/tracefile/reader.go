@@ -32,7 +32,7 @@
 // PrivateUse1 activity: PyTorch's own reading of the file.
 //
 // One pass, many consumers: every converted event, its link resolved, also goes to the
-// Consumers of Options (consumer.go has the contract and how to plug one in).
+// Consumers of Options (Consumer; package analysis states the contract).
 package tracefile
 
 import (
@@ -238,18 +238,15 @@ type Options struct {
 	// and "Call stack" arguments are validated and skipped, not rendered (faster, for a caller
 	// that groups by neither, as ReadAverages does on its own).
 	NoShapes, NoStacks bool
-	// Consumers receive every converted event, its device link resolved, in file order
-	// (consumer.go states the contract).
+	// Consumers are handed the read's events (Consumer; package analysis states the
+	// contract); the read returns after each has finished.
 	Consumers []Consumer
+	// Position is the trace's place among the ranks of a job (0, 1, …): the rank Info.Rank
+	// gives a trace that names none.
+	Position int
 	// Link selects the rules that charge device events to operators; the zero value applies
 	// them all (LinkRule lists them).
 	Link LinkMode
-	// ConsumersDone, when set, is called once after the last event was handed to the
-	// Consumers, on their goroutine, with the read's Data as far as it is known then (every
-	// field but Bytes and TrailingBytes, which it must not read): consumers can finish their
-	// summaries there while the read goes on (ReadAverages makes the table's rows meanwhile).
-	// The read returns after it does.
-	ConsumersDone func(*Data)
 	// Tree, for ReadAverages and OpenAverages (other reads ignore it), is handed every event
 	// of PyTorch's tree in list order, after the same-name collapse, with its parent, self
 	// times and kernels (events.TreeEvent), while the rows are made: the op call tree of the
@@ -424,8 +421,8 @@ func readAverages(r io.Reader, name string, opts Options, par parConfig, g event
 		td, a = d.resolveAverages(g, opts.Tree)
 		return td
 	})
-	// The rows (and the op tree's walk) are made while Options.ConsumersDone finishes the
-	// consumers' summaries; the read returns when both are done.
+	// The rows (and the op tree's walk) are made while the consumers finish; the read returns
+	// when both are done.
 	defer func() { wait() }()
 	if err != nil {
 		return nil, err

@@ -70,15 +70,17 @@ type skipArgs struct {
 // decoder turns the scanned trace into rawEvents plus the facts resolve needs.
 type decoder struct {
 	// consumersFinished is closed when the consumers' goroutine is done; deferConsumers
-	// leaves waiting for it to the caller of resolve (waitConsumers), so that a
-	// ConsumersDone overlaps the work that caller does after resolve (the table's rows).
+	// leaves waiting for it to the caller of resolve (waitConsumers), so that the consumers'
+	// Finish overlaps the work that caller does after resolve (the table's rows).
 	consumersFinished chan struct{}
 	deferConsumers    bool
-	// counts are the events of each kind the consumers will be handed (resolveInto).
+	// counts are the events of each kind the consumers will be handed, info what they are
+	// told at Begin (resolveInto).
 	counts Counts
-	// prepared is closed when the PreparingConsumers are done, early when the
-	// LinkFreeConsumers have had every event (nil: none); late are the consumers fed once the
-	// links are known (startEarly).
+	info   Info
+	// prepared is closed when the consumers that want the device names are begun, early
+	// when the consumers that need no links have had every event and finished (nil: none);
+	// late are the consumers fed once the links are known (startEarly).
 	prepared, early chan struct{}
 	late            []Consumer
 

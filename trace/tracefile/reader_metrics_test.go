@@ -71,7 +71,10 @@ func TestConsumersSeeScopeMetricsKind(t *testing.T) {
 	assert.Len(t, c.metrics, 1)
 }
 
-type kindsSeen struct{ deviceTime, metrics []string }
+type kindsSeen struct {
+	linked
+	deviceTime, metrics []string
+}
 
 func (k *kindsSeen) Event(ev *Event) {
 	switch {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/trace"
 )
 
 // The rules resolve applies are documented on Read (reader.go).
@@ -383,6 +384,14 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		starts[k+1] = st
 	}
 	d.counts = counts
+	if !kineto {
+		d.counts.Memory = 0 // only a Kineto trace's memory records are handed over
+	}
+	rank := trace.Rank{Number: int64(d.opts.Position), Trace: d.s.File()}
+	if d.hasRank {
+		rank.Number, rank.Named = d.rank, true
+	}
+	d.info = Info{Rank: rank, Form: td.Form, DeviceName: td.DeviceName, OriginNs: td.OriginNs, Counts: d.counts}
 	nKeep := starts[len(d.raws.chunks)].ev
 	var mem *memIndex
 	if kineto {
@@ -419,9 +428,15 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			d.feedConsumers(d.late, lk, d.raws.chunks, times)
 			d.waitEarly()
 		}
+		n := d.raws.n
 		d.raws = rawList{}
-		if f := d.opts.ConsumersDone; f != nil {
-			f(td)
+		if len(d.late) > 0 && n >= 1<<16 {
+			// The records are garbage now and nothing else runs: collect them before the
+			// consumers finish and allocate, so that they reuse the records' pages.
+			runtime.GC()
+		}
+		for _, c := range d.late {
+			c.Finish()
 		}
 		return td
 	}
@@ -464,10 +479,10 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			d.feedConsumers(d.late, lk, d.raws.chunks, times)
 			d.raws = rawList{}
 			release()
-			d.waitEarly()
-			if f := d.opts.ConsumersDone; f != nil {
-				f(td) // while the rest of the read goes on
+			for _, c := range d.late {
+				c.Finish() // while the rest of the read goes on
 			}
+			d.waitEarly()
 		}()
 	}
 
@@ -513,35 +528,35 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	return td
 }
 
-// waitConsumers waits until the consumers' goroutine is done (Options.ConsumersDone
-// returned), if the read has one.
+// waitConsumers waits until the consumers' goroutine is done (every consumer finished), if
+// the read has one.
 func (d *decoder) waitConsumers() {
 	if d.consumersFinished != nil {
 		<-d.consumersFinished
 	}
 }
 
-// startEarly starts the work on the consumers that need no links, on a goroutine of its
-// own while the read links its events (a step that keeps one core busy and leaves the others
-// idle), which only read the records too: the device events' names handed to the consumers
-// that want them (PreparingConsumer; d.prepared is closed after), then every event fed to the
-// link-free consumers (LinkFreeConsumer; d.early is closed after). d.late are the consumers
-// fed once the links are known.
+// startEarly starts the work on the consumers that need no links, on a goroutine of its own
+// while the read links its events (a step that keeps one core busy and leaves the others
+// idle), which only reads the records too: the device events' names collected and the
+// consumers that need them begun (NeedDeviceNames; d.prepared is closed after), then every
+// event fed to the consumers that need no links, which finish there (d.early is closed
+// after). d.late are the consumers fed once the links are known.
 func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
-	var ps []PreparingConsumer
-	var early []Consumer
+	var named, early []Consumer
 	d.late = nil
 	for _, c := range d.opts.Consumers {
-		if p, ok := c.(PreparingConsumer); ok {
-			ps = append(ps, p)
+		n := c.Needs()
+		if n&NeedDeviceNames != 0 {
+			named = append(named, c)
 		}
-		if _, ok := c.(LinkFreeConsumer); ok {
+		if n&NeedLinks == 0 {
 			early = append(early, c)
 		} else {
 			d.late = append(d.late, c)
 		}
 	}
-	if len(ps) == 0 && len(early) == 0 {
+	if len(named) == 0 && len(early) == 0 {
 		return
 	}
 	prepared, fed := make(chan struct{}), make(chan struct{})
@@ -551,7 +566,7 @@ func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 	}
 	chunks := d.raws.chunks
 	go func() {
-		if len(ps) > 0 {
+		if len(named) > 0 {
 			seen := make([]bool, len(d.nameStrs))
 			var names []string
 			for _, ch := range chunks {
@@ -562,19 +577,26 @@ func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 					}
 				}
 			}
-			for _, p := range ps {
-				p.Prepare(slices.Clone(names))
+			for _, c := range named {
+				d.begin(c, slices.Clone(names))
 			}
 		}
 		close(prepared)
 		if len(early) > 0 {
 			d.feedConsumers(early, nil, chunks, times)
 			for _, c := range early {
-				c.(LinkFreeConsumer).AllFed()
+				c.Finish()
 			}
 		}
 		close(fed)
 	}()
+}
+
+// begin calls c.Begin with the read's Info and names.
+func (d *decoder) begin(c Consumer, names []string) {
+	info := d.info
+	info.DeviceNames = names
+	c.Begin(&info)
 }
 
 // waitEarly waits until the link-free consumers have had every event, if the read has any.
@@ -584,9 +606,10 @@ func (d *decoder) waitEarly() {
 	}
 }
 
-// feedConsumers hands every event of chunks that is not a memory record to the consumers
-// cs, in file order: with its links resolved (lk), or, with lk nil, as LinkFreeConsumer says
-// (no operator, launch or rule; a device event's collective only from its own args).
+// feedConsumers begins the consumers cs (those that wanted the device names were begun by
+// startEarly) and hands them every event of chunks, in file order: with its links resolved
+// (lk), or, with lk nil, as NeedLinks says of a consumer without it (no operator, launch or
+// rule; a device event's collective only from its own args).
 func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, times func(*rawEvent) (float64, float64)) {
 	linked := lk != nil
 	if linked && d.prepared != nil {
@@ -602,25 +625,18 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 	opName := func(raw int32) string {
 		return events.RewriteName(d.nameStrs[d.raws.at(int(raw)).name], true)
 	}
+	var mcs []Consumer
 	for _, c := range cs {
-		if sc, ok := c.(SizedConsumer); ok {
-			n := d.counts
-			if d.format != Kineto {
-				n.Memory = 0 // only a Kineto trace's memory records are handed over
-			}
-			sc.Expect(n)
+		n := c.Needs()
+		if n&NeedDeviceNames == 0 {
+			d.begin(c, nil)
 		}
-	}
-	var mcs []MemoryConsumer
-	if d.format == Kineto {
-		for _, c := range cs {
-			if mc, ok := c.(MemoryConsumer); ok {
-				mcs = append(mcs, mc)
-			}
+		if n&NeedMemory != 0 && kineto {
+			mcs = append(mcs, c)
 		}
 	}
 	var ev Event
-	var mev MemoryEvent
+	var mev Event
 	next := 0 // the next pair, in event order
 	k := -1
 	var legacy int64
@@ -638,10 +654,11 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 			if r.kind == rawMemory && len(mcs) > 0 {
 				at, _ := times(r)
 				alloc, res := r.memTotals()
-				mev = MemoryEvent{AtUs: at, TraceNs: r.ts, Pid: r.pid, Tid: r.tid, Memory: Memory{Bytes: r.memBytes(),
-					DeviceType: r.memDevice(), DeviceID: r.memDeviceID(), TotalAllocated: alloc, TotalReserved: res}}
+				mev = Event{Kind: KindMemory, Name: "[memory]", StartUs: at, EndUs: at, StartNs: r.ts, EndNs: r.ts,
+					Pid: r.pid, Tid: r.tid, Stream: -1, OpIndex: -1, Memory: Memory{Bytes: r.memBytes(),
+						DeviceType: r.memDevice(), DeviceID: r.memDeviceID(), TotalAllocated: alloc, TotalReserved: res}}
 				for _, c := range mcs {
-					c.Memory(&mev)
+					c.Event(&mev)
 				}
 				continue
 			}
