@@ -150,7 +150,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload, title string, opts orpr
 			// One line per capture: its table and trace went to the client (a table per
 			// capture here was megabytes of stdout over a long-running server's captures).
 			cycles++
-			fmt.Fprintf(stderr, "orprof: captured %s (%s)\n", stepRange(res), countNoun(len(res.Events.Events()), "event", "events"))
+			fmt.Fprintf(stderr, "orprof: captured %s (%s)\n", stepRange(res), countNoun(res.Events.Len(), "event", "events"))
 			return nil
 		}
 		if cycles > 0 {
