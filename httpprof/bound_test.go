@@ -70,6 +70,26 @@ func TestCaptureBounds(t *testing.T) {
 	assert.GreaterOrEqual(t, host, 1000, "the capture holds about its bound")
 	assert.Less(t, host, 20000, "and not much more")
 
+	// In kernels mode the kernels and launches the backend's profiler holds count too: the
+	// capture ends with fewer than MaxEvents host records (counting host records alone, it
+	// ended past 2000 of them, with as many device records again on top).
+	code, _, body, err = get(ctx, base+"trace?seconds=60&activities=cpu_op,kernel,privateuse1_runtime")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, code, string(body))
+	doc.TraceEvents = nil
+	require.NoError(t, json.Unmarshal(body, &doc))
+	host, device := 0, 0
+	for _, e := range doc.TraceEvents {
+		switch e.Cat {
+		case "cpu_op", "user_annotation":
+			host++
+		case "kernel", "privateuse1_runtime":
+			device++
+		}
+	}
+	assert.Greater(t, device, 100, "a kernels-mode capture")
+	assert.Less(t, host, 2000, "device records count toward the bound")
+
 	// The table text and the report page say so too, not only the header (before, a cut
 	// table read as a whole one).
 	for query, want := range map[string]string{

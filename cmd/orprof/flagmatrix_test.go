@@ -1001,6 +1001,8 @@ func TestOtherCommandsFlags(t *testing.T) {
 		{"conformance --lib --timeout -1s", []string{"conformance", "--lib", notDir, "--timeout", "-1s"}, "", 2, "", "--timeout"},
 		{"conformance --plugin --timeout -1s", []string{"conformance", "--plugin", notDir, "--timeout", "-1s"}, "", 2, "", "--timeout"},
 		{"conformance --device unknown", []string{"conformance", "--device", "nope"}, "", 2, "", "--device"},
+		// Not a library: one line naming it, as --lib's (not one FAIL line per check).
+		{"conformance --plugin not a library", []string{"conformance", "--plugin", notDir}, "", 2, "", notDir},
 		{"version takes no flag", []string{"version", "--dir", "x"}, "", 2, "", "--dir"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

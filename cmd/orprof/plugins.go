@@ -23,12 +23,15 @@ const pluginsUsage = `usage: orprof plugins [--dir DIR]
 
 Loads every Kineto profiler plugin (*.so, not recursive) in DIR, or in $KINETO_PLUGIN_LIB_DIR_PATH
 when --dir is not given, and prints one line per plugin: the library path, the profiler's name
-and its activity types, or why the library or profiler was refused. Each library is loaded in a
-child process of its own, so that one that crashes while it loads is listed as refused with the
-signal; what is not a library (a directory, a dangling symbolic link, a link loop) is listed as
-refused with the reason, and a library under two names is listed once. Loading runs the plugins'
-registration code. Exit status: 0 when the directory was read (refusals included), 2 when no
-directory is given or it cannot be read.
+and its activity types, or why the library or profiler was refused. Each library is probed in a
+child process of its own: loaded, then one session of each profiler driven through create,
+start, stop and processEvents. A library that crashes, hangs or ends the child without
+reporting back there is listed as refused with the reason, as is a profiler whose session
+fails (orprof run --plugin-dir probes them the same way and uses none of them). What is not a
+library (a directory, a dangling symbolic link, a link loop) is listed as refused with the
+reason, and a library under two names is listed once. Probing runs the plugins' code. Exit
+status: 0 when the directory was read (refusals included), 2 when no directory is given or it
+cannot be read.
 `
 
 // pluginProbeTimeout bounds how long one library's child may take to load it.

@@ -150,7 +150,7 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload, title string, opts orpr
 			// One line per capture: its table and trace went to the client (a table per
 			// capture here was megabytes of stdout over a long-running server's captures).
 			cycles++
-			fmt.Fprintf(stderr, "orprof: captured %s (%s)\n", stepRange(res), countNoun(len(res.Events.Events()), "event", "events"))
+			fmt.Fprintf(stderr, "orprof: captured %s (%s)\n", stepRange(res), countNoun(res.Events.Len(), "event", "events"))
 			return nil
 		}
 		if cycles > 0 {
@@ -237,7 +237,10 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload, title string, opts orpr
 		cancel()
 	}
 	closeErr := l.Close(ctx)
-	if sf.http != "" && !sf.loop && cycles == 0 && sig.Err() == nil {
+	mu.Lock()
+	captured := cycles
+	mu.Unlock()
+	if sf.http != "" && !sf.loop && captured == 0 && sig.Err() == nil {
 		// --steps N with --http serves while N steps run, which can be milliseconds.
 		fmt.Fprintf(stderr, "orprof: warning: --http %s: the server stopped when the workload's %s ended (%v) and no capture was asked for; --loop serves until SIGINT or SIGTERM\n",
 			quoteFlag(sf.http), countNoun(n, "step", "steps"), time.Since(started).Round(time.Millisecond))
