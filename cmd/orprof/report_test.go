@@ -65,7 +65,7 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"report", "-o", filepath.Join(dir, "e.html"), "--diff", tr, empty}, "", "report: no operators in"},
 		{[]string{"report", "--group-by-input-shape", "-o", filepath.Join(dir, "s.html"), sum}, "", "chosen when summaries are written"},
 		{[]string{"run", "--report", filepath.Join(dir, "r.html"), "--trace", filepath.Join(dir, "r.html")}, "", "the same file as --trace"},
-		{[]string{"run", "--report", filepath.Join(dir, "r.html"), "--steps", "2"}, "", "--report: a report is of one profile"},
+		{[]string{"run", "--report", filepath.Join(dir, "r.html"), "--loop"}, "", "--report: a report is of one profile"},
 		{[]string{"run", "--report", "-"}, "", "--report -: stdout has the table"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
