@@ -68,6 +68,13 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 	if len(sums) == 0 {
 		return nil, nil, fmt.Errorf("no input")
 	}
+	// A summary's analyses ran when it was written: one made with other options than asked
+	// is named with both (the traces are analysed with those asked).
+	for k, s := range sums {
+		if !s.Options.sameThresholds(o) {
+			return nil, nil, &OptionsError{Name: paths[k], Its: s.Options, Asked: o}
+		}
+	}
 	// Inputs without device activity: refused when none has any, a warning each otherwise
 	// (their ranks' figures are all zero).
 	var empty []int
@@ -91,9 +98,6 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 			k = me.Index
 		}
 		return nil, nil, fmt.Errorf("%s: %v", paths[k+1], err)
-	}
-	if !s.Options.sameThresholds(o) {
-		return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", paths[0], ErrOtherOptions, s.Options)
 	}
 	return s, all, nil
 }

@@ -1,8 +1,8 @@
 package timeline
 
 import (
-	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/orprof/orprof/internal/ranknum"
 )
@@ -465,7 +465,8 @@ func (s *Summary) mergeable(o *Summary) error {
 		return fmt.Errorf("timeline summary version %d cannot merge with version %d", o.Version, s.Version)
 	}
 	if !s.Options.sameThresholds(o.Options) {
-		return errors.New("timeline summaries made with different thresholds or steps cannot merge")
+		return fmt.Errorf("a timeline summary made with %s cannot merge with one made with %s",
+			strings.Join(o.Options.flags(s.Options), ", "), strings.Join(s.Options.flags(o.Options), ", "))
 	}
 	return nil
 }
