@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/orprof/orprof/internal/sniff"
 	"github.com/orprof/orprof/trace/tracefile"
@@ -88,6 +89,13 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 	}
 	for _, k := range empty {
 		warns[k] = append(warns[k], checkDevice(sums[k], paths[k]).Error())
+	}
+	// Inputs that hold other views (written with --view): the merge holds the views all hold.
+	for k, s := range sums {
+		if s.Held != nil && slices.ContainsFunc(sums, func(o *Summary) bool { return !slices.Equal(o.Held, s.Held) }) {
+			warns[k] = append(warns[k], fmt.Sprintf("%s holds only the views %s (it was written with --view): the merge holds only the views every input holds",
+				paths[k], viewList(s.Held)))
+		}
 	}
 	all := slices.Concat(warns...)
 	s := sums[0]
@@ -188,4 +196,12 @@ func (s *Summary) SelectRanks(ranks []int64) error {
 	s.Stragglers.Collectives = slices.DeleteFunc(s.Stragglers.Collectives, func(x RankCollectives) bool { return !keep(x.Rank) })
 	s.derive()
 	return nil
+}
+
+// viewList names views for a message ("none" for none).
+func viewList(views []string) string {
+	if len(views) == 0 {
+		return "none"
+	}
+	return strings.Join(views, ", ")
 }

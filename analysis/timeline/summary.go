@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/orprof/orprof/internal/ranknum"
@@ -41,7 +42,36 @@ type Summary struct {
 	Stragglers Stragglers `json:"stragglers"`
 	// Findings are what the figures above say that matters, derived from them (Findings).
 	Findings []Finding `json:"findings"`
+	// Held are the views the summary holds, in Views order; nil: every view. A summary
+	// written with some views (Write's views, `--view`) holds those alone (Load): the
+	// members of the others are empty, which says nothing of the trace. A merge holds the
+	// views every input holds.
+	Held []string `json:"-"`
 }
+
+// Holds reports whether s holds the view v (Held).
+func (s *Summary) Holds(v string) bool { return s.Held == nil || slices.Contains(s.Held, v) }
+
+// heldViews is the views both held sets hold (nil: every view).
+func heldViews(a, b []string) []string {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := []string{}
+	for _, v := range a {
+		if slices.Contains(b, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// findingsFrom are the views whose figures the findings are derived from: a summary that
+// lacks one cannot derive them again, so it does not hold the findings.
+var findingsFrom = []string{"breakdown", "idle", "launches", "steps", "stragglers"}
 
 // Finding is one thing the figures say that a person should look at, with the number behind
 // it: a device idle waiting for its host, launch-bound work, exposed communication, a slow
@@ -445,6 +475,9 @@ func (s *Summary) MergeAll(os ...*Summary) error {
 		s.renumber(nums[i+1], from, s.marks())
 	}
 	s.renumber(nums[0], marks{}, mine)
+	for _, o := range os {
+		s.Held = heldViews(s.Held, o.Held)
+	}
 	s.derive()
 	return nil
 }

@@ -184,3 +184,23 @@ func TestTimelineOptionsMismatch(t *testing.T) {
 		assert.Empty(t, o.String())
 	}
 }
+
+// TestTimelinePartialSummary: a summary written with --view breakdown prints its other views
+// as not in it (they printed "(none)"), and merged with a full summary it is warned of, the
+// merge holding the views both hold.
+func TestTimelinePartialSummary(t *testing.T) {
+	dir := t.TempDir()
+	part, full := filepath.Join(dir, "part.json"), filepath.Join(dir, "full.json")
+	out, _ := run(t, "timeline", "--format", "json", "--view", "breakdown", rankFiles[0])
+	require.NoError(t, os.WriteFile(part, []byte(out), 0o644))
+	out, _ = run(t, "timeline", "--format", "json", rankFiles[3])
+	require.NoError(t, os.WriteFile(full, []byte(out), 0o644))
+	out, stderr := run(t, "timeline", part)
+	assert.Empty(t, stderr)
+	assert.Contains(t, out, "idle: not in this summary (it was written with --view breakdown)\n")
+	assert.NotContains(t, out, "(none)")
+	out, stderr = run(t, "timeline", "--view", "breakdown,launches", part, full)
+	assert.Equal(t, "orprof: warning: "+part+" holds only the views breakdown (it was written with --view): the merge holds only the views every input holds\n", stderr)
+	assert.Contains(t, out, "launches: not in this summary (it was written with --view breakdown)\n")
+	assert.Equal(t, 2, strings.Count(out, "\n   "), "both ranks' breakdown rows:\n%s", out)
+}
