@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/orprof/orprof/internal/namecap"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/tracefile"
 )
@@ -287,7 +288,9 @@ func (c *Collector) Event(ev *tracefile.Event) {
 		c.s.index[key] = i
 		c.s.Kernels = append(c.s.Kernels, &Kernel{Name: ev.Name, Kind: ev.Kind, Ranks: 1})
 	}
-	c.s.Kernels[i].add(d, Stream{ev.Pid, ev.Stream}, ev.Op)
+	// The launching operator by its capped name (internal/namecap): a megabyte name is kept
+	// once, by the table, not again per kernel it launched.
+	c.s.Kernels[i].add(d, Stream{ev.Pid, ev.Stream}, namecap.Cap(ev.Op))
 }
 
 // Err is the error that stopped the collector, if one did: its summary is then incomplete.

@@ -30,6 +30,7 @@ import (
 	"github.com/orprof/orprof/analysis/tbsteps"
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/namecap"
 )
 
 //go:embed assets/report.css
@@ -384,12 +385,12 @@ func findings(s *optable.Summary) []finding {
 	}
 	if topDev != nil && t.SelfDevice > 0 {
 		out = append(out, finding{"top-device", fmt.Sprintf("%s takes %.1f %% of the self %s time (%s of %s, %d calls).",
-			topDev.Key, topDev.SelfDeviceTimeTotal*100/t.SelfDevice, strings.ToUpper(deviceName(s)),
+			namecap.Cap(topDev.Key), topDev.SelfDeviceTimeTotal*100/t.SelfDevice, strings.ToUpper(deviceName(s)),
 			optable.FormatTime(topDev.SelfDeviceTimeTotal), optable.FormatTime(t.SelfDevice), topDev.Count)})
 	}
 	if topCPU != nil && t.SelfCPU > 0 {
 		out = append(out, finding{"top-cpu", fmt.Sprintf("%s takes %.1f %% of the self CPU time (%s of %s, %d calls).",
-			topCPU.Key, topCPU.SelfCPUTimeTotal*100/t.SelfCPU, optable.FormatTime(topCPU.SelfCPUTimeTotal),
+			namecap.Cap(topCPU.Key), topCPU.SelfCPUTimeTotal*100/t.SelfCPU, optable.FormatTime(topCPU.SelfCPUTimeTotal),
 			optable.FormatTime(t.SelfCPU), topCPU.Count)})
 	}
 	if n := len(s.Ranks); n > 1 {
