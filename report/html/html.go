@@ -219,8 +219,21 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	}
 	noDevice := m.Timeline != nil && !hasDeviceEvents(m.Timeline)
 	if t := m.Timeline; t != nil && !noDevice {
-		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: t.Breakdown, Idle: t.Idle, Overlap: t.Overlap,
-			Launches: t.Launches, Steps: t.Steps, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
+		// A rank without device events (a CPU-only trace among others) has no device window:
+		// no "device busy 0 % of 0 µs" card, no step idle all along.
+		empty := map[int64]bool{}
+		for _, r := range t.Ranks {
+			empty[r.Rank] = empty[r.Rank] || r.DeviceEvents == 0
+		}
+		for _, r := range t.Ranks {
+			if r.DeviceEvents > 0 {
+				empty[r.Rank] = false // (a rank number two traces claim)
+			}
+		}
+		bd := slices.DeleteFunc(slices.Clone(t.Breakdown), func(b timeline.RankBreakdown) bool { return empty[b.Rank] })
+		st := slices.DeleteFunc(slices.Clone(t.Steps), func(s timeline.RankSteps) bool { return empty[s.Rank] })
+		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: bd, Idle: t.Idle, Overlap: t.Overlap,
+			Launches: t.Launches, Steps: st, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
 	}
 	p.Steps = m.Steps
 	if m.Steps != nil {
