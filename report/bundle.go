@@ -51,6 +51,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/fanout"
+	"github.com/orprof/orprof/internal/namecap"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/internal/ranknum"
 	"github.com/orprof/orprof/trace"
@@ -169,6 +170,7 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 		return nil, nil, err
 	}
 	b := &Bundle{Table: ranks.SummarizeAverages(av, name, pos, o.Grouping), Flame: tree.Tree()}
+	capNames(b.Flame.Root)
 	for i, a := range as {
 		if a == nil {
 			continue
@@ -182,6 +184,17 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 		}
 	}
 	return b, av.Data, nil
+}
+
+// capNames caps the op tree's names (internal/namecap): the table keeps each name exact, once.
+func capNames(n *flame.Node) {
+	if n == nil {
+		return
+	}
+	n.Name = namecap.Cap(n.Name)
+	for _, c := range n.Children {
+		capNames(c)
+	}
 }
 
 // LoadAll reads the profiles at paths — traces, report summaries and table summaries —,

@@ -82,30 +82,36 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 		return enc.Encode(doc)
 	}
 	all := f == CSV
-	tm := FormatTime
-	if all {
-		tm = us
+	// One unit for every time of the table and its footer (timeUnit), so that a column reads
+	// at a glance and the columns compare: "683.000us" beside "1.700s" did not.
+	unit, div := "us", 1.0
+	if !all {
+		big := max(abs(tb), abs(ta), abs(ta-tb))
+		for _, r := range rows {
+			big = max(big, r.BeforeUs(), r.AfterUs(), abs(r.DeltaUs()))
+		}
+		unit, div = timeUnit(big)
 	}
-	t := &table{head: []string{"Kernel", "Kind", "Category", "Calls before", "Calls after", "Before", "After", "Delta", "Delta %"},
+	tm := func(v float64) string {
+		if all {
+			return us(v)
+		}
+		return strconv.FormatFloat(v/div, 'f', 3, 64)
+	}
+	t := &table{head: []string{"Kernel", "Kind", "Category", "Calls before", "Calls after", "Before (" + unit + ")",
+		"After (" + unit + ")", "Delta (" + unit + ")", "Delta %"},
 		left: []bool{true, true, true, false, false, false, false, false, false}}
 	shown := rows
 	if !all && rowLimit > 0 && len(shown) > rowLimit {
 		shown = shown[:rowLimit]
 	}
 	for _, r := range shown {
-		d := "new"
-		switch {
-		case r.BeforeNs > 0:
-			d = strconv.FormatFloat(100*r.DeltaUs()/r.BeforeUs(), 'f', 2, 64) + "%"
-		case r.AfterNs == 0:
-			d = "0.00%"
-		}
 		delta := tm(r.DeltaUs())
 		if r.DeltaUs() > 0 && !all {
 			delta = "+" + delta
 		}
 		t.rows = append(t.rows, []string{r.Name, r.Kind, r.Category, strconv.FormatInt(r.CallsBefore, 10),
-			strconv.FormatInt(r.CallsAfter, 10), tm(r.BeforeUs()), tm(r.AfterUs()), delta, d})
+			strconv.FormatInt(r.CallsAfter, 10), tm(r.BeforeUs()), tm(r.AfterUs()), delta, diffPct(r.BeforeNs, r.AfterNs)})
 	}
 	var b bytes.Buffer
 	switch f {
@@ -121,14 +127,43 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 	default:
 		return fmt.Errorf("format %q: must be text, markdown, csv or json", f)
 	}
-	fmt.Fprintf(&b, "Device time total: %s before, %s after (%s)\n", FormatTime(tb), FormatTime(ta), signed(ta-tb))
+	d := tm(ta - tb)
+	if ta > tb {
+		d = "+" + d
+	}
+	change := d + " " + unit
+	if p := diffPct(before.DeviceNs(), after.DeviceNs()); p != "new" {
+		change += ", " + p
+	}
+	fmt.Fprintf(&b, "Device time total: %s %s before, %s %s after (%s)\n", tm(tb), unit, tm(ta), unit, change)
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
-func signed(us float64) string {
-	if us > 0 {
-		return "+" + FormatTime(us)
+// diffPct is the change from before to after in % ("new" when before is 0 and after is not).
+func diffPct(before, after int64) string {
+	switch {
+	case before > 0:
+		return strconv.FormatFloat(100*float64(after-before)/float64(before), 'f', 2, 64) + "%"
+	case after == 0:
+		return "0.00%"
 	}
-	return FormatTime(us)
+	return "new"
+}
+
+// timeUnit is the unit that shows µs values up to big ("ms" from 1 ms, else "us"), and the
+// divisor that turns µs into it: with three decimals either keeps every µs, where seconds
+// would show a 683 µs kernel as 0.001.
+func timeUnit(big float64) (string, float64) {
+	if big >= 1e3 {
+		return "ms", 1e3
+	}
+	return "us", 1
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

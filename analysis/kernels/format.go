@@ -303,7 +303,9 @@ type rankJSON struct {
 }
 
 type kernelJSON struct {
-	Name       string     `json:"name"`
+	// Name is a pointer so that a row without one (a summary edited by hand) is told from a
+	// kernel named "".
+	Name       *string    `json:"name"`
 	Kind       string     `json:"kind"`
 	Category   string     `json:"category"`
 	Group      string     `json:"group"`
@@ -352,7 +354,7 @@ func writeJSON(w io.Writer, s *Summary, rules *Rules, compact bool) error {
 		op, nops := k.Op()
 		c := k.Category(rules)
 		sq := k.sumSq
-		j := kernelJSON{Name: k.Name, Kind: k.Kind.String(), Category: c.String(), Group: c.Group(), Calls: k.Calls,
+		j := kernelJSON{Name: &k.Name, Kind: k.Kind.String(), Category: c.String(), Group: c.Group(), Calls: k.Calls,
 			TotalNs: k.TotalNs, TotalUs: k.TotalUs(), MeanUs: k.MeanUs(), MedianUs: k.MedianUs(), MinNs: k.MinNs, MinUs: k.MinUs(),
 			MaxNs: k.MaxNs, MaxUs: k.MaxUs(), StdUs: k.StdUs(), SumSqNs2: &sq,
 			Streams: k.Streams, Op: op, Ops: nops, Ranks: k.Ranks, Hist: [][2]int64{}, LaunchedBy: []opJSON{}}
@@ -438,8 +440,11 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 		s.Ranks = append(s.Ranks, Rank{Rank: trace.Rank{Number: r.Rank, Named: r.FromTrace, Trace: r.File}, DeviceNs: r.DeviceNs})
 	}
 	for i, j := range doc.Kernels {
+		if j.Name == nil {
+			return nil, fmt.Errorf("%s: kernel %d: no field \"name\" (every row names its kernel)", name, i+1)
+		}
 		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s: kernel %d (%s): %s", name, i+1, quote.String(j.Name), fmt.Sprintf(format, a...))
+			return fmt.Errorf("%s: kernel %d (%s): %s", name, i+1, quote.String(*j.Name), fmt.Sprintf(format, a...))
 		}
 		kind, ok := kindByName[j.Kind]
 		if !ok || !kind.DeviceTime() {
@@ -458,7 +463,7 @@ func ReadSummary(r io.Reader, name string) (*Summary, error) {
 		if err := checkMoments(j.Calls, j.TotalNs, j.MinNs, j.MaxNs, *j.SumSqNs2); err != "" {
 			return nil, bad("%s", err)
 		}
-		k := &Kernel{Name: j.Name, Kind: kind, Calls: j.Calls, TotalNs: j.TotalNs, MinNs: j.MinNs, MaxNs: j.MaxNs,
+		k := &Kernel{Name: *j.Name, Kind: kind, Calls: j.Calls, TotalNs: j.TotalNs, MinNs: j.MinNs, MaxNs: j.MaxNs,
 			sumSq: *j.SumSqNs2, Hist: map[int32]int64{}, Streams: j.Streams, Ops: map[string]*OpShare{}, Ranks: j.Ranks}
 		var n int64
 		for _, h := range j.Hist {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/orprof/orprof/internal/namecap"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
@@ -296,7 +297,9 @@ func (c *Collector) Event(ev *tracefile.Event) {
 		c.s.index[key] = i
 		c.s.Kernels = append(c.s.Kernels, &Kernel{Name: ev.Name, Kind: ev.Kind, Ranks: 1})
 	}
-	c.s.Kernels[i].add(d, Stream{ev.Pid, ev.Stream}, ev.Op)
+	// The launching operator by its capped name (internal/namecap): a megabyte name is kept
+	// once, by the table, not again per kernel it launched.
+	c.s.Kernels[i].add(d, Stream{ev.Pid, ev.Stream}, namecap.Cap(ev.Op))
 }
 
 // Finish makes the rank's summary.

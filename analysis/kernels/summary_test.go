@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -373,6 +374,12 @@ func TestReadSummaryErrors(t *testing.T) {
 		assert.True(t, strings.HasPrefix(err.Error(), "k.json: "), c.name)
 		assert.NotContains(t, err.Error(), "\n", c.name)
 	}
+	// A row whose name was deleted (it was read as a kernel named "").
+	line := regexp.MustCompile(`(?m)^ *"name": "[^"\n]*",\n`)
+	loc := line.FindStringIndex(good)
+	require.NotNil(t, loc)
+	_, err = ReadSummary(strings.NewReader(good[:loc[0]]+good[loc[1]:]), "k.json")
+	assert.EqualError(t, err, `k.json: kernel 1: no field "name" (every row names its kernel)`)
 }
 
 // FuzzReadSummary: whatever ReadSummary accepts renders in every format, reads back from its
@@ -434,10 +441,20 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, "memory", rows[2].Category)
 	var b bytes.Buffer
 	require.NoError(t, WriteDiff(&b, Text, rows, before, after, 0, 55))
-	assert.Contains(t, b.String(), "+15.000us")
+	assert.Contains(t, b.String(), "+15.000")
 	assert.Contains(t, b.String(), "150.00%")
 	assert.Contains(t, b.String(), " new ")
-	assert.Contains(t, b.String(), "Device time total: 17.000us before, 35.000us after (+18.000us)")
+	assert.Contains(t, b.String(), "Delta (us)")
+	assert.Contains(t, b.String(), "Device time total: 17.000 us before, 35.000 us after (+18.000 us, 105.88%)")
+	// One unit per column (it printed 683.000us beside 1.700s), with the footer's %.
+	after.Kernels[0].TotalNs, after.Ranks[0].DeviceNs = 1_700_034_000, 1_700_044_000
+	rows = Diff(before, after, nil)
+	b.Reset()
+	require.NoError(t, WriteDiff(&b, Text, rows, before, after, 0, 55))
+	assert.Contains(t, b.String(), "Before (ms)  After (ms)  Delta (ms)")
+	assert.Regexp(t, `gemm +kernel +gemm +2 +2 +0\.010 +1700\.034 +\+1700\.024 +17000240\.00%`, b.String())
+	assert.Contains(t, b.String(), "Device time total: 0.017 ms before, 1700.044 ms after (+1700.027 ms, 10000158.82%)")
+	assert.NotRegexp(t, `[0-9](us|ms|s)\b`, b.String(), "a unit in a cell")
 	b.Reset()
 	require.NoError(t, WriteDiff(&b, JSON, rows, before, after, 0, 55))
 	assert.Contains(t, b.String(), `"delta_us": -4`)

@@ -148,6 +148,16 @@ func pct(before, after float64) string {
 	return strconv.FormatFloat(p, 'f', 1, 64) + "%"
 }
 
+// change is a footer's change from before to after: the difference and its %, or "no
+// change" when both are 0 (it printed "0.000us, " with an empty %).
+func change(before, after float64) string {
+	p := pct(before, after)
+	if p == "" {
+		return "no change"
+	}
+	return signedTime(after-before) + ", " + p
+}
+
 func signedTime(us float64) string {
 	if us > 0 {
 		return "+" + FormatTime(us)
@@ -213,6 +223,10 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 		{"Calls after", 11, false}, {"Self CPU before", 15, false}, {"Self CPU after", 14, false},
 		{"Δ Self CPU", 10, false}, {"Δ%", 6, false}, {"Self " + devBefore + " before", 12, false},
 		{"Self " + devAfter + " after", 12, false}, {"Δ Self " + dev, 10, false}, {"Δ% " + dev, 6, false}, {"Note", 4, true}}}
+	for i := range t.cols {
+		// Never narrower than the header: "Self OPENREG before" overran its rule.
+		t.cols[i].width = max(t.cols[i].width, runeLen(t.cols[i].header))
+	}
 	for i := range rows {
 		r := &rows[i]
 		name := r.Key
@@ -240,14 +254,14 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 	if o.Totals != nil {
 		tb, ta := o.Totals[0], o.Totals[1]
 		b.WriteString("Self CPU time total: " + FormatTime(tb.SelfCPU) + " -> " + FormatTime(ta.SelfCPU) +
-			" (" + signedTime(ta.SelfCPU-tb.SelfCPU) + ", " + pct(tb.SelfCPU, ta.SelfCPU) + ")\n")
+			" (" + change(tb.SelfCPU, ta.SelfCPU) + ")\n")
 		if tb.HasDevice || ta.HasDevice {
 			what := "Self " + dev + " time total: "
 			if devBefore != devAfter {
 				what = "Self device time total (" + devBefore + " -> " + devAfter + "): "
 			}
 			b.WriteString(what + FormatTime(tb.SelfDevice) + " -> " + FormatTime(ta.SelfDevice) +
-				" (" + signedTime(ta.SelfDevice-tb.SelfDevice) + ", " + pct(tb.SelfDevice, ta.SelfDevice) + ")\n")
+				" (" + change(tb.SelfDevice, ta.SelfDevice) + ")\n")
 		}
 	}
 	_, err := w.Write(b.Bytes())

@@ -3,6 +3,7 @@ package optable
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,4 +98,29 @@ func TestCheckDiff(t *testing.T) {
 	b.GroupByStackN, b.Device = 0, "openreg"
 	a.Device = "cuda"
 	assert.NoError(t, CheckDiff(a, b))
+}
+
+// TestDiffTextAligned: every header sits over its column (a device column was narrower than
+// "Self OPENREG before"), and a total of 0 on both sides says "no change", not "(0.000us, )".
+func TestDiffTextAligned(t *testing.T) {
+	before := rankSummary(1, false, RankInfo{})
+	after := rankSummary(2, true, RankInfo{})
+	rows := Diff(before, after)
+	zero := [2]Totals{{SelfCPU: 5, HasDevice: true}, {SelfCPU: 5, HasDevice: true}}
+	var buf bytes.Buffer
+	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "openreg", Totals: &zero}))
+	lines := strings.Split(buf.String(), "\n")
+	rule, head := lines[0], lines[1]
+	// No header cell runs past the end of its column's rule of dashes (compared in runes:
+	// headers hold "Δ").
+	hr, rr := []rune(head), []rune(rule)
+	for i := range rr {
+		if rr[i] == '-' && (i+1 == len(rr) || rr[i+1] == ' ') && i+1 < len(hr) && hr[i+1] != ' ' {
+			t.Errorf("a header runs past its column's rule at rune %d:\n%s\n%s", i, rule, head)
+		}
+	}
+	assert.Contains(t, head, "Self OPENREG before")
+	assert.Contains(t, buf.String(), "Self OPENREG time total: 0.000us -> 0.000us (no change)\n")
+	assert.Contains(t, buf.String(), "Self CPU time total: 5.000us -> 5.000us (0.000us, 0.0%)\n")
+	assert.NotContains(t, buf.String(), ", )")
 }

@@ -2,6 +2,8 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -192,3 +194,54 @@ func (o Options) sameThresholds(p Options) bool {
 	}
 	return true
 }
+
+// flags says o as the `orprof timeline` flags that differ from p's, each with its value and
+// "(the default)" when it is DefaultOptions': "--micro-idle 5µs", "--steps all (the default)".
+func (o Options) flags(p Options) []string {
+	d := DefaultOptions()
+	var out []string
+	add := func(flag, v string, isDefault bool) {
+		if isDefault {
+			v += " (the default)"
+		}
+		out = append(out, flag+" "+v)
+	}
+	if !slices.Equal(o.Steps, p.Steps) {
+		s := make([]string, len(o.Steps))
+		for i, n := range o.Steps {
+			s[i] = strconv.FormatInt(n, 10)
+		}
+		v := strings.Join(s, ",")
+		if len(s) == 0 {
+			v = "all"
+		}
+		add("--steps", v, len(s) == 0)
+	}
+	if o.MicroIdleNs != p.MicroIdleNs {
+		add("--micro-idle", time.Duration(o.MicroIdleNs).String(), o.MicroIdleNs == d.MicroIdleNs)
+	}
+	if o.ShortKernelNs != p.ShortKernelNs {
+		add("--short-kernel", time.Duration(o.ShortKernelNs).String(), o.ShortKernelNs == d.ShortKernelNs)
+	}
+	if o.QueueLength != p.QueueLength {
+		add("--queue-length", strconv.Itoa(o.QueueLength), o.QueueLength == d.QueueLength)
+	}
+	return out
+}
+
+// OptionsError is the error of a summary made with other options than the run asks for (Is
+// ErrOtherOptions): its analyses ran when it was written. It names the summary, the flags it
+// was made with and those asked for, with their values.
+type OptionsError struct {
+	// Name is the summary's input; Its the options it was made with, Asked the run's.
+	Name       string
+	Its, Asked Options
+}
+
+func (e *OptionsError) Error() string {
+	return fmt.Sprintf("%s is a summary made with %s; this run asks for %s: give the traces, or the flags it was made with",
+		e.Name, strings.Join(e.Its.flags(e.Asked), ", "), strings.Join(e.Asked.flags(e.Its), ", "))
+}
+
+// Is makes errors.Is(err, ErrOtherOptions) hold.
+func (e *OptionsError) Is(target error) bool { return target == ErrOtherOptions }

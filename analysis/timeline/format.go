@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -63,6 +64,30 @@ func Write(w io.Writer, f Format, s *Summary, views []string) error {
 	}
 	var buf bytes.Buffer
 	for i, v := range views {
+		if !s.Holds(v) {
+			// Not an empty table: "(none)" would read as no idle gaps, no launches.
+			note := "not in this summary (it was written with --view " + strings.Join(s.Held, ",") + ")"
+			if len(s.Held) == 0 {
+				note = "not in this summary (it was written with --view and holds no view that reads back: findings are derived from the views breakdown, idle, launches, steps and stragglers)"
+			}
+			if i > 0 {
+				buf.WriteByte('\n')
+			}
+			switch f {
+			case Text:
+				buf.WriteString(v + ": " + note + "\n")
+			case Markdown:
+				buf.WriteString("### " + v + "\n\n" + note + "\n")
+			case CSV:
+				m := textfmt.Table{Head: []string{"view", "note"}, Rows: [][]string{{v, note}}}
+				if err := m.WriteCSV(&buf); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("no format %q", f)
+			}
+			continue
+		}
 		for j, t := range tablesOf(s, v) {
 			switch f {
 			case Text:
@@ -92,6 +117,7 @@ func Write(w io.Writer, f Format, s *Summary, views []string) error {
 }
 
 func writeJSON(w io.Writer, s *Summary, views []string) error {
+	views = slices.DeleteFunc(slices.Clone(views), func(v string) bool { return !s.Holds(v) })
 	var b bytes.Buffer
 	member := func(k string, v any) error {
 		enc, err := json.Marshal(v)
@@ -153,12 +179,36 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Load reads a summary Write wrote as json.
+// Load reads a summary Write wrote as json. It holds the views its "views" member lists
+// (Summary.Held), the findings only with every view they derive from.
 func Load(r io.Reader) (*Summary, error) {
 	var s Summary
+	doc := struct {
+		*Summary
+		Views *[]string `json:"views"`
+	}{Summary: &s}
 	d := json.NewDecoder(r)
-	if err := d.Decode(&s); err != nil {
+	if err := d.Decode(&doc); err != nil {
 		return nil, err
+	}
+	if doc.Views != nil {
+		held := []string{}
+		for _, v := range *doc.Views {
+			if !slices.Contains(Views, v) {
+				return nil, fmt.Errorf("views: no view %s (views: %s)", quote.String(v), strings.Join(Views, ", "))
+			}
+		}
+		for _, v := range Views {
+			if slices.Contains(*doc.Views, v) {
+				held = append(held, v)
+			}
+		}
+		if slices.ContainsFunc(findingsFrom, func(v string) bool { return !slices.Contains(held, v) }) {
+			held = slices.DeleteFunc(held, func(v string) bool { return v == "findings" })
+		}
+		if len(held) < len(Views) {
+			s.Held = held
+		}
 	}
 	if s.Version != Version {
 		return nil, fmt.Errorf("not an orprof timeline summary of version %d (orprof_timeline %d)", Version, s.Version)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/orprof/orprof/internal/sniff"
 	"github.com/orprof/orprof/trace/tracefile"
@@ -68,6 +69,13 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 	if len(sums) == 0 {
 		return nil, nil, fmt.Errorf("no input")
 	}
+	// A summary's analyses ran when it was written: one made with other options than asked
+	// is named with both (the traces are analysed with those asked).
+	for k, s := range sums {
+		if !s.Options.sameThresholds(o) {
+			return nil, nil, &OptionsError{Name: paths[k], Its: s.Options, Asked: o}
+		}
+	}
 	// Inputs without device activity: refused when none has any, a warning each otherwise
 	// (their ranks' figures are all zero).
 	var empty []int
@@ -82,6 +90,13 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 	for _, k := range empty {
 		warns[k] = append(warns[k], checkDevice(sums[k], paths[k]).Error())
 	}
+	// Inputs that hold other views (written with --view): the merge holds the views all hold.
+	for k, s := range sums {
+		if s.Held != nil && slices.ContainsFunc(sums, func(o *Summary) bool { return !slices.Equal(o.Held, s.Held) }) {
+			warns[k] = append(warns[k], fmt.Sprintf("%s holds only the views %s (it was written with --view): the merge holds only the views every input holds",
+				paths[k], viewList(s.Held)))
+		}
+	}
 	all := slices.Concat(warns...)
 	s := sums[0]
 	// One derivation of the cross-rank figures for all the inputs, not one per input.
@@ -91,9 +106,6 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 			k = me.Index
 		}
 		return nil, nil, fmt.Errorf("%s: %v", paths[k+1], err)
-	}
-	if !s.Options.sameThresholds(o) {
-		return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", paths[0], ErrOtherOptions, s.Options)
 	}
 	return s, all, nil
 }
@@ -184,4 +196,12 @@ func (s *Summary) SelectRanks(ranks []int64) error {
 	s.Stragglers.Collectives = slices.DeleteFunc(s.Stragglers.Collectives, func(x RankCollectives) bool { return !keep(x.Rank) })
 	s.derive()
 	return nil
+}
+
+// viewList names views for a message ("none" for none).
+func viewList(views []string) string {
+	if len(views) == 0 {
+		return "none"
+	}
+	return strings.Join(views, ", ")
 }

@@ -1,8 +1,9 @@
 package timeline
 
 import (
-	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/orprof/orprof/internal/ranknum"
 	"github.com/orprof/orprof/trace"
@@ -42,7 +43,36 @@ type Summary struct {
 	Stragglers Stragglers `json:"stragglers"`
 	// Findings are what the figures above say that matters, derived from them (Findings).
 	Findings []Finding `json:"findings"`
+	// Held are the views the summary holds, in Views order; nil: every view. A summary
+	// written with some views (Write's views, `--view`) holds those alone (Load): the
+	// members of the others are empty, which says nothing of the trace. A merge holds the
+	// views every input holds.
+	Held []string `json:"-"`
 }
+
+// Holds reports whether s holds the view v (Held).
+func (s *Summary) Holds(v string) bool { return s.Held == nil || slices.Contains(s.Held, v) }
+
+// heldViews is the views both held sets hold (nil: every view).
+func heldViews(a, b []string) []string {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := []string{}
+	for _, v := range a {
+		if slices.Contains(b, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// findingsFrom are the views whose figures the findings are derived from: a summary that
+// lacks one cannot derive them again, so it does not hold the findings.
+var findingsFrom = []string{"breakdown", "idle", "launches", "steps", "stragglers"}
 
 // Finding is one thing the figures say that a person should look at, with the number behind
 // it: a device idle waiting for its host, launch-bound work, exposed communication, a slow
@@ -445,6 +475,9 @@ func (s *Summary) MergeAll(os ...*Summary) error {
 		s.renumber(nums[i+1], from, s.marks())
 	}
 	s.renumber(nums[0], marks{}, mine)
+	for _, o := range os {
+		s.Held = heldViews(s.Held, o.Held)
+	}
 	s.derive()
 	return nil
 }
@@ -465,7 +498,8 @@ func (s *Summary) mergeable(o *Summary) error {
 		return fmt.Errorf("timeline summary version %d cannot merge with version %d", o.Version, s.Version)
 	}
 	if !s.Options.sameThresholds(o.Options) {
-		return errors.New("timeline summaries made with different thresholds or steps cannot merge")
+		return fmt.Errorf("a timeline summary made with %s cannot merge with one made with %s",
+			strings.Join(o.Options.flags(s.Options), ", "), strings.Join(s.Options.flags(o.Options), ", "))
 	}
 	return nil
 }

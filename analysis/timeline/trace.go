@@ -86,7 +86,7 @@ func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*
 				return nil, nil, err
 			}
 			if !s.Options.sameThresholds(o) {
-				return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", name, ErrOtherOptions, s.Options)
+				return nil, nil, &OptionsError{Name: name, Its: s.Options, Asked: o}
 			}
 			if err := checkDevice(s, name); err != nil {
 				return nil, nil, err
@@ -119,7 +119,7 @@ func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*
 			return nil, nil, fmt.Errorf("%s: %v", name, err)
 		}
 		if !s.Options.sameThresholds(o) {
-			return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", name, ErrOtherOptions, s.Options)
+			return nil, nil, &OptionsError{Name: name, Its: s.Options, Asked: o}
 		}
 		return s, nil, nil
 	}

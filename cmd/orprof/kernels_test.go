@@ -132,7 +132,7 @@ func TestKernelsMergeAndDiffCommands(t *testing.T) {
 	assert.Equal(t, want, got)
 	diff, _ := run(t, "diff", sums[0], sums[1])
 	assert.Contains(t, diff, "Calls before")
-	assert.Contains(t, diff, "Device time total: 67.681ms before, 607.844ms after")
+	assert.Contains(t, diff, "Device time total: 67.681 ms before, 607.844 ms after (+540.163 ms, 798.10%)")
 	table, _ := run(t, "table", "--format", "json", "../../testdata/kineto/rocm_mi250_train.json.gz")
 	tp := filepath.Join(dir, "t.json")
 	require.NoError(t, os.WriteFile(tp, []byte(table), 0o644))

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -156,28 +155,14 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		s, warns, err = timeline.ReadInputs(paths, o, ro)
 	}
-	if errors.Is(err, timeline.ErrOtherOptions) {
-		// The analyses of a summary ran when it was written: name the flags that ask for others.
-		var given []string
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "steps", "micro-idle", "short-kernel", "queue-length":
-				given = append(given, "--"+f.Name+" "+f.Value.String())
-			}
-		})
-		what := "the default thresholds"
-		if len(given) > 0 {
-			what = strings.Join(given, ", ")
+	var oe *timeline.OptionsError
+	if errors.As(err, &oe) {
+		// The analyses of a summary ran when it was written: the message names the summary,
+		// the flags it was made with and those asked for (given or by default).
+		if oe.Name != "<stdin>" {
+			oe.Name = quoteArg(oe.Name)
 		}
-		sum := "<stdin>"
-		if paths[0] != "-" {
-			sum = quoteArg(paths[0])
-			if s := summaryInputs(paths); len(s) > 0 {
-				sum = quoteArg(s[0])
-			}
-		}
-		return failFlag(stderr, "timeline", "%s: %s is a summary whose analyses ran with other thresholds or steps when it was written; give the traces, or the flags it was made with",
-			what, sum)
+		return failFlag(stderr, "timeline", "%v", oe)
 	}
 	if err != nil {
 		return fail(stderr, "timeline: %v", err)

@@ -150,3 +150,57 @@ func TestTimelineDuplicateRank(t *testing.T) {
 	require.Equal(t, 0, dispatch([]string{"table", r0, r0}, strings.NewReader(""), &out, &errb), errb.String())
 	assert.Contains(t, errb.String(), "orprof: warning: rank 0 is claimed by more than one trace (1 rank repeats);")
 }
+
+// TestTimelineOptionsMismatch: a summary made with other thresholds than asked is named with
+// the flags on both sides and their values; before, the message blamed the trace merged with
+// it ("timeline summaries made with different thresholds or steps cannot merge") or said only
+// "the default thresholds".
+func TestTimelineOptionsMismatch(t *testing.T) {
+	dir := t.TempDir()
+	rocm := filepath.Join("..", "..", "testdata", "kineto", "rocm_mi250_train.json.gz")
+	s5, sdef := filepath.Join(dir, "s5.json"), filepath.Join(dir, "sdef.json")
+	out, _ := run(t, "timeline", "--format", "json", "--micro-idle", "5us", rocm)
+	require.NoError(t, os.WriteFile(s5, []byte(out), 0o644))
+	out, _ = run(t, "timeline", "--format", "json", rankFiles[0])
+	require.NoError(t, os.WriteFile(sdef, []byte(out), 0o644))
+	made5 := `"` + s5 + `" is a summary made with --micro-idle 5µs; this run asks for --micro-idle 30µs (the default): give the traces, or the flags it was made with; run 'orprof timeline -h'`
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{s5}, made5},
+		{[]string{sdef, s5}, made5},
+		{[]string{s5, sdef}, made5},
+		{[]string{s5, rankFiles[0]}, made5},
+		{[]string{"--micro-idle", "5us", "--steps", "1-2", s5},
+			`"` + s5 + `" is a summary made with --steps all (the default); this run asks for --steps 1,2`},
+		{[]string{"--queue-length", "4", "--micro-idle", "5us", sdef},
+			`"` + sdef + `" is a summary made with --micro-idle 30µs (the default), --queue-length 16 (the default); this run asks for --micro-idle 5µs, --queue-length 4`},
+	} {
+		var o, errb bytes.Buffer
+		assert.Equal(t, 2, dispatch(append([]string{"timeline"}, c.args...), strings.NewReader(""), &o, &errb), "%v", c.args)
+		assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "one line: %q", errb.String())
+		assert.Contains(t, errb.String(), "orprof: timeline: "+c.want, "%v", c.args)
+		assert.Empty(t, o.String())
+	}
+}
+
+// TestTimelinePartialSummary: a summary written with --view breakdown prints its other views
+// as not in it (they printed "(none)"), and merged with a full summary it is warned of, the
+// merge holding the views both hold.
+func TestTimelinePartialSummary(t *testing.T) {
+	dir := t.TempDir()
+	part, full := filepath.Join(dir, "part.json"), filepath.Join(dir, "full.json")
+	out, _ := run(t, "timeline", "--format", "json", "--view", "breakdown", rankFiles[0])
+	require.NoError(t, os.WriteFile(part, []byte(out), 0o644))
+	out, _ = run(t, "timeline", "--format", "json", rankFiles[3])
+	require.NoError(t, os.WriteFile(full, []byte(out), 0o644))
+	out, stderr := run(t, "timeline", part)
+	assert.Empty(t, stderr)
+	assert.Contains(t, out, "idle: not in this summary (it was written with --view breakdown)\n")
+	assert.NotContains(t, out, "(none)")
+	out, stderr = run(t, "timeline", "--view", "breakdown,launches", part, full)
+	assert.Equal(t, "orprof: warning: "+part+" holds only the views breakdown (it was written with --view): the merge holds only the views every input holds\n", stderr)
+	assert.Contains(t, out, "launches: not in this summary (it was written with --view breakdown)\n")
+	assert.Equal(t, 2, strings.Count(out, "\n   "), "both ranks' breakdown rows:\n%s", out)
+}

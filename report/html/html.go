@@ -30,6 +30,7 @@ import (
 	"github.com/orprof/orprof/analysis/tbsteps"
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/namecap"
 )
 
 //go:embed assets/report.css
@@ -223,8 +224,21 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	}
 	noDevice := m.Timeline != nil && !hasDeviceEvents(m.Timeline)
 	if t := m.Timeline; t != nil && !noDevice {
-		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: t.Breakdown, Idle: t.Idle, Overlap: t.Overlap,
-			Launches: t.Launches, Steps: t.Steps, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
+		// A rank without device events (a CPU-only trace among others) has no device window:
+		// no "device busy 0 % of 0 µs" card, no step idle all along.
+		empty := map[int64]bool{}
+		for _, r := range t.Ranks {
+			empty[r.Number] = empty[r.Number] || r.DeviceEvents == 0
+		}
+		for _, r := range t.Ranks {
+			if r.DeviceEvents > 0 {
+				empty[r.Number] = false // (a rank number two traces claim)
+			}
+		}
+		bd := slices.DeleteFunc(slices.Clone(t.Breakdown), func(b timeline.RankBreakdown) bool { return empty[b.Rank] })
+		st := slices.DeleteFunc(slices.Clone(t.Steps), func(s timeline.RankSteps) bool { return empty[s.Rank] })
+		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: bd, Idle: t.Idle, Overlap: t.Overlap,
+			Launches: t.Launches, Steps: st, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
 	}
 	p.Steps = m.Steps
 	if m.Steps != nil {
@@ -389,12 +403,12 @@ func findings(s *optable.Summary) []finding {
 	}
 	if topDev != nil && t.SelfDevice > 0 {
 		out = append(out, finding{"top-device", fmt.Sprintf("%s takes %.1f %% of the self %s time (%s of %s, %d calls).",
-			topDev.Key, topDev.SelfDeviceTimeTotal*100/t.SelfDevice, strings.ToUpper(deviceName(s)),
+			namecap.Cap(topDev.Key), topDev.SelfDeviceTimeTotal*100/t.SelfDevice, strings.ToUpper(deviceName(s)),
 			optable.FormatTime(topDev.SelfDeviceTimeTotal), optable.FormatTime(t.SelfDevice), topDev.Count)})
 	}
 	if topCPU != nil && t.SelfCPU > 0 {
 		out = append(out, finding{"top-cpu", fmt.Sprintf("%s takes %.1f %% of the self CPU time (%s of %s, %d calls).",
-			topCPU.Key, topCPU.SelfCPUTimeTotal*100/t.SelfCPU, optable.FormatTime(topCPU.SelfCPUTimeTotal),
+			namecap.Cap(topCPU.Key), topCPU.SelfCPUTimeTotal*100/t.SelfCPU, optable.FormatTime(topCPU.SelfCPUTimeTotal),
 			optable.FormatTime(t.SelfCPU), topCPU.Count)})
 	}
 	if n := len(s.Ranks); n > 1 {

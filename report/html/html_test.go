@@ -86,6 +86,11 @@ func TestWhy(t *testing.T) {
 		{"no device events", &html.Model{Summary: optable.NewSummary(nil, optable.RankInfo{}, optable.SummaryOptions{}),
 			Timeline: &timeline.Summary{Ranks: []timeline.RankInfo{{Device: "openreg"}}}},
 			map[string]string{"timeline": "No device timeline: no OPENREG kernels, copies or fills (orprof run's default fallback mode"}},
+		// A CPU-only rank beside a rank with device work: only the latter's window is drawn.
+		{"one rank without device events", &html.Model{Summary: optable.NewSummary(nil, optable.RankInfo{}, optable.SummaryOptions{}),
+			Timeline: &timeline.Summary{Ranks: []timeline.RankInfo{{Rank: trace.Rank{Number: 0}, Device: "cuda", DeviceEvents: 3}, {Rank: trace.Rank{Number: 1}}},
+				Breakdown: []timeline.RankBreakdown{{Rank: 0}, {Rank: 1}}, Steps: []timeline.RankSteps{{Rank: 0}, {Rank: 1}}}},
+			map[string]string{}},
 		{"diff only", &html.Model{Diff: &html.Diff{Before: &optable.Summary{}, After: &optable.Summary{}}},
 			map[string]string{"operators": "diff only", "memory": "No operator summary"}},
 	} {
@@ -96,8 +101,19 @@ func TestWhy(t *testing.T) {
 			}
 			doc := pageJSON(t, b.Bytes())
 			why := doc["why"].(map[string]any)
-			if c.m.Timeline != nil && doc["timeline"] != nil {
-				t.Errorf("a timeline without device events is drawn: %v", doc["timeline"])
+			if tl := c.m.Timeline; tl != nil {
+				drawn, _ := doc["timeline"].(map[string]any)
+				if len(tl.Breakdown) == 0 && drawn != nil {
+					t.Errorf("a timeline without device events is drawn: %v", drawn)
+				}
+				if len(tl.Breakdown) > 0 {
+					if bd, _ := drawn["breakdown"].([]any); len(bd) != 1 {
+						t.Errorf("breakdown of the ranks with device events: %v, want rank 0's alone", drawn["breakdown"])
+					}
+					if st, _ := drawn["steps"].([]any); len(st) != 1 {
+						t.Errorf("steps of the ranks with device events: %v, want rank 0's alone", drawn["steps"])
+					}
+				}
 			}
 			for view, want := range c.want {
 				if got, _ := why[view].(string); !strings.Contains(got, want) {
