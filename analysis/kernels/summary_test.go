@@ -56,9 +56,9 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 				require.NoError(t, err)
 				s := c.Summary(Rank{File: f, Rank: av.Data.Rank, FromTrace: av.Data.HasRank}, av.Data.DeviceName)
 				if link == tracefile.LinkAll {
-					// The table's read (the report's) and orprof kernels' own (ReadAll: a read,
+					// The table's read (the report's) and orprof kernels' own (Load: a read,
 					// then a merge of the one rank) give the same bytes.
-					own, _, err := ReadAll([]string{f}, ReadOptions{})
+					own, _, err := Load([]string{f}, ReadOptions{})
 					require.NoError(t, err)
 					if a, b := render(t, own, JSON), render(t, s, JSON); a != b {
 						t.Fatalf("orprof kernels' read and the table's differ: %s", firstDiff(a, b))
@@ -123,10 +123,10 @@ func (a annotations) Event(ev *tracefile.Event) {
 // JSON, equal reading both at once; a summary's JSON reads back into the same summary.
 func TestMergeEqualsReadingTogether(t *testing.T) {
 	a, b := "../../testdata/kineto/cuda_alexnet.json.gz", "../../testdata/kineto-extra/hta_sampled_rank0.json.gz"
-	both, warns, err := ReadAll([]string{a, b}, ReadOptions{Workers: 2})
+	both, warns, err := Load([]string{a, b}, ReadOptions{Workers: 2})
 	require.NoError(t, err)
 	assert.Len(t, warns, 1, "alexnet's one copy launched outside any op")
-	one, _, err := ReadAll([]string{a, b}, ReadOptions{Workers: 1})
+	one, _, err := Load([]string{a, b}, ReadOptions{Workers: 1})
 	require.NoError(t, err)
 	assert.Equal(t, render(t, one, JSON), render(t, both, JSON), "the result does not depend on the order reads finish in")
 
@@ -151,7 +151,7 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 		require.NoError(t, os.WriteFile(out, []byte(js), 0o644))
 		paths = append(paths, out)
 	}
-	merged, _, err := ReadAll(paths, ReadOptions{})
+	merged, _, err := Load(paths, ReadOptions{})
 	require.NoError(t, err)
 	for _, f := range []Format{JSON, Text, CSV} {
 		assert.Equal(t, render(t, both, f), render(t, merged, f), "format %s", f)

@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orprof/orprof/internal/sniff"
-
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/jsonscan"
 )
@@ -162,10 +160,6 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 	}
 	return enc.Encode(out)
 }
-
-// IsSummary reports whether the start of an input (after any gzip layer) is a JSON summary:
-// an object whose first key is "self_cpu_time_total". Trace files never start so.
-func IsSummary(prefix []byte) bool { return sniff.FirstKey(prefix, "self_cpu_time_total") }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 

@@ -153,8 +153,8 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Load reads a summary Write wrote as json.
-func Load(r io.Reader) (*Summary, error) {
+// ReadSummary reads a summary Write wrote as json (plain: package input gunzips).
+func ReadSummary(r io.Reader) (*Summary, error) {
 	var s Summary
 	d := json.NewDecoder(r)
 	if err := d.Decode(&s); err != nil {
