@@ -25,7 +25,7 @@
 // natural order (rank2 before rank10). Anything else in it — a FIFO, a socket, a device — is
 // skipped with a warning naming it, never opened: opening a FIFO blocks until a writer comes.
 //
-// Gzip is read with internal/gz. A summary is gunzipped in full before it is parsed, so that
-// a corrupt stream is reported as such (its CRC-32 or length check) and not as the JSON error
-// its wrong bytes would give.
+// A summary is gunzipped in full (internal/gz) before it is parsed, so that a corrupt stream
+// is reported as such (its CRC-32 or length check) and not as the JSON error its wrong bytes
+// would give. Identifying inflates only the start of an input.
 package input

@@ -3,6 +3,7 @@ package input
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,7 +67,7 @@ func Open(path string) (*Input, error) {
 		return in, nil
 	}
 	in := &Input{Name: path, Path: path}
-	in.Kind, in.Gzip = identify(bufio.NewReaderSize(f, 64<<10))
+	in.Kind, in.Gzip = identify(bufio.NewReaderSize(f, 16<<10))
 	return in, nil
 }
 
@@ -75,7 +76,7 @@ func Open(path string) (*Input, error) {
 func Read(r io.Reader, name string) (*Input, error) {
 	rec := &recorder{r: r}
 	in := &Input{Name: name}
-	in.Kind, in.Gzip = identify(bufio.NewReaderSize(rec, 64<<10))
+	in.Kind, in.Gzip = identify(bufio.NewReaderSize(rec, 16<<10))
 	if rec.err != nil && rec.err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, rec.err)
 	}
@@ -98,16 +99,19 @@ func identify(br *bufio.Reader) (Kind, bool) {
 	if !isGzip(br) {
 		return Identify(br), false
 	}
-	z, err := gz.NewReader(br)
+	// compress/gzip inflates no more than is asked for: identifying a trace takes its first
+	// few KB (internal/gz's reader inflates 1 MiB at a time, 10 ms of a large trace).
+	z, err := gzip.NewReader(br)
 	if err != nil {
 		return Trace, true // the trace reader names the error
 	}
-	return Identify(z), true
+	z.Multistream(true)
+	return Identify(bufio.NewReaderSize(z, 16<<10)), true
 }
 
 func isGzip(br *bufio.Reader) bool {
 	m, _ := br.Peek(2)
-	return len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b
+	return gz.IsGzip(m)
 }
 
 // recorder keeps every byte read from r.

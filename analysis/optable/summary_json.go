@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/internal/jsonscan"
 )
 
@@ -173,7 +174,7 @@ const maxSummaryBytes = 1 << 30
 // unknown device types, duplicate keys or orders, rank indexes out of range.
 func ReadSummary(r io.Reader, name string) (*Summary, error) {
 	br := bufio.NewReader(r)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if magic, _ := br.Peek(2); gz.IsGzip(magic) {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)

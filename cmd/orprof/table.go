@@ -14,6 +14,7 @@ import (
 	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/input"
+	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/tracefile"
 )
@@ -231,7 +232,7 @@ func gcFloorFor(path string) int64 {
 	}
 	size := fi.Size()
 	var magic, trailer [4]byte
-	if _, err := f.ReadAt(magic[:2], 0); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+	if _, err := f.ReadAt(magic[:2], 0); err == nil && gz.IsGzip(magic[:2]) {
 		if _, err := f.ReadAt(trailer[:], size-4); err == nil {
 			size = max(size, int64(trailer[0])|int64(trailer[1])<<8|int64(trailer[2])<<16|int64(trailer[3])<<24)
 		}

@@ -506,7 +506,7 @@ func decodeTrace(r io.Reader, name string, opts Options, par parConfig, skip ski
 	return td, nil
 }
 
-func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+func isGzip(b []byte) bool { return gunzip.IsGzip(b) }
 
 // gzipFirst is the error of a read of gzip input that failed with err: when the gzip stream
 // itself is corrupt (its CRC-32 or length check fails, or its DEFLATE data does not decode),
