@@ -95,7 +95,10 @@ func Load(args []string, o LoadOptions) ([]*Input, []string, error) {
 		if p != "-" {
 			continue
 		}
-		if stdin >= 0 || o.Stdin == nil {
+		if o.Stdin == nil {
+			return nil, nil, fmt.Errorf("- (stdin) is not read here: give a file")
+		}
+		if stdin >= 0 {
 			return nil, nil, fmt.Errorf("- (stdin) can only be read once")
 		}
 		stdin = i

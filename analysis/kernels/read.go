@@ -92,19 +92,33 @@ func readInput(in *input.Input, pos int, o ReadOptions) (*Summary, []string, err
 	return c.Summary(r, data.DeviceName), data.Warnings(in.Name), nil
 }
 
-// Load reads the inputs at paths (traces, kernels summaries, report summaries' kernels; "-"
-// is o.Stdin), Workers at a time, and merges them in path order: the result does not depend
-// on the order the reads finish in. It returns the warnings in path order and the first
-// error in path order.
+// Load reads the inputs at paths (traces, kernels summaries, report summaries' kernels,
+// directories of them; "-" is o.Stdin) as LoadInputs does.
 func Load(paths []string, o ReadOptions) (*Summary, []string, error) {
-	sums := make([]*Summary, len(paths))
-	warns := make([][]string, len(paths))
+	stdin := o.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	ins, warns, err := input.Load(paths, input.LoadOptions{Stdin: stdin, Workers: o.Workers})
+	if err != nil {
+		return nil, nil, err
+	}
+	s, w, err := LoadInputs(ins, o)
+	return s, append(warns, w...), err
+}
+
+// LoadInputs reads the identified inputs ins (input.Load), Workers at a time, and merges them
+// in order: the result does not depend on the order the reads finish in. It returns the
+// warnings in order and the first error in order.
+func LoadInputs(ins []*input.Input, o ReadOptions) (*Summary, []string, error) {
+	sums := make([]*Summary, len(ins))
+	warns := make([][]string, len(ins))
 	workers := o.Workers
 	if len(o.Consumers) > 0 {
 		workers = 1
 	}
-	errs := fanout.Each(len(paths), workers, func(k int) (err error) {
-		sums[k], warns[k], err = Open(paths[k], k, o)
+	errs := fanout.Each(len(ins), workers, func(k int) (err error) {
+		sums[k], warns[k], err = readInput(ins[k], k, o)
 		return err
 	})
 	if err := fanout.First(errs); err != nil {

@@ -157,10 +157,20 @@ func LoadTraces(paths []string, o ReadOptions) (*optable.Summary, []string, erro
 	return mergeRead(sums, warns, links, paths, errs)
 }
 
-// Load is Open over the identified inputs ins (input.Load), Workers at a time, merged in
-// order, with the warnings in order and one line for the device time that reached no operator
-// in any trace (as LoadTraces).
-func Load(ins []*input.Input, o ReadOptions) (*optable.Summary, []string, error) {
+// Load reads the profiles at paths (directories expanded; "-" is not read) as LoadInputs does.
+func Load(paths []string, o ReadOptions) (*optable.Summary, []string, error) {
+	ins, warns, err := input.Load(paths, input.LoadOptions{Workers: o.Workers})
+	if err != nil {
+		return nil, nil, err
+	}
+	s, w, err := LoadInputs(ins, o)
+	return s, append(warns, w...), err
+}
+
+// LoadInputs is Open over the identified inputs ins (input.Load), Workers at a time, merged
+// in order, with the warnings in order and one line for the device time that reached no
+// operator in any trace (as LoadTraces).
+func LoadInputs(ins []*input.Input, o ReadOptions) (*optable.Summary, []string, error) {
 	sums := make([]*optable.Summary, len(ins))
 	warns := make([][]string, len(ins))
 	links := make([]tracefile.DeviceLink, len(ins))

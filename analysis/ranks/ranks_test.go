@@ -86,15 +86,6 @@ func TestLoadSummaryOrTrace(t *testing.T) {
 	assert.True(t, fromSummary.GroupByInputShape)
 }
 
-// loadPaths is Load of the inputs at paths.
-func loadPaths(paths []string, o ReadOptions) (*optable.Summary, []string, error) {
-	ins, _, err := input.Load(paths, input.LoadOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
-	return Load(ins, o)
-}
-
 // BenchmarkLoadTraces reads four real traces as four ranks, one at a time and all at once.
 func BenchmarkLoadTraces(b *testing.B) {
 	for _, w := range []int{1, 0} {
@@ -122,7 +113,7 @@ func TestLinkWarningSums(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{`2 of 3 traces with device time: 675525.000 µs of 675674.042 µs of device time (100.0%, 1343 events) reached no operator: ` +
 		`its "External id" equals the event's own "correlation", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it`}, w)
-	_, w2, err := loadPaths(paths, strict)
+	_, w2, err := Load(paths, strict)
 	require.NoError(t, err)
 	assert.Equal(t, w, w2)
 	// With every rule, only the one alexnet memcpy whose launch lies in no op is left.
@@ -155,7 +146,7 @@ func BenchmarkTwoMTIATraces(b *testing.B) {
 	})
 	b.Run("merge", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := loadPaths(two, ReadOptions{}); err != nil {
+			if _, _, err := Load(two, ReadOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -25,21 +25,35 @@ type ReadOptions struct {
 	Stdin io.Reader
 }
 
-// Load reads the inputs at paths ("-": ro.Stdin), ro.Workers at a time: each a trace (read in
-// one pass, OpenTrace), a summary Write wrote as json (ReadSummary) or a report summary's
-// timeline, plain or gzip (package input identifies it); a rank whose trace names none is
-// numbered by its position among all the ranks of the inputs (MergeAll). The summaries are
-// merged in path order, so the result does not depend on the order the reads finish in. It
-// returns the inputs' warnings in path order and the first error in path order. A summary
-// made with other thresholds or steps than o is refused (ErrOtherOptions).
+// Load reads the inputs at paths ("-": ro.Stdin; directories expanded) as LoadInputs does.
 func Load(paths []string, o Options, ro ReadOptions) (*Summary, []string, error) {
+	stdin := ro.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	ins, warns, err := input.Load(paths, input.LoadOptions{Stdin: stdin, Workers: ro.Workers})
+	if err != nil {
+		return nil, nil, err
+	}
+	s, w, err := LoadInputs(ins, o, ro)
+	return s, append(warns, w...), err
+}
+
+// LoadInputs reads the identified inputs ins (input.Load), ro.Workers at a time: each a trace
+// (read in one pass, as OpenTrace), a summary Write wrote as json (ReadSummary) or a report
+// summary's timeline; a rank whose trace names none is numbered by its position among all
+// the ranks of the inputs (MergeAll). The summaries are merged in order, so the result does
+// not depend on the order the reads finish in. It returns the inputs' warnings in order and
+// the first error in order. A summary made with other thresholds or steps than o is refused
+// (ErrOtherOptions).
+func LoadInputs(ins []*input.Input, o Options, ro ReadOptions) (*Summary, []string, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
 	}
-	sums := make([]*Summary, len(paths))
-	warns := make([][]string, len(paths))
-	errs := fanout.Each(len(paths), ro.Workers, func(k int) (err error) {
-		sums[k], warns[k], err = open(paths[k], o, ro, k)
+	sums := make([]*Summary, len(ins))
+	warns := make([][]string, len(ins))
+	errs := fanout.Each(len(ins), ro.Workers, func(k int) (err error) {
+		sums[k], warns[k], err = readInput(ins[k], o, ro, k)
 		return err
 	})
 	if err := fanout.First(errs); err != nil {
@@ -56,10 +70,10 @@ func Load(paths []string, o Options, ro ReadOptions) (*Summary, []string, error)
 		if me, ok := err.(*MergeError); ok {
 			k = me.Index
 		}
-		return nil, nil, fmt.Errorf("%s: %v", paths[k+1], err)
+		return nil, nil, fmt.Errorf("%s: %v", ins[k+1].Name, err)
 	}
 	if !s.Options.sameThresholds(o) {
-		return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", paths[0], ErrOtherOptions, s.Options)
+		return nil, nil, fmt.Errorf("%s: %w (its options: %+v)", ins[0].Name, ErrOtherOptions, s.Options)
 	}
 	return s, all, nil
 }
@@ -72,25 +86,6 @@ func Read(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*Summar
 		return nil, nil, err
 	}
 	in, err := input.Read(r, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return readInput(in, o, ro, pos)
-}
-
-// open reads the input at path ("-": ro.Stdin).
-func open(path string, o Options, ro ReadOptions, pos int) (*Summary, []string, error) {
-	var in *input.Input
-	var err error
-	if path == "-" {
-		stdin := ro.Stdin
-		if stdin == nil {
-			stdin = os.Stdin
-		}
-		in, err = input.Read(stdin, input.StdinName)
-	} else {
-		in, err = input.Open(path)
-	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -81,7 +81,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	done := make(chan int, 2)
 	for i, ins := range sides {
 		go func() {
-			sums[i], warns[i], errs[i] = ranks.Load(ins, ro)
+			sums[i], warns[i], errs[i] = ranks.LoadInputs(ins, ro)
 			done <- i
 		}()
 	}

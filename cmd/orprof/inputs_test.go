@@ -126,3 +126,40 @@ func TestDefaultReportName(t *testing.T) {
 		assert.Equal(t, filepath.FromSlash(c.want), defaultReportPath(c.in, c.diff, false), "%v", c.in)
 	}
 }
+
+// TestFIFOArgument: a FIFO given by name (as <(zcat t.json.gz) gives one) is read once, in
+// full: kernels, timeline, merge and report read it (they opened it twice, the second time
+// empty).
+func TestFIFOArgument(t *testing.T) {
+	dir := t.TempDir()
+	data := mustRead(t, viewTraces[0])
+	file := filepath.Join(dir, "t.json.gz")
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+	for _, args := range [][]string{{"table"}, {"kernels"}, {"timeline"}, {"merge"}, {"report", "-o", "-"}} {
+		fifo := filepath.Join(dir, args[0]+".json")
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skipf("no FIFO here: %v", err)
+		}
+		go func() {
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.Write(data)
+				f.Close()
+			}
+		}()
+		done := make(chan [3]string, 1)
+		go func() {
+			code, out, errOut := cliRun(nil, append(args, fifo)...)
+			done <- [3]string{fmt.Sprint(code), out, errOut}
+		}()
+		select {
+		case r := <-done:
+			require.Equal(t, "0", r[0], "%v: %s", args, r[2])
+			if args[0] != "report" {
+				_, want, _ := cliRun(nil, append(args, file)...)
+				assert.Equal(t, want, strings.ReplaceAll(r[1], fifo, file), "%v", args)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("orprof %v FIFO: still running after 60 s", args)
+		}
+	}
+}

@@ -66,9 +66,8 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		noteLinkSummaries(stderr, sums)
 	}
-	paths := inputNames(ins)
-	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := kernels.Load(paths, kernels.ReadOptions{Link: link.mode(), Stdin: stdinOf(ins)})
+	defer lazyGC(gcFloorFor(ins[0].Path))()
+	s, warns, err := kernels.LoadInputs(ins, kernels.ReadOptions{Link: link.mode()})
 	if err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}

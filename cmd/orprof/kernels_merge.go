@@ -20,7 +20,7 @@ func mergeKernels(ins []*input.Input, tf *tableFlags, byRank bool, stdout, stder
 	if code := checkKernelsMergeFlags(tf, byRank, stderr); code != 0 {
 		return code
 	}
-	s, _, err := kernels.Load(inputNames(ins), kernels.ReadOptions{Stdin: stdinOf(ins)})
+	s, _, err := kernels.LoadInputs(ins, kernels.ReadOptions{})
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
@@ -68,7 +68,7 @@ func writeKernelsMerge(s *kernels.Summary, tf *tableFlags, stdout, stderr io.Wri
 func diffKernels(sides [2][]*input.Input, format string, rowLimit, nameWidth int, stdout, stderr io.Writer) int {
 	var sums [2]*kernels.Summary
 	for i, ins := range sides {
-		s, _, err := kernels.Load(inputNames(ins), kernels.ReadOptions{Stdin: stdinOf(ins)})
+		s, _, err := kernels.LoadInputs(ins, kernels.ReadOptions{})
 		if err != nil {
 			return fail(stderr, "diff: %v", err)
 		}

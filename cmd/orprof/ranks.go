@@ -206,7 +206,7 @@ func runMerge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		noteLinkSummaries(stderr, sums)
 	}
-	s, warns, err := ranks.Load(ins, tf.ranksOptions())
+	s, warns, err := ranks.LoadInputs(ins, tf.ranksOptions())
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}

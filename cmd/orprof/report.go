@@ -205,7 +205,7 @@ func loadProfile(p string, stdin io.Reader, o report.Options, stderr io.Writer) 
 		if p != "-" {
 			return loadRanks([]string{p}, o, stderr)
 		}
-		s, _, err := ranks.Load([]*input.Input{in}, ranks.ReadOptions{Grouping: o.Grouping, SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
+		s, _, err := ranks.LoadInputs([]*input.Input{in}, ranks.ReadOptions{Grouping: o.Grouping, SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}

@@ -221,6 +221,9 @@ const tableGCFloor = 72 << 20
 // the uncompressed size (a gzip file's own trailer gives it, modulo 4 GiB), at least
 // tableGCFloor: the peak RSS target of `orprof table`.
 func gcFloorFor(path string) int64 {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return tableGCFloor // a FIFO is not opened: its bytes are the reader's, once
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return tableGCFloor

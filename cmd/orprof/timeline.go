@@ -131,9 +131,8 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		noteLinkSummaries(stderr, sums)
 	}
-	paths := inputNames(ins)
-	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := timeline.Load(paths, o, timeline.ReadOptions{Link: link.mode(), Stdin: stdinOf(ins)})
+	defer lazyGC(gcFloorFor(ins[0].Path))()
+	s, warns, err := timeline.LoadInputs(ins, o, timeline.ReadOptions{Link: link.mode()})
 	if errors.Is(err, timeline.ErrOtherOptions) {
 		// The analyses of a summary ran when it was written: name the flags that ask for others.
 		var given []string
@@ -147,12 +146,9 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(given) > 0 {
 			what = strings.Join(given, ", ")
 		}
-		sum := "<stdin>"
-		if paths[0] != "-" {
-			sum = quoteArg(paths[0])
-			if len(sums) > 0 {
-				sum = quoteArg(sums[0])
-			}
+		sum := quoteArg(ins[0].Name)
+		if len(sums) > 0 {
+			sum = quoteArg(sums[0])
 		}
 		return failFlag(stderr, "timeline", "%s: %s is a summary whose analyses ran with other thresholds or steps when it was written; give the traces, or the flags it was made with",
 			what, sum)
