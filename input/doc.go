@@ -8,7 +8,9 @@
 //   - Open reads one input named by a path.
 //   - Read reads one input from an io.Reader (standard input, a stream read once).
 //   - Parse reads one document already in memory, as bytes.
-//   - Load reads many inputs, directories expanded, in parallel.
+//   - Load reads many inputs, directories expanded, in parallel; an analysis's LoadInputs is
+//     its Load of inputs this package has already identified (what the CLI passes, so that
+//     a FIFO is read once).
 //
 // What an input is (Kind) is decided by the top-level keys of its JSON object, after any
 // gzip layer and a UTF-8 byte order mark: "orprof_report", "orprof_kernels",
