@@ -513,6 +513,9 @@ func isGzip(b []byte) bool { return gunzip.IsGzip(b) }
 // the bytes the parse failed on were wrong, and the stream's error is the one to report.
 // The rest of the stream is inflated to find out.
 func gzipFirst(zr *gunzip.Reader, name string, err error) error {
+	if errors.Is(err, gunzip.ErrChecksum) || errors.Is(err, gunzip.ErrCorrupt) || errors.Is(err, gunzip.ErrHeader) {
+		return err // the stream's own error already
+	}
 	if _, zerr := io.Copy(io.Discard, zr); zerr != nil && (errors.Is(zerr, gunzip.ErrChecksum) || errors.Is(zerr, gunzip.ErrCorrupt)) {
 		return &Error{File: name, Offset: -1, Msg: "the gzip stream is corrupt", Err: zerr}
 	}
