@@ -23,7 +23,7 @@ var layers = []struct {
 	{"readers and hooks", []string{"trace/...", "stubs/...", "kineto/...", "xpu/..."}},
 	{"runtime", []string{"", "devices/...", "openreg/..."}},
 	{"input", []string{"input/..."}},
-	{"analyses", []string{"analysis/...", "input/ranks"}},
+	{"analyses", []string{"analysis/..."}},
 	{"composition", []string{"report", "export/..."}},
 	{"pages", []string{"report/..."}},
 	{"commands", []string{"cmd/...", "httpprof/...", "scripts/..."}},

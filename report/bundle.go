@@ -9,7 +9,7 @@
 //
 // The document:
 //
-//	{"orprof_report": 1,            the version (ranks.ReportVersion), first
+//	{"orprof_report": 1,            the version (input.ReportVersion), first
 //	 "table":    {…},               orprof table --format json (all rows)
 //	 "flame":    {"root": …} | null,
 //	 "timeline": {…} | null,        orprof timeline --format json (every view)
@@ -29,13 +29,10 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -46,10 +43,11 @@ import (
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/memcurve"
 	"github.com/orprof/orprof/analysis/optable"
+	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/analysis/tbsteps"
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/internal/namecap"
 	"github.com/orprof/orprof/internal/quote"
@@ -206,7 +204,7 @@ func capNames(n *flame.Node) {
 // rank k; a summary's rank-less ranks move along behind the ranks before it), in every view;
 // a trace's own rank keeps its number. A table summary
 // has the table alone (the merge has no other view). It returns the warnings as
-// ranks.ReadTraces does (each trace's, then one line for the device time that reached no
+// ranks.LoadTraces does (each trace's, then one line for the device time that reached no
 // operator in any), and the first error in path order.
 func LoadAll(paths []string, o Options) (*Bundle, []string, error) {
 	warns := make([][]string, len(paths))
@@ -316,19 +314,19 @@ func partsOf(names []string, rankLists [][]trace.Rank, t *optable.Summary) ([]an
 // load reads one profile of LoadAll: a trace (its warnings and device links set), a report
 // summary or a table summary.
 func load(p string, k int, o Options, warns *[]string, link *tracefile.DeviceLink) (*Bundle, error) {
-	kind, err := ranks.FileKind(p)
+	in, err := input.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	var b *Bundle
-	switch kind {
-	case ranks.KindReportSummary:
-		b, err = ParseFile(p)
-	case ranks.KindTableSummary:
+	switch in.Kind {
+	case input.ReportSummary:
+		b, err = ParseInput(in)
+	case input.TableSummary:
 		var s *optable.Summary
-		s, err = ranks.ReadSummaryFile(p)
+		s, err = ranks.SummaryOf(in)
 		b = &Bundle{Table: s}
-	default:
+	case input.Trace:
 		var td *tracefile.Data
 		b, td, err = Open(p, k, o)
 		if err != nil {
@@ -336,6 +334,8 @@ func load(p string, k int, o Options, warns *[]string, link *tracefile.DeviceLin
 		}
 		*warns, *link = td.ReadWarnings(p), td.DeviceLink
 		return b, nil
+	default:
+		return nil, &input.KindError{Name: p, Kind: in.Kind, Cmd: "report"}
 	}
 	if err == nil && o.SkipScopeMetrics {
 		b.Table.DropScopeMetrics()
@@ -419,7 +419,7 @@ func merge(names []string, withOnce bool, bs ...*Bundle) (*Bundle, error) {
 // own writer.
 func Write(w io.Writer, b *Bundle) error {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\"%s\": %d", ranks.ReportKey, ranks.ReportVersion)
+	fmt.Fprintf(&buf, "{\"%s\": %d", input.ReportKey, input.ReportVersion)
 	for i, v := range b.views() {
 		trimNewline(&buf)
 		fmt.Fprintf(&buf, ",\n%q: ", Kinds[i].Name)
@@ -457,11 +457,11 @@ func Parse(r io.Reader, name string) (*Bundle, error) {
 	if lr.N <= 0 {
 		return nil, fmt.Errorf("%s: larger than %d bytes: not a report summary", name, maxBytes)
 	}
-	if !ranks.IsReportSummary(data) {
-		return nil, fmt.Errorf("%s: not a report summary (a JSON object starting with %q)", name, ranks.ReportKey)
+	if input.IdentifyBytes(data) != input.ReportSummary {
+		return nil, fmt.Errorf("%s: not a report summary (a JSON object starting with %q)", name, input.ReportKey)
 	}
 	// The document's members: the version, then one per kind, none other.
-	fields := []reflect.StructField{{Name: "Version", Type: reflect.TypeFor[*int](), Tag: `json:"` + ranks.ReportKey + `"`}}
+	fields := []reflect.StructField{{Name: "Version", Type: reflect.TypeFor[json.RawMessage](), Tag: `json:"` + input.ReportKey + `"`}}
 	for i, k := range Kinds {
 		fields = append(fields, reflect.StructField{Name: "M" + strconv.Itoa(i), Type: reflect.TypeFor[json.RawMessage](),
 			Tag: reflect.StructTag(`json:"` + k.Name + `"`)})
@@ -476,13 +476,8 @@ func Parse(r io.Reader, name string) (*Bundle, error) {
 		return nil, fmt.Errorf("%s: byte %d: data after the report summary", name, dec.InputOffset())
 	}
 	doc := docv.Elem()
-	version := doc.Field(0).Interface().(*int)
-	if version == nil || *version != ranks.ReportVersion {
-		v := "none"
-		if version != nil {
-			v = strconv.Itoa(*version)
-		}
-		return nil, fmt.Errorf("%s: field %s: version %s: this orprof reads version %d", name, ranks.ReportKey, v, ranks.ReportVersion)
+	if err := input.CheckReportVersion(doc.Field(0).Interface().(json.RawMessage)); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	present := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 	b := &Bundle{}
@@ -552,79 +547,30 @@ func checkRanks(b *Bundle) (string, error) {
 
 // ParseFile is Parse of the file at path, plain or gzip.
 func ParseFile(path string) (*Bundle, error) {
-	f, err := os.Open(path)
+	in, err := input.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadSummary(f, path)
+	return ParseInput(in)
 }
 
 // ReadSummary is Parse of r, plain or gzip.
 func ReadSummary(r io.Reader, name string) (*Bundle, error) {
-	pr, err := plain(r, name)
+	in, err := input.Read(r, name)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(pr, name)
+	return ParseInput(in)
 }
 
-// ReadKernels is kernels.ReadOptions.Embedded: when br starts a report summary (plain or
-// gzip; ranks.KindReportSummary), it reads it (ReadSummary, strict) and returns its kernels
-// summary, with ok true; a report summary without one is an error naming name and the
-// member. Otherwise ok is false and br is as it was. `orprof kernels` reads report summaries
-// through it.
-func ReadKernels(br *bufio.Reader, name string) (s *kernels.Summary, ok bool, err error) {
-	b, ok, err := readIfReport(br, name)
-	if !ok || err != nil {
-		return nil, ok, err
+// ParseInput is Parse of an identified input: its whole document, gunzipped (a corrupt gzip
+// stream is said to be one).
+func ParseInput(in *input.Input) (*Bundle, error) {
+	doc, err := in.Document()
+	if err != nil {
+		return nil, err
 	}
-	if b.Kernels == nil {
-		return nil, true, missing(name, "kernels")
-	}
-	return b.Kernels, true, nil
-}
-
-// ReadTimeline is timeline.ReadOptions.Embedded, as ReadKernels is kernels': the timeline
-// summary of the report summary br starts. `orprof timeline` reads report summaries through it.
-func ReadTimeline(br *bufio.Reader, name string) (s *timeline.Summary, ok bool, err error) {
-	b, ok, err := readIfReport(br, name)
-	if !ok || err != nil {
-		return nil, ok, err
-	}
-	if b.Timeline == nil {
-		return nil, true, missing(name, "timeline")
-	}
-	return b.Timeline, true, nil
-}
-
-// readIfReport reads the report summary br starts, when it starts one (ok).
-func readIfReport(br *bufio.Reader, name string) (*Bundle, bool, error) {
-	head, _ := br.Peek(br.Size())
-	if ranks.KindOf(bytes.NewReader(head)) != ranks.KindReportSummary {
-		return nil, false, nil
-	}
-	b, err := ReadSummary(br, name)
-	return b, true, err
-}
-
-// missing is the error for a report summary without the view member: one written from inputs
-// of which one lacked it (a table summary has the table alone).
-func missing(name, member string) error {
-	return fmt.Errorf("%s: field %s: null: this report summary has no %s summary (one of the profiles it was made from had none: a table summary has only the table)", name, member, member)
-}
-
-// plain returns r, gunzipped if it is gzip.
-func plain(r io.Reader, name string) (io.Reader, error) {
-	br := bufio.NewReader(r)
-	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
-		}
-		return gz, nil
-	}
-	return br, nil
+	return Parse(bytes.NewReader(doc), in.Name)
 }
 
 // FromTrace is Read of a trace in orprof's model (trace: the trace `orprof run` and

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/orprof/orprof/internal/sniff"
-
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/internal/textfmt"
 	"github.com/orprof/orprof/trace"
@@ -382,10 +380,6 @@ func writeJSON(w io.Writer, s *Summary, rules *Rules, compact bool) error {
 	}
 	return enc.Encode(doc)
 }
-
-// IsSummary reports whether the start of an input (after any gzip layer) is a kernels summary
-// (Write's json): an object whose first key is "orprof_kernels".
-func IsSummary(prefix []byte) bool { return sniff.FirstKey(prefix, "orprof_kernels") }
 
 // maxSummaryBytes bounds a summary file (a kernel row is a few hundred bytes).
 const maxSummaryBytes = 1 << 30

@@ -1,23 +1,20 @@
 package kernels
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 
-	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/internal/sniff"
-
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/fanout"
+	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
-// ReadOptions tune ReadAll and Open.
+// ReadOptions tune Load and Open.
 type ReadOptions struct {
 	// Link selects the rules that charge device time to operators (tracefile.Options.Link).
 	Link tracefile.LinkMode
@@ -28,148 +25,110 @@ type ReadOptions struct {
 	Consumers []tracefile.Consumer
 	// Stdin is what "-" reads (nil: os.Stdin).
 	Stdin io.Reader
-	// Embedded, when set, reads an input that holds a kernels summary as a member of a
-	// document of another kind (a report summary: package report, which imports this
-	// one, has the reader). It is handed the input's start (plain or gzip, the first 64 KiB
-	// at least buffered) before anything else looks at it: when the input is such a document
-	// it reads it and returns its kernels summary, or an error naming name (one without the
-	// member among them), with ok true; otherwise ok false, and it has consumed nothing.
-	Embedded func(br *bufio.Reader, name string) (s *Summary, ok bool, err error)
 	// AllowEmpty takes a trace without device activity as a rank without kernels; otherwise
 	// reading one fails with a *NoDeviceError, which says why and how to record some.
 	AllowEmpty bool
 }
 
-// Open reads one input: a kernels summary (Write's json, plain or gzip), a document holding
-// one that o.Embedded reads (a report summary), or a trace, read in one pass for its kernels
-// (tracefile.OpenConsumers). pos is the trace's position among the
-// inputs, its rank when it names none. It returns the trace's warnings (tracefile's
-// Data.Warnings, naming path). A trace without device activity is refused (*NoDeviceError)
-// unless o.AllowEmpty.
+// Open reads one input ("-": o.Stdin): a kernels summary (Write's json), the kernels member of
+// a report summary, or a trace, read in one pass for its kernels (tracefile.OpenConsumers),
+// plain or gzip (package input identifies it). pos is the trace's position among the inputs,
+// its rank when it names none. It returns the trace's warnings (tracefile's Data.Warnings,
+// naming path). Another summary is refused (input.KindError), and so is a trace without
+// device activity (*NoDeviceError) unless o.AllowEmpty.
 func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
-	if path != "-" {
-		if s, ok, err := openSummary(path, o.Embedded); ok || err != nil {
-			return s, nil, err
-		}
-	}
-	c := NewCollector()
-	opts := tracefile.Options{Link: o.Link, Position: pos, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
-	var data *tracefile.Data
+	var in *input.Input
 	var err error
 	if path == "-" {
 		stdin := o.Stdin
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		br, isSum := SniffSummary(stdin)
-		if o.Embedded != nil {
-			if s, ok, err := o.Embedded(br, "<stdin>"); ok {
-				return s, nil, err
-			}
-		}
-		if isSum {
-			s, err := ReadSummaryFrom(br, "<stdin>")
-			return s, nil, err
-		}
-		data, err = tracefile.ReadConsumers(br, "<stdin>", opts)
+		in, err = input.Read(stdin, input.StdinName)
 	} else {
-		data, err = tracefile.OpenConsumers(path, opts)
+		in, err = input.Open(path)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	name := path
-	if name == "-" {
-		name = "<stdin>"
+	return readInput(in, pos, o)
+}
+
+// readInput reads one identified input.
+func readInput(in *input.Input, pos int, o ReadOptions) (*Summary, []string, error) {
+	switch in.Kind {
+	case input.KernelsSummary:
+		doc, err := in.Document()
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := ReadSummary(bytes.NewReader(doc), in.Name)
+		return s, nil, err
+	case input.ReportSummary:
+		doc, err := in.Member("kernels")
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := ReadSummary(bytes.NewReader(doc), in.Name+": field kernels")
+		return s, nil, err
+	case input.Trace:
+	default:
+		return nil, nil, &input.KindError{Name: in.Name, Kind: in.Kind, Cmd: "kernels"}
+	}
+	c := NewCollector()
+	opts := tracefile.Options{Link: o.Link, Position: pos, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
+	var data *tracefile.Data
+	var err error
+	if in.Held() {
+		rc, _ := in.Stream()
+		data, err = tracefile.ReadConsumers(rc, in.Name, opts)
+	} else {
+		data, err = tracefile.OpenConsumers(in.Path, opts)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	s, err := c.Summary()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	if len(s.Kernels) == 0 && !o.AllowEmpty {
-		return nil, nil, &NoDeviceError{Name: name, Device: data.DeviceName}
+		return nil, nil, &NoDeviceError{Name: in.Name, Device: data.DeviceName}
 	}
-	return s, data.Warnings(name), nil
+	return s, data.Warnings(in.Name), nil
 }
 
-// IsSummaryFile reports whether the file at path (plain or gzip) is a kernels summary rather
-// than a trace. It reads only the start of the file.
-func IsSummaryFile(path string) (bool, error) {
-	head, err := sniff.FileHead(path, 64)
-	return IsSummary(head), err
-}
-
-// sniffBytes is how much of an input SniffSummary looks at: enough compressed bytes for a gzip
-// member's header and the first block that holds a summary's first key.
-const sniffBytes = 64 << 10
-
-// SniffSummary reports whether the input r (plain or gzip) is a kernels summary, looking at its
-// start through the returned reader, which gives every byte of r: read the input from it,
-// a summary with ReadSummaryFrom, a trace with the trace reader. For a stream (stdin) that
-// cannot be opened twice.
-func SniffSummary(r io.Reader) (*bufio.Reader, bool) {
-	br := bufio.NewReaderSize(r, sniffBytes)
-	head, _ := br.Peek(sniffBytes)
-	return br, IsSummary(sniff.Head(bytes.NewReader(head), 64))
-}
-
-// ReadSummaryFrom is ReadSummary of an input plain or gzip (a summary file written with .gz).
-func ReadSummaryFrom(r io.Reader, name string) (*Summary, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReader(r)
+// Load reads the inputs at paths (traces, kernels summaries, report summaries' kernels,
+// directories of them; "-" is o.Stdin) as LoadInputs does.
+func Load(paths []string, o ReadOptions) (*Summary, []string, error) {
+	stdin := o.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
 	}
-	if m, _ := br.Peek(2); sniff.IsGzip(m) {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		defer gz.Close()
-		br = bufio.NewReader(gz)
-	}
-	if b, _ := br.Peek(3); bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
-		br.Discard(3) // a byte order mark, which IsSummary allows and JSON does not
-	}
-	return ReadSummary(br, name)
-}
-
-// openSummary reads path as a kernels summary when it is one (ok), or as the document of
-// another kind that embedded (when set) reads.
-func openSummary(path string, embedded func(*bufio.Reader, string) (*Summary, bool, error)) (s *Summary, ok bool, err error) {
-	f, err := os.Open(path)
+	ins, warns, err := input.Load(paths, input.LoadOptions{Stdin: stdin, Workers: o.Workers})
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	defer f.Close()
-	br, ok := SniffSummary(f)
-	if embedded != nil {
-		if s, isEmb, err := embedded(br, path); isEmb {
-			return s, true, err
-		}
-	}
-	if !ok {
-		return nil, false, nil // a trace (or not valid gzip: the trace reader says so)
-	}
-	s, err = ReadSummaryFrom(br, path)
-	return s, true, err
+	s, w, err := LoadInputs(ins, o)
+	return s, append(warns, w...), err
 }
 
-// ReadAll reads the inputs at paths (traces or kernels summaries), Workers at a time, and
-// merges them in path order: the result does not depend on the order the reads finish in. It
-// returns the warnings in path order and the first error in path order. Inputs without
-// device activity are refused when no input has any (*NoDeviceError), each warned of
-// otherwise, unless o.AllowEmpty.
-func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
-	sums := make([]*Summary, len(paths))
-	warns := make([][]string, len(paths))
+// LoadInputs reads the identified inputs ins (input.Load), Workers at a time, and merges them
+// in order: the result does not depend on the order the reads finish in. It returns the
+// warnings in order and the first error in order. Inputs without device activity are
+// refused when no input has any (*NoDeviceError), each warned of otherwise, unless
+// o.AllowEmpty.
+func LoadInputs(ins []*input.Input, o ReadOptions) (*Summary, []string, error) {
+	sums := make([]*Summary, len(ins))
+	warns := make([][]string, len(ins))
 	workers := o.Workers
 	if len(o.Consumers) > 0 {
 		workers = 1
 	}
 	each := o
 	each.AllowEmpty = true
-	errs := fanout.Each(len(paths), workers, func(k int) (err error) {
-		sums[k], warns[k], err = Open(paths[k], k, each)
+	errs := fanout.Each(len(ins), workers, func(k int) (err error) {
+		sums[k], warns[k], err = readInput(ins[k], k, each)
 		return err
 	})
 	if err := fanout.First(errs); err != nil {
@@ -179,7 +138,6 @@ func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
 		return nil, nil, fmt.Errorf("no input")
 	}
 	if !o.AllowEmpty {
-		// Inputs without device activity: refused when none has any, a warning each otherwise.
 		var empty []int
 		for k, s := range sums {
 			if len(s.Kernels) == 0 {
@@ -187,28 +145,20 @@ func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
 			}
 		}
 		if len(empty) == len(sums) {
-			return nil, nil, &NoDeviceError{Name: inputName(paths[0]), Device: sums[0].Device}
+			return nil, nil, &NoDeviceError{Name: ins[0].Name, Device: sums[0].Device}
 		}
 		for _, k := range empty {
-			warns[k] = append(warns[k], (&NoDeviceError{Name: inputName(paths[k]), Device: sums[k].Device}).Error())
+			warns[k] = append(warns[k], (&NoDeviceError{Name: ins[k].Name, Device: sums[k].Device}).Error())
 		}
 	}
 	all := slices.Concat(warns...)
 	s, err := Merge(sums...)
 	var me *MergeError
 	if errors.As(err, &me) {
-		return nil, nil, errors.New(me.Named(func(i int) string { return quote.String(inputName(paths[i])) }))
+		return nil, nil, errors.New(me.Named(func(i int) string { return quote.String(ins[i].Name) }))
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return s, all, nil
-}
-
-// inputName is how messages name the input at path.
-func inputName(path string) string {
-	if path == "-" {
-		return "<stdin>"
-	}
-	return path
 }

@@ -59,13 +59,13 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 				s, err := c.Summary()
 				require.NoError(t, err)
 				if link == tracefile.LinkAll {
-					// The table's read (the report's) and orprof kernels' own (ReadAll: a read,
+					// The table's read (the report's) and orprof kernels' own (Load: a read,
 					// then a merge of the one rank) give the same bytes.
-					own, _, err := ReadAll([]string{f}, ReadOptions{AllowEmpty: true})
+					own, _, err := Load([]string{f}, ReadOptions{AllowEmpty: true})
 					require.NoError(t, err)
 					if len(s.Kernels) == 0 {
 						// orprof kernels refuses it, saying why.
-						_, _, err := ReadAll([]string{f}, ReadOptions{})
+						_, _, err := Load([]string{f}, ReadOptions{})
 						var nd *NoDeviceError
 						require.ErrorAs(t, err, &nd)
 					}
@@ -136,10 +136,10 @@ func (a annotations) Event(ev *tracefile.Event) {
 // JSON, equal reading both at once; a summary's JSON reads back into the same summary.
 func TestMergeEqualsReadingTogether(t *testing.T) {
 	a, b := "../../testdata/kineto/cuda_alexnet.json.gz", "../../testdata/kineto-extra/hta_sampled_rank0.json.gz"
-	both, warns, err := ReadAll([]string{a, b}, ReadOptions{Workers: 2})
+	both, warns, err := Load([]string{a, b}, ReadOptions{Workers: 2})
 	require.NoError(t, err)
 	assert.Len(t, warns, 1, "alexnet's one copy launched outside any op")
-	one, _, err := ReadAll([]string{a, b}, ReadOptions{Workers: 1})
+	one, _, err := Load([]string{a, b}, ReadOptions{Workers: 1})
 	require.NoError(t, err)
 	assert.Equal(t, render(t, one, JSON), render(t, both, JSON), "the result does not depend on the order reads finish in")
 
@@ -164,7 +164,7 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 		require.NoError(t, os.WriteFile(out, []byte(js), 0o644))
 		paths = append(paths, out)
 	}
-	merged, _, err := ReadAll(paths, ReadOptions{})
+	merged, _, err := Load(paths, ReadOptions{})
 	require.NoError(t, err)
 	for _, f := range []Format{JSON, Text, CSV} {
 		assert.Equal(t, render(t, both, f), render(t, merged, f), "format %s", f)
@@ -181,7 +181,7 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	var mb bytes.Buffer
 	require.NoError(t, Write(&mb, JSON, mtiaSum, WriteOptions{}))
 	require.NoError(t, os.WriteFile(mtia, mb.Bytes(), 0o644))
-	_, _, err = ReadAll([]string{paths[0], mtia}, ReadOptions{})
+	_, _, err = Load([]string{paths[0], mtia}, ReadOptions{})
 	assert.EqualError(t, err, quote.String(mtia)+` is of device "mtia", `+quote.String(paths[0])+` of "cuda"`)
 }
 

@@ -12,9 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orprof/orprof/internal/sniff"
-
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/internal/jsonscan"
 	"github.com/orprof/orprof/trace"
 )
@@ -164,10 +163,6 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 	return enc.Encode(out)
 }
 
-// IsSummary reports whether the start of an input (after any gzip layer) is a JSON summary:
-// an object whose first key is "self_cpu_time_total". Trace files never start so.
-func IsSummary(prefix []byte) bool { return sniff.FirstKey(prefix, "self_cpu_time_total") }
-
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // maxSummaryBytes bounds a summary file: far beyond any real one (a row is ~1 KB), and it keeps
@@ -180,7 +175,7 @@ const maxSummaryBytes = 1 << 30
 // unknown device types, duplicate keys or orders, rank indexes out of range.
 func ReadSummary(r io.Reader, name string) (*Summary, error) {
 	br := bufio.NewReader(r)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if magic, _ := br.Peek(2); gz.IsGzip(magic) {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)

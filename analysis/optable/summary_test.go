@@ -15,6 +15,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/errtext"
 )
 
@@ -134,7 +135,7 @@ func TestSummaryJSONRoundTrip(t *testing.T) {
 		got, err = ReadSummary(bytes.NewReader(append([]byte("\uFEFF"), buf.Bytes()...)), "bom.json")
 		require.NoError(t, err)
 		assert.Equal(t, m, got)
-		assert.True(t, IsSummary(buf.Bytes()[:30]))
+		assert.Equal(t, input.TableSummary, input.IdentifyBytes(buf.Bytes()))
 	}
 }
 

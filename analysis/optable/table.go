@@ -2,7 +2,7 @@
 // and as markdown, CSV and JSON; keeps them as summaries that merge across ranks (Summary, whose
 // JSON form `orprof merge` reads back) and compares two of them op by op (Diff). Traces are
 // elsewhere: the model, writer and checker in trace, the reader in trace/tracefile,
-// many traces at once in input/ranks, the pprof form in analysis/pprof.
+// many traces at once in analysis/ranks, the pprof form in analysis/pprof.
 package optable
 
 import (

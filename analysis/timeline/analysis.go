@@ -40,7 +40,7 @@ var Analysis = &analysis.Kind{
 	},
 	Write: func(w io.Writer, s analysis.Summary) error { return Write(w, JSON, s.(*Summary), Views) },
 	Read: func(data []byte, member string) (analysis.Summary, error) {
-		s, err := Load(bytes.NewReader(data))
+		s, err := ReadSummary(bytes.NewReader(data))
 		if err != nil {
 			return nil, analysis.Clip(member, err)
 		}

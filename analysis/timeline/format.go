@@ -179,9 +179,10 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Load reads a summary Write wrote as json. It holds the views its "views" member lists
-// (Summary.Held), the findings only with every view they derive from.
-func Load(r io.Reader) (*Summary, error) {
+// ReadSummary reads a summary Write wrote as json (plain: package input gunzips). It holds
+// the views its "views" member lists (Summary.Held), the findings only with every view they
+// derive from.
+func ReadSummary(r io.Reader) (*Summary, error) {
 	var s Summary
 	doc := struct {
 		*Summary

@@ -48,7 +48,7 @@ func FuzzTimeline(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := Load(bytes.NewReader(func() []byte { buf.Reset(); _ = Write(&buf, JSON, s, Views); return buf.Bytes() }())); err != nil {
+		if _, err := ReadSummary(bytes.NewReader(func() []byte { buf.Reset(); _ = Write(&buf, JSON, s, Views); return buf.Bytes() }())); err != nil {
 			t.Fatalf("its own JSON does not load: %v", err)
 		}
 	})
@@ -98,7 +98,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte(`{"orprof_timeline": 1, "options": {"queue_length": 1}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Load(bytes.NewReader(data))
+		s, err := ReadSummary(bytes.NewReader(data))
 		if err != nil {
 			return
 		}

@@ -17,7 +17,7 @@ func TestPartialSummary(t *testing.T) {
 		if err := Write(&b, JSON, s, views); err != nil {
 			t.Fatal(err)
 		}
-		back, err := Load(&b)
+		back, err := ReadSummary(&b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestPartialSummary(t *testing.T) {
 	if strings.Join(again.Held, ",") != "breakdown" || len(again.Breakdown) != 2 {
 		t.Errorf("rewritten: holds %v, %d ranks", again.Held, len(again.Breakdown))
 	}
-	if _, err := Load(strings.NewReader(`{"orprof_timeline": 1, "options": {"micro_idle_ns":30000,"short_kernel_ns":10000,"queue_length":16}, "views": ["bogus"]}`)); err == nil ||
+	if _, err := ReadSummary(strings.NewReader(`{"orprof_timeline": 1, "options": {"micro_idle_ns":30000,"short_kernel_ns":10000,"queue_length":16}, "views": ["bogus"]}`)); err == nil ||
 		!strings.Contains(err.Error(), `views: no view "bogus"`) {
 		t.Errorf("an unknown view: %v", err)
 	}

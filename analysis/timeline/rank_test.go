@@ -100,7 +100,7 @@ func TestMergeNumbersRanklessRanks(t *testing.T) {
 }
 
 // orprof timeline of timeline summaries of several ranks numbers their rank-less ranks as
-// reading the traces at once does (ReadAll).
+// reading the traces at once does (Load).
 func TestReadAllNumbersSummariesRanks(t *testing.T) {
 	p := filepath.Join("..", "..", "testdata", "kineto", "rocm_mi250_train.json.gz")
 	dir := t.TempDir()
@@ -110,7 +110,7 @@ func TestReadAllNumbersSummariesRanks(t *testing.T) {
 		for k := range paths {
 			paths[k] = p
 		}
-		s, _, err := ReadAll(paths, DefaultOptions(), 1)
+		s, _, err := Load(paths, DefaultOptions(), ReadOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,11 +123,11 @@ func TestReadAllNumbersSummariesRanks(t *testing.T) {
 		sums = append(sums, f)
 	}
 	all := []string{p, p, p, p, p, p}
-	want, _, err := ReadAll(all, DefaultOptions(), 1)
+	want, _, err := Load(all, DefaultOptions(), ReadOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := ReadAll(sums, DefaultOptions(), 1)
+	got, _, err := Load(sums, DefaultOptions(), ReadOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,7 @@
 package timeline
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,56 +9,52 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orprof/orprof/internal/sniff"
-	"github.com/orprof/orprof/trace/tracefile"
-
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/fanout"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
-// ReadOptions say how ReadInputs and ReadStream read their inputs, beside the analyses'
-// Options. The zero value reads as ReadAll does.
+// ReadOptions say how Load and Read read their inputs, beside the analyses' Options. The
+// zero value reads every trace with every link rule, GOMAXPROCS at a time.
 type ReadOptions struct {
 	// Link selects the rules that charge device time to operators in the traces read
 	// (tracefile.Options.Link); a summary's were applied when it was written.
 	Link tracefile.LinkMode
 	// Workers is the number of inputs read at once; 0 means GOMAXPROCS.
 	Workers int
-	// Embedded, when set, reads an input that holds a timeline summary as a member of a
-	// document of another kind (a report summary: package report, which imports this
-	// one, has the reader). It is handed the input's start (plain or gzip, the first 64 KiB
-	// at least buffered) before anything else looks at it: when the input is such a document
-	// it reads it and returns its timeline summary, or an error naming name (one without the
-	// member among them), with ok true; otherwise ok false, and it has consumed nothing. The
-	// summary it returns is then taken as one Write wrote is (its options checked, its
-	// rank-less ranks numbered as MergeAll numbers them).
-	Embedded func(br *bufio.Reader, name string) (s *Summary, ok bool, err error)
+	// Stdin is what "-" reads (nil: os.Stdin).
+	Stdin io.Reader
 }
 
-// sniffBytes is how much of an input is buffered for Embedded to look at: enough compressed
-// bytes for a gzip member's header and the block that holds a document's first key.
-const sniffBytes = 64 << 10
-
-// ReadAll reads the inputs at paths, workers at a time (0: GOMAXPROCS): each a trace (read in
-// one pass, OpenTrace) or a summary Write wrote as json (Load), a rank whose trace names none
-// being numbered by its position among all the ranks of the inputs (MergeAll). The summaries
-// are merged in path order, so the result does not depend on the order the reads finish in.
-// It returns the inputs' warnings in path order and the first error in path order.
-func ReadAll(paths []string, o Options, workers int) (*Summary, []string, error) {
-	return ReadInputs(paths, o, ReadOptions{Workers: workers})
+// Load reads the inputs at paths ("-": ro.Stdin; directories expanded) as LoadInputs does.
+func Load(paths []string, o Options, ro ReadOptions) (*Summary, []string, error) {
+	stdin := ro.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	ins, warns, err := input.Load(paths, input.LoadOptions{Stdin: stdin, Workers: ro.Workers})
+	if err != nil {
+		return nil, nil, err
+	}
+	s, w, err := LoadInputs(ins, o, ro)
+	return s, append(warns, w...), err
 }
 
-// ReadInputs is ReadAll with the ReadOptions ro: the traces read with ro.Link, and the
-// documents ro.Embedded reads taken as summaries among the others. Inputs without device
-// activity are refused when no input has any (*kernels.NoDeviceError), each warned of
-// otherwise.
-func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, error) {
+// LoadInputs reads the identified inputs ins (input.Load), ro.Workers at a time: each a trace
+// (read in one pass, as OpenTrace), a summary Write wrote as json (ReadSummary) or a report
+// summary's timeline; a rank whose trace names none is numbered by its position among all
+// the ranks of the inputs (MergeAll). The summaries are merged in order, so the result does
+// not depend on the order the reads finish in. It returns the inputs' warnings in order and
+// the first error in order. A summary made with other thresholds or steps than o is refused
+// (ErrOtherOptions).
+func LoadInputs(ins []*input.Input, o Options, ro ReadOptions) (*Summary, []string, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
 	}
-	sums := make([]*Summary, len(paths))
-	warns := make([][]string, len(paths))
-	errs := fanout.Each(len(paths), ro.Workers, func(k int) (err error) {
-		sums[k], warns[k], err = openInput(paths[k], o, ro, k)
+	sums := make([]*Summary, len(ins))
+	warns := make([][]string, len(ins))
+	errs := fanout.Each(len(ins), ro.Workers, func(k int) (err error) {
+		sums[k], warns[k], err = readInput(ins[k], o, ro, k)
 		return err
 	})
 	if err := fanout.First(errs); err != nil {
@@ -68,13 +62,6 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 	}
 	if len(sums) == 0 {
 		return nil, nil, fmt.Errorf("no input")
-	}
-	// A summary's analyses ran when it was written: one made with other options than asked
-	// is named with both (the traces are analysed with those asked).
-	for k, s := range sums {
-		if !s.Options.sameThresholds(o) {
-			return nil, nil, &OptionsError{Name: paths[k], Its: s.Options, Asked: o}
-		}
 	}
 	// Inputs without device activity: refused when none has any, a warning each otherwise
 	// (their ranks' figures are all zero).
@@ -85,16 +72,16 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 		}
 	}
 	if len(empty) == len(sums) {
-		return nil, nil, checkDevice(sums[0], paths[0])
+		return nil, nil, checkDevice(sums[0], ins[0].Name)
 	}
 	for _, k := range empty {
-		warns[k] = append(warns[k], checkDevice(sums[k], paths[k]).Error())
+		warns[k] = append(warns[k], checkDevice(sums[k], ins[k].Name).Error())
 	}
 	// Inputs that hold other views (written with --view): the merge holds the views all hold.
 	for k, s := range sums {
 		if s.Held != nil && slices.ContainsFunc(sums, func(o *Summary) bool { return !slices.Equal(o.Held, s.Held) }) {
 			warns[k] = append(warns[k], fmt.Sprintf("%s holds only the views %s (it was written with --view): the merge holds only the views every input holds",
-				paths[k], viewList(s.Held)))
+				ins[k].Name, viewList(s.Held)))
 		}
 	}
 	all := slices.Concat(warns...)
@@ -105,74 +92,68 @@ func ReadInputs(paths []string, o Options, ro ReadOptions) (*Summary, []string, 
 		if me, ok := err.(*MergeError); ok {
 			k = me.Index
 		}
-		return nil, nil, fmt.Errorf("%s: %v", paths[k+1], err)
+		return nil, nil, fmt.Errorf("%s: %v", ins[k+1].Name, err)
 	}
 	return s, all, nil
 }
 
-// openInput reads one input: a timeline summary, a document holding one (ro.Embedded) or a
-// trace.
-func openInput(path string, o Options, ro ReadOptions, pos int) (*Summary, []string, error) {
-	if path != "-" && ro.Embedded != nil {
-		s, ok, err := openEmbedded(path, ro.Embedded)
-		if ok {
-			if err != nil {
-				return nil, nil, err
-			}
-			return s, nil, nil
-		}
+// Read reads one input from r (standard input): a trace, plain or gzip, read in one pass, or
+// a summary (Write's json, or a report summary's timeline), named name in the summary and
+// the warnings. pos is a trace's rank when it names none. One without device activity is
+// refused (*kernels.NoDeviceError).
+func Read(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*Summary, []string, error) {
+	if err := o.Check(); err != nil {
+		return nil, nil, err
 	}
-	if path != "-" && isSummary(path) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer f.Close()
-		var r io.Reader = bufio.NewReader(f)
-		if gz, err := gzip.NewReader(r); err == nil {
-			r = gz
-		} else if _, err := f.Seek(0, io.SeekStart); err == nil {
-			r = bufio.NewReader(f)
-		}
-		s, err := Load(r)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", path, err)
-		}
-		return s, nil, nil
-	}
-	return openTrace(path, o, pos, ro.Link)
-}
-
-// openEmbedded is embedded of the file at path.
-func openEmbedded(path string, embedded func(*bufio.Reader, string) (*Summary, bool, error)) (*Summary, bool, error) {
-	f, err := os.Open(path)
+	in, err := input.Read(r, name)
 	if err != nil {
-		return nil, false, nil // not one: the trace reader names the error
+		return nil, nil, err
 	}
-	defer f.Close()
-	return embedded(bufio.NewReaderSize(f, sniffBytes), path)
+	s, warns, err := readInput(in, o, ro, pos)
+	if err == nil {
+		err = checkDevice(s, in.Name)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, warns, nil
 }
 
-// ErrOtherOptions is ReadAll's error for summaries made with other thresholds or steps than
+// readInput reads one identified input: a summary's options must be o's thresholds and steps.
+func readInput(in *input.Input, o Options, ro ReadOptions, pos int) (*Summary, []string, error) {
+	var doc []byte
+	var err error
+	switch in.Kind {
+	case input.Trace:
+		return readTrace(in, o, pos, ro.Link)
+	case input.TimelineSummary:
+		doc, err = in.Document()
+	case input.ReportSummary:
+		doc, err = in.Member("timeline")
+	default:
+		return nil, nil, &input.KindError{Name: in.Name, Kind: in.Kind, Cmd: "timeline"}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ReadSummary(bytes.NewReader(doc))
+	if err != nil {
+		if in.Kind == input.ReportSummary {
+			return nil, nil, fmt.Errorf("%s: field timeline: %v", in.Name, err)
+		}
+		return nil, nil, fmt.Errorf("%s: %v", in.Name, err)
+	}
+	// A summary's analyses ran when it was written: one made with other options than asked
+	// is named with both (the traces are analysed with those asked).
+	if !s.Options.sameThresholds(o) {
+		return nil, nil, &OptionsError{Name: in.Name, Its: s.Options, Asked: o}
+	}
+	return s, nil, nil
+}
+
+// ErrOtherOptions is Load's error for summaries made with other thresholds or steps than
 // the Options asked for: their analyses ran when they were written.
 var ErrOtherOptions = errors.New("a summary made with other thresholds or steps than asked")
-
-// IsSummaryFile reports whether the file at path (plain or gzip) is a summary Write wrote as
-// json, not a trace.
-func IsSummaryFile(path string) bool { return path != "-" && isSummary(path) }
-
-// summaryMark starts every document Write writes as json.
-var summaryMark = []byte(`{` + "\n" + `  "orprof_timeline":`)
-
-// isSummary reports whether the file at path (plain or gzip) starts as a timeline summary.
-func isSummary(path string) bool {
-	head, err := sniff.FileHead(path, len(summaryMark))
-	return err == nil && IsSummary(head)
-}
-
-// IsSummary reports whether an input whose first bytes (plain, after any gzip layer) are
-// head is a summary Write wrote as json.
-func IsSummary(head []byte) bool { return bytes.HasPrefix(head, summaryMark) }
 
 // SelectRanks keeps the ranks listed (by Rank) and derives the cross-rank figures again; it
 // names a listed rank that no input has.

@@ -1,10 +1,9 @@
 package timeline
 
 import (
-	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,9 +42,9 @@ func TestReadOptionsLink(t *testing.T) {
 		{tracefile.LinkExternalID, "", 0},
 	} {
 		t.Run(tc.link.String(), func(t *testing.T) {
-			fromFile, _, err := ReadInputs([]string{path}, DefaultOptions(), ReadOptions{Link: tc.link})
+			fromFile, _, err := Load([]string{path}, DefaultOptions(), ReadOptions{Link: tc.link})
 			require.NoError(t, err)
-			fromStream, _, err := ReadStream(strings.NewReader(commLaunchTrace), path, DefaultOptions(), 0, ReadOptions{Link: tc.link})
+			fromStream, _, err := Read(strings.NewReader(commLaunchTrace), path, DefaultOptions(), 0, ReadOptions{Link: tc.link})
 			require.NoError(t, err)
 			for _, s := range []*Summary{fromFile, fromStream} {
 				require.Len(t, s.Stragglers.Collectives, 1)
@@ -59,69 +58,59 @@ func TestReadOptionsLink(t *testing.T) {
 	}
 }
 
-// TestReadOptionsEmbedded: a document ReadOptions.Embedded reads (a report summary, in the
-// CLI) is one more summary among the inputs: merged in path order with traces and summaries,
-// its one rank numbered by its position when its trace named none, its options checked as a
-// summary's (ErrOtherOptions); its errors are the input's; what it does not claim is read as
-// before, on files and on a stream.
-func TestReadOptionsEmbedded(t *testing.T) {
+// TestReadReportMember: a report summary's timeline member is one more summary among the
+// inputs: merged in path order with traces and summaries, its one rank numbered by its
+// position when its trace named none, its options checked as a summary's (ErrOtherOptions);
+// its errors name the input and the member; files and a stream alike. A timeline summary
+// re-saved by a JSON tool (keys sorted, indentation changed) reads back.
+func TestReadReportMember(t *testing.T) {
 	dir := t.TempDir()
 	const tr = "../../testdata/kineto/rocm_mi250_train.json.gz"
 	one, _, err := OpenTrace(tr, DefaultOptions(), 0)
 	require.NoError(t, err)
 	var sum bytes.Buffer
 	require.NoError(t, Write(&sum, JSON, one, nil))
-	// A wrapper document: a line, then the summary.
-	const mark = "WRAPPED\n"
+	report := []byte(`{"orprof_report": 1, "table": {}, "timeline": ` + sum.String() + `}`)
 	wrapped := filepath.Join(dir, "w.json")
-	require.NoError(t, os.WriteFile(wrapped, append([]byte(mark), sum.Bytes()...), 0o644))
+	require.NoError(t, os.WriteFile(wrapped, report, 0o644))
 	broken := filepath.Join(dir, "broken.json")
-	require.NoError(t, os.WriteFile(broken, []byte(mark+"{"), 0o644))
-	embedded := func(br *bufio.Reader, name string) (*Summary, bool, error) {
-		head, _ := br.Peek(len(mark))
-		if string(head) != mark {
-			return nil, false, nil
-		}
-		br.Discard(len(mark))
-		s, err := Load(br)
-		if err != nil {
-			return nil, true, fmt.Errorf("%s: field timeline: %v", name, err)
-		}
-		return s, true, nil
-	}
-	ro := ReadOptions{Embedded: embedded}
-	json := func(s *Summary) string {
+	require.NoError(t, os.WriteFile(broken, []byte(`{"orprof_report": 1, "timeline": {"orprof_timeline": "x"}}`), 0o644))
+	var generic any
+	require.NoError(t, json.Unmarshal(sum.Bytes(), &generic))
+	resaved, err := json.Marshal(generic) // keys sorted, no indentation
+	require.NoError(t, err)
+	sorted := filepath.Join(dir, "sorted.json")
+	require.NoError(t, os.WriteFile(sorted, resaved, 0o644))
+	ro := ReadOptions{}
+	js := func(s *Summary) string {
 		var b bytes.Buffer
 		require.NoError(t, Write(&b, JSON, s, nil))
 		return b.String()
 	}
 
-	want, _, err := ReadAll([]string{tr, tr, tr}, DefaultOptions(), 0)
+	want, _, err := Load([]string{tr, tr, tr}, DefaultOptions(), ReadOptions{})
 	require.NoError(t, err)
-	got, _, err := ReadInputs([]string{tr, wrapped, wrapped}, DefaultOptions(), ro)
-	require.NoError(t, err)
-	assert.Equal(t, json(want), json(got), "the wrapped summaries are ranks 1 and 2, as the traces there are")
-	assert.Equal(t, []int64{0, 1, 2}, []int64{got.Ranks[0].Number, got.Ranks[1].Number, got.Ranks[2].Number})
+	for _, paths := range [][]string{{tr, wrapped, wrapped}, {tr, sorted, wrapped}} {
+		got, _, err := Load(paths, DefaultOptions(), ro)
+		require.NoError(t, err)
+		assert.Equal(t, js(want), js(got), "the wrapped summaries are ranks 1 and 2, as the traces there are")
+		assert.Equal(t, []int64{0, 1, 2}, []int64{got.Ranks[0].Number, got.Ranks[1].Number, got.Ranks[2].Number})
+	}
 
 	other := DefaultOptions()
 	other.QueueLength = 2
-	_, _, err = ReadInputs([]string{wrapped}, other, ro)
+	_, _, err = Load([]string{wrapped}, other, ro)
 	assert.True(t, errors.Is(err, ErrOtherOptions), "%v", err)
-	_, _, err = ReadStream(bytes.NewReader(append([]byte(mark), sum.Bytes()...)), "<stdin>", other, 0, ro)
+	_, _, err = Read(bytes.NewReader(report), "<stdin>", other, 0, ro)
 	assert.True(t, errors.Is(err, ErrOtherOptions), "%v", err)
 
-	s, _, err := ReadStream(bytes.NewReader(append([]byte(mark), sum.Bytes()...)), "<stdin>", DefaultOptions(), 0, ro)
-	require.NoError(t, err)
-	assert.Equal(t, json(one), json(s), "on a stream")
-	// What the reader does not claim is read as before: the summary itself, the trace.
-	s, _, err = ReadStream(bytes.NewReader(sum.Bytes()), "<stdin>", DefaultOptions(), 0, ro)
-	require.NoError(t, err)
-	assert.Equal(t, json(one), json(s))
-	got, _, err = ReadInputs([]string{tr}, DefaultOptions(), ro)
-	require.NoError(t, err)
-	assert.Equal(t, json(one), json(got))
+	for _, in := range [][]byte{report, sum.Bytes(), resaved} {
+		s, _, err := Read(bytes.NewReader(in), "<stdin>", DefaultOptions(), 0, ro)
+		require.NoError(t, err)
+		assert.Equal(t, js(one), js(s), "on a stream")
+	}
 
-	_, _, err = ReadInputs([]string{tr, broken}, DefaultOptions(), ro)
+	_, _, err = Load([]string{tr, broken}, DefaultOptions(), ro)
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), broken+": field timeline: "), "%v", err)
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReadTraceStdinForms: ReadTrace (what `orprof timeline -` reads) takes a trace, plain or
+// TestReadTraceStdinForms: Read (what `orprof timeline -` reads) takes a trace, plain or
 // gzip, and a summary, plain or gzip, giving the summary OpenTrace and Load give; a summary
-// made with other thresholds is ErrOtherOptions, as ReadAll refuses it.
+// made with other thresholds is ErrOtherOptions, as Load refuses it.
 func TestReadTraceStdinForms(t *testing.T) {
 	const path = "../../testdata/kineto/rocm_mi250_train.json.gz"
 	o := DefaultOptions()
@@ -52,7 +52,7 @@ func TestReadTraceStdinForms(t *testing.T) {
 		{"gzip summary, other thresholds", gzSum, other, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, _, err := ReadTrace(bytes.NewReader(tc.in), "<stdin>", tc.o, 0)
+			got, _, err := Read(bytes.NewReader(tc.in), "<stdin>", tc.o, 0, ReadOptions{})
 			if tc.other {
 				assert.True(t, errors.Is(err, ErrOtherOptions), "%v", err)
 				return

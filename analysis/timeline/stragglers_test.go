@@ -20,7 +20,7 @@ var pgseqTraces = []string{"testdata/pgseq/rank0.json", "testdata/pgseq/rank1.js
 	"testdata/pgseq/rank3.json"}
 
 func TestStragglersByGroupAndSeq(t *testing.T) {
-	s, _, err := ReadAll(pgseqTraces, DefaultOptions(), 2)
+	s, _, err := Load(pgseqTraces, DefaultOptions(), ReadOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestStragglersByGroupAndSeq(t *testing.T) {
 // TestStragglersMergeExactPGSeq: summaries of the ranks written as JSON and read back merge
 // to the bytes of reading the four traces at once.
 func TestStragglersMergeExactPGSeq(t *testing.T) {
-	all, _, err := ReadAll(pgseqTraces, DefaultOptions(), 2)
+	all, _, err := Load(pgseqTraces, DefaultOptions(), ReadOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 		paths = append(paths, out)
 	}
 	// Merge in two steps, as a tree of merges would.
-	half, _, err := ReadAll(paths[:2], DefaultOptions(), 1)
+	half, _, err := Load(paths[:2], DefaultOptions(), ReadOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 	if err := os.WriteFile(hp, hb.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	merged, _, err := ReadAll(append([]string{hp}, paths[2:]...), DefaultOptions(), 1)
+	merged, _, err := Load(append([]string{hp}, paths[2:]...), DefaultOptions(), ReadOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

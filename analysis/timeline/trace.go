@@ -1,13 +1,8 @@
 package timeline
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
-	"fmt"
-	"io"
-
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -16,28 +11,38 @@ import (
 // the trace's distributedInfo rank, else pos. The warnings are the reader's. A trace without
 // device activity is refused (*kernels.NoDeviceError).
 func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
-	s, warns, err := openTrace(path, o, pos, tracefile.LinkAll)
-	if err == nil {
-		err = checkDevice(s, s.Ranks[0].Trace)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, warns, nil
-}
-
-// openTrace is OpenTrace with the link rules link.
-func openTrace(path string, o Options, pos int, link tracefile.LinkMode) (*Summary, []string, error) {
 	c := NewConsumer(o, nil)
-	td, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link, Position: pos})
+	td, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}, Position: pos})
 	if err != nil {
 		return nil, nil, err
 	}
 	name := path
 	if name == "-" {
-		name = "<stdin>"
+		name = input.StdinName
 	}
-	return c.Summary(), td.ReadWarnings(name), nil
+	s := c.Summary()
+	if err := checkDevice(s, name); err != nil {
+		return nil, nil, err
+	}
+	return s, td.ReadWarnings(name), nil
+}
+
+// readTrace reads the trace in with the link rules link.
+func readTrace(in *input.Input, o Options, pos int, link tracefile.LinkMode) (*Summary, []string, error) {
+	c := NewConsumer(o, nil)
+	opts := tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link, Position: pos}
+	var td *tracefile.Data
+	var err error
+	if in.Held() {
+		rc, _ := in.Stream()
+		td, err = tracefile.ReadConsumers(rc, in.Name, opts)
+	} else {
+		td, err = tracefile.OpenConsumers(in.Path, opts)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Summary(), td.ReadWarnings(in.Name), nil
 }
 
 // hasDevice reports whether any rank of s read a device event.
@@ -62,76 +67,4 @@ func checkDevice(s *Summary, name string) error {
 		dev = s.Ranks[0].Device
 	}
 	return &kernels.NoDeviceError{Name: name, Device: dev}
-}
-
-// ReadTrace is OpenTrace of a trace read from r (plain or gzip), or the summary r holds (Write's
-// json, plain or gzip), named name in the summary and the warnings: `orprof timeline -` reads
-// its standard input through it. A summary made with other thresholds or steps than o is
-// refused (ErrOtherOptions), as ReadAll refuses it.
-func ReadTrace(r io.Reader, name string, o Options, pos int) (*Summary, []string, error) {
-	return ReadStream(r, name, o, pos, ReadOptions{})
-}
-
-// ReadStream is ReadTrace with the ReadOptions ro: a trace read with ro.Link, a document
-// ro.Embedded reads taken as a summary (its options checked as a summary's). Either is
-// refused without device activity (*kernels.NoDeviceError).
-func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*Summary, []string, error) {
-	if err := o.Check(); err != nil {
-		return nil, nil, err
-	}
-	br := bufio.NewReaderSize(r, sniffBytes)
-	if ro.Embedded != nil {
-		if s, ok, err := ro.Embedded(br, name); ok {
-			if err != nil {
-				return nil, nil, err
-			}
-			if !s.Options.sameThresholds(o) {
-				return nil, nil, &OptionsError{Name: name, Its: s.Options, Asked: o}
-			}
-			if err := checkDevice(s, name); err != nil {
-				return nil, nil, err
-			}
-			return s, nil, nil
-		}
-	}
-	var head io.Reader = br
-	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		peek, _ := br.Peek(br.Size())
-		if gz, err := gzip.NewReader(bytes.NewReader(peek)); err == nil {
-			head = gz
-		}
-	} else {
-		peek, _ := br.Peek(len(summaryMark))
-		head = bytes.NewReader(peek)
-	}
-	mark := make([]byte, len(summaryMark))
-	if n, _ := io.ReadFull(head, mark); n == len(mark) && bytes.Equal(mark, summaryMark) {
-		var in io.Reader = br
-		if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-			gz, err := gzip.NewReader(br)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %v", name, err)
-			}
-			in = gz
-		}
-		s, err := Load(in)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", name, err)
-		}
-		if !s.Options.sameThresholds(o) {
-			return nil, nil, &OptionsError{Name: name, Its: s.Options, Asked: o}
-		}
-		return s, nil, nil
-	}
-	r = br
-	c := NewConsumer(o, nil)
-	td, err := tracefile.ReadConsumers(r, name, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: ro.Link, Position: pos})
-	if err != nil {
-		return nil, nil, err
-	}
-	s := c.Summary()
-	if err := checkDevice(s, name); err != nil {
-		return nil, nil, err
-	}
-	return s, td.ReadWarnings(name), nil
 }

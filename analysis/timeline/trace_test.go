@@ -248,7 +248,7 @@ func TestMergeExactKineto(t *testing.T) {
 	}
 	a := "../../testdata/kineto/cuda_train_step.json.gz"
 	b := "../../testdata/kineto-extra/hta_sampled_rank0.json.gz"
-	both, _, err := ReadAll([]string{a, b}, DefaultOptions(), 2)
+	both, _, err := Load([]string{a, b}, DefaultOptions(), ReadOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestMergeExactKineto(t *testing.T) {
 		}
 		paths = append(paths, out)
 	}
-	merged, _, err := ReadAll(paths, DefaultOptions(), 1)
+	merged, _, err := Load(paths, DefaultOptions(), ReadOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestMergeExactKineto(t *testing.T) {
 		t.Errorf("collectives of two jobs matched: %+v", both.Stragglers)
 	}
 	// The same rank twice: every collective matches, nobody arrives last.
-	twice, _, err := ReadAll([]string{b, b}, DefaultOptions(), 2)
+	twice, _, err := Load([]string{b, b}, DefaultOptions(), ReadOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

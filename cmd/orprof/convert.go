@@ -9,7 +9,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/perfetto"
@@ -51,10 +51,11 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return failFlag(stderr, "convert", "need at least one TRACE")
 	}
-	paths, err := ranks.Expand(pos)
+	paths, warns, err := input.Expand(pos)
 	if err != nil {
 		return fail(stderr, "convert: %v", err)
 	}
+	printWarnings(stderr, warns)
 	stdinUsed := false
 	ins := make([]outfile.File, 0, len(paths))
 	for _, p := range paths {

@@ -1,20 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"slices"
 
-	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/optable"
-	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/analysis/ranks"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/quote"
 )
 
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("diff", "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table --format json summary, .gz allowed, a directory of them: all its ranks, or - for stdin)", stderr)
+	fs := newFlagSet("diff", "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table, kernels or report --format json summary, .gz allowed, a directory of them: all its ranks, or - for stdin)", stderr)
 	format := fs.String("format", "text", "output format: text, markdown, csv or json")
 	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
@@ -45,19 +43,17 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if pos[0] == "-" && pos[1] == "-" {
 		return fail(stderr, "diff: - (stdin) can be only one of BEFORE and AFTER")
 	}
-	k0, k1 := isKernelsSummary(pos[0]), isKernelsSummary(pos[1])
-	if i := slices.Index(pos, "-"); i >= 0 {
-		// A kernels summary on stdin is a kernels side as a file is.
-		br, isKernels := kernels.SniffSummary(stdin)
-		stdin = br
-		if i == 0 {
-			k0 = isKernels
-		} else {
-			k1 = isKernels
+	var sides [2][]*input.Input
+	for i, p := range pos {
+		ins, code := loadInputs(stderr, "diff", []string{p}, stdin, input.Trace, input.TableSummary, input.ReportSummary, input.KernelsSummary)
+		if code != 0 {
+			return code
 		}
+		sides[i] = ins
 	}
+	k0, k1 := hasKind(sides[0], input.KernelsSummary), hasKind(sides[1], input.KernelsSummary)
 	if k0 || k1 {
-		if !k0 || !k1 {
+		if !k0 || !k1 || !allKind(sides[0], input.KernelsSummary) || !allKind(sides[1], input.KernelsSummary) {
 			return fail(stderr, "diff: one of %s and %s is a kernels summary and the other is not: compare two kernels summaries (orprof kernels --format json) or two table profiles",
 				quoteArg(pos[0]), quoteArg(pos[1]))
 		}
@@ -67,51 +63,25 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if link.set {
 			return refuseLink(stderr, "diff", "kernels summaries")
 		}
-		return diffKernels(pos, stdin, *format, *rowLimit, *nameWidth, stdout, stderr)
+		return diffKernels(sides, *format, *rowLimit, *nameWidth, stdout, stderr)
 	}
 	if link.set {
 		// Each side's inputs: --link needs a trace among them.
-		var all, sums []string
-		stdinSummary := false
-		if slices.Contains(pos, "-") {
-			br := bufio.NewReaderSize(stdin, 1<<16)
-			head, _ := br.Peek(br.Size())
-			stdinSummary, stdin = ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace, br
-		}
-		for _, p := range pos {
-			if p == "-" {
-				continue // stdin is checked below, as it is read
-			}
-			paths, err := ranks.Expand([]string{p})
-			if err != nil {
-				return fail(stderr, "diff: %v", err)
-			}
-			all = append(all, paths...)
-			sums = append(sums, summaryInputs(paths)...)
-		}
-		if len(sums) == len(all) && (stdinSummary || !slices.Contains(pos, "-")) {
+		all := append(slices.Clone(sides[0]), sides[1]...)
+		sums := summaryNames(all)
+		if len(sums) == len(all) {
 			return refuseLink(stderr, "diff", "BEFORE and AFTER are summaries, which")
 		}
 		noteLinkSummaries(stderr, sums)
 	}
-	ro := ranks.Options{Link: link.mode(), SkipScopeMetrics: *noMetrics}
+	ro := ranks.ReadOptions{Link: link.mode(), SkipScopeMetrics: *noMetrics}
 	var sums [2]*optable.Summary
 	var warns [2][]string
 	var errs [2]error
 	done := make(chan int, 2)
-	for i, p := range pos {
+	for i, ins := range sides {
 		go func() {
-			if p == "-" {
-				sums[i], warns[i], errs[i] = ranks.LoadReader(stdin, "<stdin>", ro)
-				done <- i
-				return
-			}
-			paths, err := ranks.Expand([]string{p})
-			if err != nil {
-				errs[i] = err
-			} else {
-				sums[i], warns[i], errs[i] = ranks.LoadAll(paths, ro)
-			}
+			sums[i], warns[i], errs[i] = ranks.LoadInputs(ins, ro)
 			done <- i
 		}()
 	}

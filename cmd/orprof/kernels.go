@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"io"
+	"slices"
 
 	"github.com/orprof/orprof/analysis/kernels"
-	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/report"
 )
 
 const kernelsUsage = `usage: orprof kernels [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof kernels --format json, or orprof report --format json: its kernels), or - for stdin)
@@ -50,40 +49,25 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		rules = r
 	}
-	paths, err := ranks.Expand(pos)
-	if err != nil {
-		return fail(stderr, "kernels: %v", err)
+	if slices.Contains(pos, "-") && len(pos) > 1 {
+		return fail(stderr, "kernels: - (stdin) can only be read alone")
 	}
-	for _, p := range paths {
-		if p == "-" && len(paths) > 1 {
-			return fail(stderr, "kernels: - (stdin) can only be read alone")
-		}
-	}
-	var in io.Reader = stdin
-	var stdinHead []byte
-	if paths[0] == "-" {
-		br, isSum := kernels.SniffSummary(stdin)
-		stdinHead, _ = br.Peek(br.Size())
-		if isSum && link.set {
-			return refuseLink(stderr, "kernels", "<stdin> is a kernels summary; summaries")
-		}
-		if link.set && ranks.KindOf(bytes.NewReader(stdinHead)) == ranks.KindReportSummary {
-			return refuseLink(stderr, "kernels", "<stdin> is a report summary; summaries")
-		}
-		in = br
-	}
-	if code := refuseForeign(stderr, "kernels", paths, stdinHead); code != 0 {
+	ins, code := loadInputs(stderr, "kernels", pos, stdin, input.Trace, input.KernelsSummary, input.ReportSummary)
+	if code != 0 {
 		return code
 	}
-	if link.set && paths[0] != "-" {
-		sums := summaryInputs(paths)
-		if len(sums) == len(paths) {
+	if link.set {
+		sums := summaryNames(ins)
+		if len(sums) == len(ins) {
+			if len(ins) == 1 && ins[0].Name == input.StdinName {
+				return refuseLink(stderr, "kernels", "<stdin> is "+ins[0].Kind.String()+"; summaries")
+			}
 			return refuseLink(stderr, "kernels", "the inputs are summaries, which")
 		}
 		noteLinkSummaries(stderr, sums)
 	}
-	defer lazyGC(gcFloorFor(paths[0]))()
-	s, warns, err := kernels.ReadAll(paths, kernels.ReadOptions{Link: link.mode(), Stdin: in, Embedded: report.ReadKernels})
+	defer lazyGC(gcFloorFor(ins[0].Path))()
+	s, warns, err := kernels.LoadInputs(ins, kernels.ReadOptions{Link: link.mode()})
 	if err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}

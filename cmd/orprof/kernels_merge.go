@@ -2,35 +2,25 @@ package main
 
 import (
 	"io"
-	"os"
+	"slices"
 
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/quote"
 )
 
-// isKernelsSummary reports whether path is a kernels summary (orprof kernels --format json).
-func isKernelsSummary(path string) bool {
-	if path == "-" {
-		return false
-	}
-	if st, err := os.Stat(path); err != nil || st.IsDir() {
-		return false
-	}
-	ok, err := kernels.IsSummaryFile(path)
-	return err == nil && ok
-}
-
 // mergeKernels is `orprof merge` of kernels summaries: the kernels view of all their ranks.
-func mergeKernels(paths []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
-	for _, p := range paths {
-		if !isKernelsSummary(p) {
-			return fail(stderr, "merge: %s is not a kernels summary, %s is: merge kernels summaries (orprof kernels --format json) or table summaries, not both", quote.String(p), quote.String(paths[0]))
+func mergeKernels(ins []*input.Input, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
+	for _, in := range ins {
+		if in.Kind != input.KernelsSummary {
+			return fail(stderr, "merge: %s is %s, %s is a kernels summary: merge kernels summaries (orprof kernels --format json) or table summaries, not both",
+				quote.String(in.Name), in.Kind, quote.String(ins[slices.IndexFunc(ins, func(in *input.Input) bool { return in.Kind == input.KernelsSummary })].Name))
 		}
 	}
 	if code := checkKernelsMergeFlags(tf, byRank, stderr); code != 0 {
 		return code
 	}
-	s, _, err := kernels.ReadAll(paths, kernels.ReadOptions{})
+	s, _, err := kernels.LoadInputs(ins, kernels.ReadOptions{})
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
@@ -75,10 +65,10 @@ func writeKernelsMerge(s *kernels.Summary, tf *tableFlags, stdout, stderr io.Wri
 
 // diffKernels is `orprof diff` of two kernels summaries: kernel by kernel, largest increase
 // first.
-func diffKernels(pos []string, stdin io.Reader, format string, rowLimit, nameWidth int, stdout, stderr io.Writer) int {
+func diffKernels(sides [2][]*input.Input, format string, rowLimit, nameWidth int, stdout, stderr io.Writer) int {
 	var sums [2]*kernels.Summary
-	for i, p := range pos {
-		s, _, err := kernels.ReadAll([]string{p}, kernels.ReadOptions{Stdin: stdin})
+	for i, ins := range sides {
+		s, _, err := kernels.LoadInputs(ins, kernels.ReadOptions{})
 		if err != nil {
 			return fail(stderr, "diff: %v", err)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +8,10 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/optable"
+	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/input"
 )
 
 // rowLimitFlag is --row-limit: an int that remembers it was given.
@@ -133,17 +132,16 @@ func noOperators(s *optable.Summary, names []string, warns []string) string {
 // runTableRanks is `orprof table` over several traces or directories: every trace read in
 // parallel, one table over all of them.
 func runTableRanks(args []string, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
-	paths, err := ranks.Expand(args)
-	if err != nil {
-		return fail(stderr, "table: %v", err)
+	if slices.Contains(args, "-") {
+		return fail(stderr, "table: - (stdin) can only be read alone")
 	}
-	for _, p := range paths {
-		if p == "-" {
-			return fail(stderr, "table: - (stdin) can only be read alone")
-		}
+	ins, code := loadInputs(stderr, "table", args, nil, input.Trace)
+	if code != 0 {
+		return code
 	}
+	paths := inputNames(ins)
 	defer lazyGC(tableGCFloor)()
-	s, warns, err := ranks.ReadTraces(paths, tf.ranksOptions())
+	s, warns, err := ranks.LoadTraces(paths, tf.ranksOptions())
 	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
@@ -183,7 +181,7 @@ func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string,
 
 func runMerge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var tf tableFlags
-	pos, byRank, exit, stop := tf.parseRanksCommand("merge", "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, a directory of them, or - for stdin alone; traces are read too; orprof kernels --format json summaries merge into the kernels view)",
+	pos, byRank, exit, stop := tf.parseRanksCommand("merge", "usage: orprof merge [flags] SUMMARY...   (SUMMARY: orprof table --format json output, .gz allowed, a directory of them, or - for stdin alone; traces and report summaries are read too; orprof kernels --format json summaries merge into the kernels view)",
 		"at least one SUMMARY argument", args, stderr)
 	if stop {
 		return exit
@@ -191,57 +189,32 @@ func runMerge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if tf.byShape || tf.byStackN > 0 {
 		return failFlag(stderr, "merge", "--group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")
 	}
-	if slices.Contains(pos, "-") {
-		if len(pos) > 1 {
-			return fail(stderr, "merge: - (stdin) can only be read alone")
-		}
-		return mergeStdin(stdin, &tf, *byRank, stdout, stderr)
+	if slices.Contains(pos, "-") && len(pos) > 1 {
+		return fail(stderr, "merge: - (stdin) can only be read alone")
 	}
-	paths, err := ranks.Expand(pos)
-	if err != nil {
-		return fail(stderr, "merge: %v", err)
+	ins, code := loadInputs(stderr, "merge", pos, stdin, input.Trace, input.TableSummary, input.ReportSummary, input.KernelsSummary)
+	if code != 0 {
+		return code
 	}
-	for _, p := range paths {
-		if isKernelsSummary(p) {
-			return mergeKernels(paths, &tf, *byRank, stdout, stderr)
-		}
+	if hasKind(ins, input.KernelsSummary) {
+		return mergeKernels(ins, &tf, *byRank, stdout, stderr)
 	}
 	if tf.link.set {
-		sums := summaryInputs(paths)
-		if len(sums) == len(paths) {
+		sums := summaryNames(ins)
+		if len(sums) == len(ins) {
 			return refuseLink(stderr, "merge", "the inputs are summaries, which")
 		}
 		noteLinkSummaries(stderr, sums)
 	}
-	s, warns, err := ranks.LoadAll(paths, tf.ranksOptions())
+	s, warns, err := ranks.LoadInputs(ins, tf.ranksOptions())
 	if err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
-	return writeMerged(s, warns, paths, &tf, *byRank, stdout, stderr)
-}
-
-// mergeStdin is `orprof merge -`: one summary (a table's or a kernels summary) or trace on
-// stdin, plain or gzip, printed as merge prints files.
-func mergeStdin(stdin io.Reader, tf *tableFlags, byRank bool, stdout, stderr io.Writer) int {
-	br, isKernels := kernels.SniffSummary(stdin)
-	if isKernels {
-		if code := checkKernelsMergeFlags(tf, byRank, stderr); code != 0 {
-			return code
-		}
-		s, err := kernels.ReadSummaryFrom(br, "<stdin>")
-		if err != nil {
-			return fail(stderr, "merge: %v", err)
-		}
-		return writeKernelsMerge(s, tf, stdout, stderr)
+	names := make([]string, len(ins))
+	for i, in := range ins {
+		names[i] = in.Name
 	}
-	if head, _ := br.Peek(br.Size()); tf.link.set && ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace {
-		return refuseLink(stderr, "merge", "<stdin> is a summary; summaries")
-	}
-	s, warns, err := ranks.LoadReader(br, "<stdin>", tf.ranksOptions())
-	if err != nil {
-		return fail(stderr, "merge: %v", err)
-	}
-	return writeMerged(s, warns, []string{"<stdin>"}, tf, byRank, stdout, stderr)
+	return writeMerged(s, warns, names, &tf, *byRank, stdout, stderr)
 }
 
 // writeMerged prints the table of the merged summary s of the inputs names, with the reading's

@@ -2,21 +2,23 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/orprof/orprof/analysis/optable"
+	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/html"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 const reportUsage = `usage: orprof report [flags] TRACE...          one profile: a trace, several (one per rank), a directory of traces or summaries, or - (stdin)
@@ -73,7 +75,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if stdinUsed {
 			return fail(stderr, "report: reading stdin: give -o FILE (or -o - for stdout)")
 		}
-		path = defaultReportPath(pos[len(pos)-1], *diff, asJSON)
+		path = defaultReportPath(pos, *diff, asJSON)
 	}
 	if path != "-" {
 		if err := checkOutput(path, pos); err != nil {
@@ -178,66 +180,59 @@ func (p *loaded) model() *html.Model {
 }
 
 // loadProfile reads one profile argument: a trace (one read feeding every summary), a report
-// summary, or a table summary or directory (through loadRanks).
+// summary, or a table summary or directory (through loadRanks). Other summaries are refused
+// saying which command reads them.
 func loadProfile(p string, stdin io.Reader, o report.Options, stderr io.Writer) (*loaded, int) {
-	title := p
-	if p != "-" {
-		if isDir(p) {
-			return loadRanks([]string{p}, o, stderr)
-		}
-		kind, err := ranks.FileKind(p)
-		if err != nil {
-			return nil, fail(stderr, "report: %v", err)
-		}
-		switch kind {
-		case ranks.KindTableSummary:
-			return loadRanks([]string{p}, o, stderr)
-		case ranks.KindReportSummary:
-			b, err := report.ParseFile(p)
-			if err != nil {
-				return nil, fail(stderr, "report: %v", err)
-			}
-			if o.SkipScopeMetrics {
-				b.Table.DropScopeMetrics()
-			}
-			return checkGrouping(&loaded{b: b, title: title, inputs: []string{p}}, o, stderr)
-		}
-		b, td, err := report.Open(p, 0, o)
-		if err != nil {
-			return nil, fail(stderr, "report: %v", err)
-		}
-		printWarnings(stderr, td.Warnings(p))
-		return &loaded{b: b, title: title, inputs: []string{p}}, 0
+	if p != "-" && isDir(p) {
+		return loadRanks([]string{p}, o, stderr)
 	}
-	// Standard input, held in memory: a trace, or a summary of either kind.
-	data, err := io.ReadAll(stdin)
+	var in *input.Input
+	var err error
+	if p == "-" {
+		in, err = input.Read(stdin, input.StdinName)
+	} else {
+		in, err = input.Open(p)
+	}
 	if err != nil {
-		return nil, fail(stderr, "report: <stdin>: %v", err)
+		return nil, fail(stderr, "report: %v", err)
 	}
-	in := []string{"-"}
-	switch ranks.KindOf(bytes.NewReader(data)) {
-	case ranks.KindReportSummary:
-		b, err := report.ReadSummary(bytes.NewReader(data), "<stdin>")
+	if err := input.Check([]*input.Input{in}, "report", input.Trace, input.TableSummary, input.ReportSummary); err != nil {
+		return nil, fail(stderr, "report: %v", err)
+	}
+	title, inputs := p, []string{p}
+	switch in.Kind {
+	case input.TableSummary:
+		if p != "-" {
+			return loadRanks([]string{p}, o, stderr)
+		}
+		s, _, err := ranks.LoadInputs([]*input.Input{in}, ranks.ReadOptions{Grouping: o.Grouping, SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
+		if err != nil {
+			return nil, fail(stderr, "report: %v", err)
+		}
+		return checkGrouping(&loaded{b: &report.Bundle{Table: s}, title: title, inputs: inputs, fromTables: true}, o, stderr)
+	case input.ReportSummary:
+		b, err := report.ParseInput(in)
 		if err != nil {
 			return nil, fail(stderr, "report: %v", err)
 		}
 		if o.SkipScopeMetrics {
 			b.Table.DropScopeMetrics()
 		}
-		return checkGrouping(&loaded{b: b, title: "-", inputs: in}, o, stderr)
-	case ranks.KindTableSummary:
-		s, _, err := ranks.LoadReader(bytes.NewReader(data), "<stdin>", ranks.Options{Grouping: o.Grouping, SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link})
-		if err != nil {
-			return nil, fail(stderr, "report: %v", err)
-		}
-		return checkGrouping(&loaded{b: &report.Bundle{Table: s}, title: "-", inputs: in, fromTables: true}, o, stderr)
+		return checkGrouping(&loaded{b: b, title: title, inputs: inputs}, o, stderr)
 	}
-	b, td, err := report.Read(bytes.NewReader(data), "<stdin>", 0, o)
+	var b *report.Bundle
+	var td *tracefile.Data
+	if in.Held() {
+		rc, _ := in.Stream()
+		b, td, err = report.Read(rc, in.Name, 0, o)
+	} else {
+		b, td, err = report.Open(in.Path, 0, o)
+	}
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}
-	printWarnings(stderr, td.Warnings("<stdin>"))
-	return &loaded{b: b, title: "-", inputs: in}, 0
+	printWarnings(stderr, td.Warnings(in.Name))
+	return &loaded{b: b, title: title, inputs: inputs}, 0
 }
 
 // checkGrouping refuses grouping flags a summary was not written with: summaries are grouped
@@ -255,16 +250,14 @@ func checkGrouping(p *loaded, o report.Options, stderr io.Writer) (*loaded, int)
 // merged in order (report.LoadAll). Table summaries carry only the rows: with one among the
 // inputs, the report has the table's views alone.
 func loadRanks(args []string, o report.Options, stderr io.Writer) (*loaded, int) {
-	paths, err := ranks.Expand(args)
-	if err != nil {
-		return nil, fail(stderr, "report: %v", err)
+	if slices.Contains(args, "-") {
+		return nil, fail(stderr, "report: - (stdin) can only be read alone")
 	}
-	for _, p := range paths {
-		if p == "-" {
-			return nil, fail(stderr, "report: - (stdin) can only be read alone")
-		}
+	ins, code := loadInputs(stderr, "report", args, nil, input.Trace, input.TableSummary, input.ReportSummary)
+	if code != 0 {
+		return nil, code
 	}
-	b, warns, err := report.LoadAll(paths, o)
+	b, warns, err := report.LoadAll(inputNames(ins), o)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}
@@ -288,10 +281,16 @@ func reportGCFloor(inputs []string) int64 {
 	return max(floor+floor/3, 96<<20)
 }
 
-// defaultReportPath is the report's name beside its input: x.json.gz → x.report.html (a report
-// summary's x.report.json), a directory d → d.report.html beside it; a diff's beside AFTER,
+// defaultReportPath is the report's name beside its first input: x.json.gz → x.report.html (a
+// report summary's x.report.json), a directory d → d.report.html beside it. Several inputs
+// are named after the first and how many follow it, x.and-3-more.report.html, so that the
+// report of a job is not taken for the report of its first rank. A diff's goes beside AFTER,
 // x.diff.report.html.
-func defaultReportPath(in string, diff, json bool) string {
+func defaultReportPath(inputs []string, diff, json bool) string {
+	in := inputs[0]
+	if diff {
+		in = inputs[len(inputs)-1]
+	}
 	in = filepath.Clean(in)
 	stem := in
 	for _, ext := range []string{".gz", ".json"} {
@@ -299,6 +298,9 @@ func defaultReportPath(in string, diff, json bool) string {
 	}
 	if stem == "" || stem == "." || stem == string(filepath.Separator) {
 		stem = "orprof"
+	}
+	if !diff && len(inputs) > 1 {
+		stem += fmt.Sprintf(".and-%d-more", len(inputs)-1)
 	}
 	switch {
 	case diff:
@@ -322,7 +324,7 @@ func checkOutput(path string, inputs []string) error {
 			continue
 		}
 		if isDir(in) {
-			files, err := ranks.Expand([]string{in})
+			files, _, err := input.Expand([]string{in})
 			if err == nil {
 				for _, f := range files {
 					ins = append(ins, outfile.File{Name: "the input", Path: f})
@@ -356,23 +358,19 @@ func checkRunReport(path string, steps bool) string {
 // traces among the inputs, a note names the summaries it does not apply to. Standard input is
 // peeked at, and *stdinOut replaced by a reader that still has every byte.
 func checkReportLink(pos []string, stdin io.Reader, stdinOut *io.Reader, stderr io.Writer) int {
-	var all, sums []string
-	stdinSummary, hasStdin := false, false
+	var all []*input.Input
 	for _, p := range pos {
-		if p == "-" {
-			br := bufio.NewReaderSize(stdin, 1<<16)
-			head, _ := br.Peek(br.Size())
-			hasStdin, stdinSummary, *stdinOut = true, ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace, br
-			continue
-		}
-		paths, err := ranks.Expand([]string{p})
+		ins, _, err := input.Load([]string{p}, input.LoadOptions{Stdin: stdin})
 		if err != nil {
 			return fail(stderr, "report: %v", err)
 		}
-		all = append(all, paths...)
-		sums = append(sums, summaryInputs(paths)...)
+		if p == "-" {
+			*stdinOut = stdinOf(ins)
+		}
+		all = append(all, ins...)
 	}
-	if len(sums) == len(all) && (!hasStdin || stdinSummary) {
+	sums := summaryNames(all)
+	if len(sums) == len(all) {
 		return refuseLink(stderr, "report", "the inputs are summaries, which")
 	}
 	noteLinkSummaries(stderr, sums)

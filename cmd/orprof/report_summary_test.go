@@ -391,7 +391,7 @@ func TestReportSummaryBadInput(t *testing.T) {
 	os.WriteFile(sum, good, 0o644)
 	var out, errb bytes.Buffer
 	if code := dispatch([]string{"table", sum}, strings.NewReader(""), &out, &errb); code != 2 ||
-		!strings.Contains(errb.String(), "is a summary (a report summary, orprof report --format json), not a trace: orprof merge") ||
+		!strings.Contains(errb.String(), "is a report summary (orprof report --format json), not a trace or a summary orprof table reads: orprof report renders it; orprof merge") ||
 		strings.Count(errb.String(), "\n") != 1 {
 		t.Errorf("orprof table of a report summary: exit %d, %q", code, errb.String())
 	}

@@ -177,6 +177,15 @@ func TestViewsForeignSummary(t *testing.T) {
 		{"timeline of a kernels summary", []string{"timeline", tr, ksum}, nil, ksum, "is a kernels summary (orprof kernels --format json), not a trace or a summary orprof timeline reads: orprof kernels reads it"},
 		{"timeline of a kernels summary on stdin", []string{"timeline", "-"}, mustRead(t, ksum), "<stdin>", "is a kernels summary"},
 		{"timeline of a gzip table summary on stdin", []string{"timeline", "-"}, gzipBytes(t, mustRead(t, tsum)), "<stdin>", "is a table summary"},
+		{"merge of a timeline summary", []string{"merge", tr, lsum}, nil, lsum, "is a timeline summary (orprof timeline --format json), not a trace or a summary orprof merge reads: orprof timeline reads it"},
+		{"merge of a timeline summary on stdin", []string{"merge", "-"}, mustRead(t, lsum), "<stdin>", "is a timeline summary"},
+		{"diff of a timeline summary", []string{"diff", tr, lsum}, nil, lsum, "not a trace or a summary orprof diff reads: orprof timeline reads it"},
+		{"report of a timeline summary", []string{"report", "-o", "-", lsum}, nil, lsum, "not a trace or a summary orprof report reads: orprof timeline reads it"},
+		{"report of a kernels summary", []string{"report", "-o", "-", ksum}, nil, ksum, "is a kernels summary (orprof kernels --format json), not a trace or a summary orprof report reads: orprof kernels reads it"},
+		{"report of a kernels summary among traces", []string{"report", "-o", "-", tr, ksum}, nil, ksum, "is a kernels summary"},
+		{"table of a timeline summary", []string{"table", lsum}, nil, lsum, "not a trace or a summary orprof table reads: orprof timeline reads it"},
+		{"table of a kernels summary", []string{"table", ksum}, nil, ksum, "is a kernels summary"},
+		{"table of a kernels summary among traces", []string{"table", tr, ksum}, nil, ksum, "is a kernels summary"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := cliRun(c.stdin, c.args...)

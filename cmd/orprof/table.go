@@ -11,9 +11,10 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/analysis/optable"
-	"github.com/orprof/orprof/analysis/timeline"
+	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/input"
+	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/tracefile"
 )
@@ -102,24 +103,30 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
-	var av *tracefile.Averages
+	var in *input.Input
 	var err error
 	if pos[0] == "-" {
-		av, err = tracefile.ReadAverages(stdin, "<stdin>", opts, tf.grouping())
+		in, err = input.Read(stdin, input.StdinName)
 	} else {
-		av, err = tracefile.OpenAverages(pos[0], opts, tf.grouping())
+		in, err = input.Open(pos[0])
+	}
+	if err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	if err := input.Check([]*input.Input{in}, "table", input.Trace); err != nil {
+		return fail(stderr, "table: %v", err)
+	}
+	var av *tracefile.Averages
+	if in.Held() {
+		rc, _ := in.Stream()
+		av, err = tracefile.ReadAverages(rc, in.Name, opts, tf.grouping())
+	} else {
+		av, err = tracefile.OpenAverages(in.Path, opts, tf.grouping())
 	}
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
-		if k, kerr := ranks.FileKind(pos[0]); pos[0] != "-" && kerr == nil && k != ranks.KindTrace {
-			what := "orprof table --format json"
-			if k == ranks.KindReportSummary {
-				what = "a report summary, orprof report --format json"
-			}
-			return fail(stderr, "table: %s is a summary (%s), not a trace: orprof merge prints the table of summaries", quote.String(pos[0]), what)
-		}
 		return fail(stderr, "%v", err)
 	}
 	name := pos[0]
@@ -144,8 +151,8 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const linkFlagUsage = "`RULES` that charge device time to operators: all (External id, then the runtime launch's enclosing op, range-profiler order, the op running when an uncorrelated transfer starts) or external-id (the file's External id alone, for the device types PyTorch attaches) (default all)"
 
 // ranksOptions are the reading options the flags ask for, for several inputs.
-func (tf *tableFlags) ranksOptions() ranks.Options {
-	return ranks.Options{Grouping: tf.grouping(), Link: tf.linkMode(), SkipScopeMetrics: tf.noScopeMetrics}
+func (tf *tableFlags) ranksOptions() ranks.ReadOptions {
+	return ranks.ReadOptions{Grouping: tf.grouping(), Link: tf.linkMode(), SkipScopeMetrics: tf.noScopeMetrics}
 }
 
 // linkMode is the --link value.
@@ -199,21 +206,6 @@ func countNounNamed(n int, first string) string {
 	return fmt.Sprintf("%d summaries (%s, …)", n, quote.String(first))
 }
 
-// summaryInputs are the inputs among paths that are summaries of any kind (table, kernels,
-// timeline, report), not traces.
-func summaryInputs(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if p == "-" {
-			continue
-		}
-		if k, err := ranks.FileKind(p); err == nil && k != ranks.KindTrace || isKernelsSummary(p) || timeline.IsSummaryFile(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // tableGCFloor is the heap size below which `orprof table` does not collect garbage. Reading a
 // trace allocates mostly what it keeps (the events, then the tree) plus short-lived scan
 // records; collecting while the heap is small saves little memory and costs much time (the
@@ -229,6 +221,9 @@ const tableGCFloor = 72 << 20
 // the uncompressed size (a gzip file's own trailer gives it, modulo 4 GiB), at least
 // tableGCFloor: the peak RSS target of `orprof table`.
 func gcFloorFor(path string) int64 {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return tableGCFloor // a FIFO is not opened: its bytes are the reader's, once
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return tableGCFloor
@@ -240,7 +235,7 @@ func gcFloorFor(path string) int64 {
 	}
 	size := fi.Size()
 	var magic, trailer [4]byte
-	if _, err := f.ReadAt(magic[:2], 0); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+	if _, err := f.ReadAt(magic[:2], 0); err == nil && gz.IsGzip(magic[:2]) {
 		if _, err := f.ReadAt(trailer[:], size-4); err == nil {
 			size = max(size, int64(trailer[0])|int64(trailer[1])<<8|int64(trailer[2])<<16|int64(trailer[3])<<24)
 		}

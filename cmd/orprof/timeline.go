@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/timeline"
-	"github.com/orprof/orprof/input/ranks"
-	"github.com/orprof/orprof/internal/sniff"
-	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/input"
 )
 
 // listFlag is a comma-separated list of integers and inclusive ranges ("1,3-5").
@@ -117,49 +113,30 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "timeline: --queue-length %d: must be ≥ 1; run 'orprof timeline -h'", o.QueueLength)
 	}
 	o.Steps = steps.vals
-	paths, err := ranks.Expand(pos)
-	if err != nil {
-		return fail(stderr, "timeline: %v", err)
+	if slices.Contains(pos, "-") && len(pos) > 1 {
+		return fail(stderr, "timeline: - (stdin) can only be read alone")
 	}
-	for _, p := range paths {
-		if p == "-" && len(paths) > 1 {
-			return fail(stderr, "timeline: - (stdin) can only be read alone")
-		}
-	}
-	var br *bufio.Reader
-	var stdinHead []byte
-	if paths[0] == "-" {
-		// The command's own stdin (the reader's "-" would be the process's).
-		br = bufio.NewReaderSize(stdin, 64<<10)
-		stdinHead, _ = br.Peek(br.Size())
-	}
-	if code := refuseForeign(stderr, "timeline", paths, stdinHead); code != 0 {
+	ins, code := loadInputs(stderr, "timeline", pos, stdin, input.Trace, input.TimelineSummary, input.ReportSummary)
+	if code != 0 {
 		return code
 	}
-	if link.set && paths[0] != "-" {
-		sums := summaryInputs(paths)
-		if len(sums) == len(paths) {
+	sums := summaryNames(ins)
+	if link.set {
+		if len(sums) == len(ins) {
+			if len(ins) == 1 && ins[0].Name == input.StdinName {
+				return refuseLink(stderr, "timeline", "<stdin> is a summary; summaries")
+			}
 			return refuseLink(stderr, "timeline", "the inputs are summaries, which")
 		}
 		noteLinkSummaries(stderr, sums)
 	}
-	defer lazyGC(gcFloorFor(paths[0]))()
-	ro := timeline.ReadOptions{Link: link.mode(), Embedded: report.ReadTimeline}
-	var s *timeline.Summary
-	var warns []string
-	if paths[0] == "-" {
-		if link.set && isSummaryStream(br) {
-			return refuseLink(stderr, "timeline", "<stdin> is a summary; summaries")
-		}
-		s, warns, err = timeline.ReadStream(br, "<stdin>", o, 0, ro)
-	} else {
-		s, warns, err = timeline.ReadInputs(paths, o, ro)
-	}
+	defer lazyGC(gcFloorFor(ins[0].Path))()
+	s, warns, err := timeline.LoadInputs(ins, o, timeline.ReadOptions{Link: link.mode()})
 	var oe *timeline.OptionsError
 	if errors.As(err, &oe) {
 		// The analyses of a summary ran when it was written: the message names the summary,
 		// the flags it was made with and those asked for (given or by default).
-		if oe.Name != "<stdin>" {
+		if oe.Name != input.StdinName {
 			oe.Name = quoteArg(oe.Name)
 		}
 		return failFlag(stderr, "timeline", "%v", oe)
@@ -187,12 +164,4 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-// isSummaryStream reports whether the input br starts (plain or gzip) is a summary of any kind
-// (a timeline, table, kernels or report summary) rather than a trace; it consumes nothing.
-func isSummaryStream(br *bufio.Reader) bool {
-	peek, _ := br.Peek(br.Size())
-	head := sniff.Head(bytes.NewReader(peek), 64)
-	return timeline.IsSummary(head) || kernels.IsSummary(head) || ranks.KindOf(bytes.NewReader(head)) != ranks.KindTrace
 }

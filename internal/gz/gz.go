@@ -266,3 +266,7 @@ func (z *Writer) Close() error {
 	}
 	return nil
 }
+
+// IsGzip reports whether b starts with gzip's magic bytes: the one test of every reader that
+// takes plain or gzip input.
+func IsGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }

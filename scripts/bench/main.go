@@ -441,7 +441,7 @@ func averages(root, tmp string) {
 	})
 	torchKeyAverages()
 	const reads = "reading both of two `mtia_rank0` traces (456k events each), same benchmark"
-	goBench(root, tmp, "./input/ranks", "1x", []want{
+	goBench(root, tmp, "./analysis/ranks", "1x", []want{
 		{what: "two-rank table of two `mtia_rank0` traces (reads + trees)", names: []string{"BenchmarkTwoMTIATraces/table-two-ranks"}, unit: "ns", vs: []string{reads}},
 		{what: "`merge` of the same two ranks", names: []string{"BenchmarkTwoMTIATraces/merge"}, unit: "ns", vs: []string{reads}},
 		{what: "`diff` of the same two ranks", names: []string{"BenchmarkTwoMTIATraces/diff"}, unit: "ns", vs: []string{reads}},

@@ -37,6 +37,7 @@ package tracefile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -488,6 +489,9 @@ func decodeTrace(r io.Reader, name string, opts Options, par parConfig, skip ski
 	d := newDecoder(src, name, opts, par)
 	d.skip = skip
 	if err := d.run(); err != nil {
+		if zr != nil {
+			err = gzipFirst(zr, name, err)
+		}
 		return nil, err
 	}
 	td := resolve(d)
@@ -497,7 +501,21 @@ func decodeTrace(r io.Reader, name string, opts Options, par parConfig, skip ski
 	return td, nil
 }
 
-func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+func isGzip(b []byte) bool { return gunzip.IsGzip(b) }
+
+// gzipFirst is the error of a read of gzip input that failed with err: when the gzip stream
+// itself is corrupt (its CRC-32 or length check fails, or its DEFLATE data does not decode),
+// the bytes the parse failed on were wrong, and the stream's error is the one to report.
+// The rest of the stream is inflated to find out.
+func gzipFirst(zr *gunzip.Reader, name string, err error) error {
+	if errors.Is(err, gunzip.ErrChecksum) || errors.Is(err, gunzip.ErrCorrupt) || errors.Is(err, gunzip.ErrHeader) {
+		return err // the stream's own error already
+	}
+	if _, zerr := io.Copy(io.Discard, zr); zerr != nil && (errors.Is(zerr, gunzip.ErrChecksum) || errors.Is(zerr, gunzip.ErrCorrupt)) {
+		return &Error{File: name, Offset: -1, Msg: "the gzip stream is corrupt", Err: zerr}
+	}
+	return err
+}
 
 // decodeInPlace is decodeTrace of input that is in memory in full: the decoder scans it where
 // it is. A mapped file that is cut short while it is read faults when the parse reaches its lost

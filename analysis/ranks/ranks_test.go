@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -22,23 +22,23 @@ var traces = []string{
 	"../../testdata/kineto-extra/hta_no_rank.json.gz",
 }
 
-// TestReadTracesOrder: the summary does not depend on how many traces are read at once (so
+// TestLoadTracesOrder: the summary does not depend on how many traces are read at once (so
 // not on the order the reads finish in), and equals the merge of each trace's summary.
-func TestReadTracesOrder(t *testing.T) {
-	one, w1, err := ReadTraces(traces, Options{Workers: 1})
+func TestLoadTracesOrder(t *testing.T) {
+	one, w1, err := LoadTraces(traces, ReadOptions{Workers: 1})
 	require.NoError(t, err)
-	many, w4, err := ReadTraces(traces, Options{Workers: 4})
+	many, w4, err := LoadTraces(traces, ReadOptions{Workers: 4})
 	require.NoError(t, err)
 	assert.Equal(t, one, many)
 	assert.Equal(t, w1, w4, "warnings come in path order")
 	assert.Empty(t, w1, "every kernel reaches its op by its launch")
-	_, w1, err = ReadTraces(traces, Options{Workers: 1, Link: tracefile.LinkExternalID})
+	_, w1, err = LoadTraces(traces, ReadOptions{Workers: 1, Link: tracefile.LinkExternalID})
 	require.NoError(t, err)
 	require.Len(t, w1, 1)
 	assert.Contains(t, w1[0], traces[0]+`: 607844.000 µs of 607844.000 µs of device time (100.0%, 1204 events) reached no operator`)
 	var sums []*optable.Summary
 	for i, p := range traces {
-		s, _, err := Load(p, i, Options{})
+		s, _, err := Open(p, i, ReadOptions{})
 		require.NoError(t, err)
 		sums = append(sums, s)
 	}
@@ -55,60 +55,39 @@ func TestReadTracesOrder(t *testing.T) {
 	assert.Equal(t, []int64{0}, one.DuplicateRanks())
 }
 
-// TestReadTracesError: the first failing trace in path order is reported, whatever the workers
+// TestLoadTracesError: the first failing trace in path order is reported, whatever the workers
 // finish first.
-func TestReadTracesError(t *testing.T) {
+func TestLoadTracesError(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"traceEvents": [`), 0o644))
-	_, _, err := ReadTraces([]string{traces[0], bad, filepath.Join(dir, "missing.json")}, Options{Workers: 3})
+	_, _, err := LoadTraces([]string{traces[0], bad, filepath.Join(dir, "missing.json")}, ReadOptions{Workers: 3})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bad.json")
 }
 
-// TestLoadSummaryOrTrace: Load tells a summary from a trace by its first key, plain or gzip.
+// TestLoadSummaryOrTrace: Open tells a summary from a trace by its first key, plain or gzip.
 func TestLoadSummaryOrTrace(t *testing.T) {
-	fromTrace, _, err := Load(traces[2], 0, Options{Grouping: events.AverageOptions{GroupByInputShape: true}})
+	fromTrace, _, err := Open(traces[2], 0, ReadOptions{Grouping: events.AverageOptions{GroupByInputShape: true}})
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, optable.WriteSummaryJSON(&buf, fromTrace, optable.TableOptions{RowLimit: optable.RowLimitAll}))
 	p := filepath.Join(t.TempDir(), "s.json")
 	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
-	isSum, err := IsSummaryFile(p)
+	in, err := input.Open(p)
 	require.NoError(t, err)
-	assert.True(t, isSum)
-	isSum, err = IsSummaryFile(traces[2])
+	assert.Equal(t, input.TableSummary, in.Kind)
+	in, err = input.Open(traces[2])
 	require.NoError(t, err)
-	assert.False(t, isSum)
-	fromSummary, _, err := Load(p, 0, Options{})
+	assert.Equal(t, input.Trace, in.Kind)
+	fromSummary, _, err := Open(p, 0, ReadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, fromTrace, fromSummary)
 	assert.True(t, fromSummary.GroupByInputShape)
 }
 
-func TestExpand(t *testing.T) {
-	dir := t.TempDir()
-	for _, n := range []string{"r10.json", "r2.json.gz", "r1.json", "notes.txt", "r02b.json"} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o644))
-	}
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub.json"), 0o755))
-	got, err := Expand([]string{"a.json", dir, "b.json"})
-	require.NoError(t, err)
-	want := []string{"a.json"}
-	for _, n := range []string{"r1.json", "r2.json.gz", "r02b.json", "r10.json"} {
-		want = append(want, filepath.Join(dir, n))
-	}
-	assert.Equal(t, append(want, "b.json"), got)
-	_, err = Expand([]string{t.TempDir()})
-	assert.ErrorContains(t, err, "a directory with no .json or .json.gz file")
-
-	names := []string{"rank10", "rank9", "rank01", "rank1", "a", "rank"}
-	slices.SortFunc(names, naturalCompare)
-	assert.Equal(t, []string{"a", "rank", "rank01", "rank1", "rank9", "rank10"}, names)
-}
-
-// BenchmarkReadTraces reads four real traces as four ranks, one at a time and all at once.
-func BenchmarkReadTraces(b *testing.B) {
+// BenchmarkLoadTraces reads four real traces as four ranks, one at a time and all at once.
+func BenchmarkLoadTraces(b *testing.B) {
 	for _, w := range []int{1, 0} {
 		name := "workers=1"
 		if w == 0 {
@@ -116,7 +95,7 @@ func BenchmarkReadTraces(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := ReadTraces(traces, Options{Workers: w}); err != nil {
+				if _, _, err := LoadTraces(traces, ReadOptions{Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -129,22 +108,22 @@ func BenchmarkReadTraces(b *testing.B) {
 func TestLinkWarningSums(t *testing.T) {
 	paths := []string{"../../testdata/kineto/cuda_alexnet.json.gz", "../../testdata/kineto-extra/hta_cpu_rank0.json.gz",
 		"../../testdata/kineto/rocm_mi250_train.json.gz", "../../testdata/kineto-extra/hta_sampled_rank0.json.gz"}
-	strict := Options{Link: tracefile.LinkExternalID}
-	_, w, err := ReadTraces(paths, strict)
+	strict := ReadOptions{Link: tracefile.LinkExternalID}
+	_, w, err := LoadTraces(paths, strict)
 	require.NoError(t, err)
 	assert.Equal(t, []string{`2 of 3 traces with device time: 675525.000 µs of 675674.042 µs of device time (100.0%, 1343 events) reached no operator: ` +
 		`its "External id" equals the event's own "correlation", as some Kineto builds of 2022–2023 wrote it, so the file does not say which operator launched it`}, w)
-	_, w2, err := LoadAll(paths, strict)
+	_, w2, err := Load(paths, strict)
 	require.NoError(t, err)
 	assert.Equal(t, w, w2)
 	// With every rule, only the one alexnet memcpy whose launch lies in no op is left.
-	_, w, err = ReadTraces(paths, Options{})
+	_, w, err = LoadTraces(paths, ReadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{`../../testdata/kineto/cuda_alexnet.json.gz: 10.000 µs of 67681.000 µs of device time (0.0%, 1 event) reached no operator: its runtime launch lies within no operator on its thread`}, w)
 }
 
 // BenchmarkTwoMTIATraces: what reading two 456k-event traces costs, beside what a two-rank
-// table (ReadTraces), a merge (LoadAll) and a diff (two Loads + optable.Diff) of the same two
+// table (LoadTraces), a merge (Load) and a diff (two Opens + optable.Diff) of the same two
 // cost: the issue's target is that they take about as long as the reads.
 func BenchmarkTwoMTIATraces(b *testing.B) {
 	mtia := "../../testdata/kineto/mtia_rank0.json.gz"
@@ -160,25 +139,25 @@ func BenchmarkTwoMTIATraces(b *testing.B) {
 	})
 	b.Run("table-two-ranks", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := ReadTraces(two, Options{}); err != nil {
+			if _, _, err := LoadTraces(two, ReadOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("merge", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := LoadAll(two, Options{}); err != nil {
+			if _, _, err := Load(two, ReadOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("diff", func(b *testing.B) {
 		for b.Loop() {
-			x, _, err := Load(mtia, 0, Options{})
+			x, _, err := Open(mtia, 0, ReadOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			y, _, err := Load(mtia, 1, Options{})
+			y, _, err := Open(mtia, 1, ReadOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
