@@ -7,6 +7,7 @@
 //	orprof diff [--format F] BEFORE AFTER
 //	orprof pprof TRACE -o FILE
 //	orprof timeline [--view V] [--format F] [--steps LIST] ... TRACE...
+//	orprof code [--by module|line] [--format F] ... TRACE...
 //	orprof report [-o FILE] TRACE... | --diff BEFORE AFTER
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
@@ -33,6 +34,7 @@ commands:
   pprof        convert a trace to a pprof profile (go tool pprof)
   kernels      the device-side view: per kernel calls, time, streams, launching op, category
   timeline     where the device time went: breakdown, idle, overlap, launches, queue, steps, stragglers
+  code         where in the code: time per nn.Module or source line, forward and backward, CPU and device
   report       write one offline HTML report of a profile (or a diff of two): tables, flame graph, charts
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
@@ -65,6 +67,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runKernels(args[1:], stdin, stdout, stderr)
 	case "timeline":
 		return runTimeline(args[1:], stdin, stdout, stderr)
+	case "code":
+		return runCode(args[1:], stdin, stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdin, stdout, stderr)
 	case "conformance":

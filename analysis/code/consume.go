@@ -1,0 +1,72 @@
+package code
+
+import "github.com/orprof/orprof/trace/tracefile"
+
+// The glue between the trace reader and the attribution: the one file that knows
+// tracefile's consumer contract (Attribute knows only Input).
+
+// Collector is a tracefile consumer that keeps what Attribute needs of a trace: the
+// python_function events and fwdbwd flows (tracefile.PythonConsumer), the host ops, and
+// the device events with the op each is linked to.
+type Collector struct {
+	in    Input
+	n     int   // events seen: an Event's index in the read
+	opEv  []int // the read's index of each op of in.Ops, ascending
+	devOp []int // the read's index of each kernel's op (−1: none), resolved in Input
+}
+
+// NewCollector returns an empty Collector.
+func NewCollector() *Collector { return &Collector{} }
+
+// Python takes a python_function event or a fwdbwd flow.
+func (c *Collector) Python(p *tracefile.PythonEvent) {
+	if p.Flow == 0 {
+		c.in.Spans = append(c.in.Spans, Span{Name: p.Name, Tid: p.Tid, StartNs: p.StartNs, EndNs: p.EndNs})
+		return
+	}
+	c.in.Flows = append(c.in.Flows, Flow{ID: p.ID, Start: p.Flow == 's', Tid: p.Tid, AtNs: p.StartNs})
+}
+
+// Event takes a host op or a device event.
+func (c *Collector) Event(ev *tracefile.Event) {
+	i := c.n
+	c.n++
+	switch {
+	case ev.Kind.Host() || ev.Kind == tracefile.KindRuntime:
+		c.opEv = append(c.opEv, i)
+		c.in.Ops = append(c.in.Ops, Op{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs,
+			Seq: ev.SequenceNr, FwdThread: ev.FwdThread})
+	case ev.Kind.DeviceTime():
+		c.in.Kernels = append(c.in.Kernels, Kernel{Name: ev.Name, DurNs: ev.EndNs - ev.StartNs})
+		c.devOp = append(c.devOp, ev.OpIndex)
+	}
+}
+
+// Input returns what was collected, each kernel's Op an index into its Ops.
+func (c *Collector) Input() *Input {
+	in := c.in
+	in.Kernels = append([]Kernel(nil), c.in.Kernels...)
+	for k, ev := range c.devOp {
+		in.Kernels[k].Op = -1
+		if ev < 0 {
+			continue
+		}
+		if j, ok := searchInts(c.opEv, ev); ok {
+			in.Kernels[k].Op = j
+		}
+	}
+	return &in
+}
+
+func searchInts(a []int, x int) (int, bool) {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if a[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(a) && a[lo] == x
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+
+	"github.com/orprof/orprof/analysis/code"
+	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/internal/sniff"
+)
+
+const codeUsage = `usage: orprof code [flags] TRACE...   (TRACE: a .json or .json.gz trace recorded with_stack=True, a directory of them (one per rank), a summary (orprof code --format json), or - for stdin)
+
+Where in the code the time went: one row per nn.Module (its path of instance names) or, with
+--by line, per innermost Python function of the user's code, with its calls, forward and
+backward CPU time, forward and backward device time, and its top kernels. Each op counts for
+one row; backward ops count for the module of the forward op that made them. The rows and
+the "(no module)" row sum to the trace's CPU op time and its linked device time
+(definitions: docs/code.md).`
+
+func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("code", codeUsage, stderr)
+	by := fs.String("by", "module", "what a row is: module (an nn.Module's path) or line (a function of the user's code)")
+	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof code reads and merges)")
+	rowLimit := fs.Int("row-limit", 50, "rows text and markdown print, largest first; -1 prints all (csv and json print all)")
+	nameWidth := fs.Int("max-name-column-width", 60, "width cap of the name columns of text")
+	var link linkValue
+	fs.Var(&link, "link", linkFlagUsage)
+	pos, exit, stop := parseFlags(fs, args)
+	if stop {
+		return exit
+	}
+	if len(pos) == 0 {
+		return fail(stderr, "code: need a TRACE argument")
+	}
+	b, ok := code.ParseBy(*by)
+	if !ok {
+		return fail(stderr, "code: --by %s: must be module or line; run 'orprof code -h'", quote.String(*by))
+	}
+	f, ok := code.ParseFormat(*format)
+	if !ok {
+		return fail(stderr, "code: --format %s: must be text, markdown, csv or json; run 'orprof code -h'", quote.String(*format))
+	}
+	if *rowLimit < -1 || *rowLimit == 0 {
+		return fail(stderr, "code: --row-limit %d: must be -1 (all) or a count ≥ 1; run 'orprof code -h'", *rowLimit)
+	}
+	if *nameWidth < 4 {
+		return fail(stderr, "code: --max-name-column-width %d: must be at least 4; run 'orprof code -h'", *nameWidth)
+	}
+	paths, err := ranks.Expand(pos)
+	if err != nil {
+		return fail(stderr, "code: %v", err)
+	}
+	for _, p := range paths {
+		if p == "-" && len(paths) > 1 {
+			return fail(stderr, "code: - (stdin) can only be read alone")
+		}
+	}
+	var in io.Reader = stdin
+	var stdinHead []byte
+	nSum := 0
+	if paths[0] == "-" {
+		br := bufio.NewReaderSize(stdin, 64<<10)
+		stdinHead, _ = br.Peek(br.Size())
+		in = br
+		if code.IsSummary(sniff.Head(bytes.NewReader(stdinHead), 64)) {
+			nSum++
+		}
+	} else {
+		for _, p := range paths {
+			if h, err := sniff.FileHead(p, 64); err == nil && code.IsSummary(h) {
+				nSum++
+			}
+		}
+	}
+	if code := refuseForeign(stderr, "code", paths, stdinHead); code != 0 {
+		return code
+	}
+	if link.set && nSum == len(paths) {
+		return refuseLink(stderr, "code", "the inputs are code summaries, which")
+	}
+	if paths[0] != "-" {
+		defer lazyGC(gcFloorFor(paths[0]))()
+	}
+	s, warns, err := code.ReadAll(paths, code.ReadOptions{By: b, Link: link.mode(), Stdin: in})
+	if err != nil {
+		return fail(stderr, "code: %v", err)
+	}
+	printWarnings(stderr, warns)
+	if err := code.Write(stdout, f, s, code.WriteOptions{RowLimit: max(*rowLimit, 0), MaxNameWidth: *nameWidth}); err != nil {
+		return fail(stderr, "code: %v", err)
+	}
+	return 0
+}
