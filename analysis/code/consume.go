@@ -13,15 +13,32 @@ type Collector struct {
 	n     int   // events seen: an Event's index in the read
 	opEv  []int // the read's index of each op of in.Ops, ascending
 	devOp []int // the read's index of each kernel's op (−1: none), resolved in Input
+	// spans are the python_function events in chunks: a list grown by append while the
+	// read keeps the collector off costs several times its size in fresh pages.
+	spans  [][]Span
+	nSpans int
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
+// Expect makes the lists at the sizes the read will fill.
+func (c *Collector) Expect(n tracefile.Counts) {
+	c.in.Ops = make([]Op, 0, n.Host+n.Runtime)
+	c.opEv = make([]int, 0, n.Host+n.Runtime)
+	c.in.Kernels = make([]Kernel, 0, n.Device)
+	c.devOp = make([]int, 0, n.Device)
+}
+
 // Python takes a python_function event or a fwdbwd flow.
 func (c *Collector) Python(p *tracefile.PythonEvent) {
 	if p.Flow == 0 {
-		c.in.Spans = append(c.in.Spans, Span{Name: p.Name, Tid: p.Tid, StartNs: p.StartNs, EndNs: p.EndNs})
+		if k := len(c.spans) - 1; k < 0 || len(c.spans[k]) == cap(c.spans[k]) {
+			c.spans = append(c.spans, make([]Span, 0, spanChunk))
+		}
+		k := len(c.spans) - 1
+		c.spans[k] = append(c.spans[k], Span{Name: p.Name, Tid: p.Tid, StartNs: p.StartNs, EndNs: p.EndNs})
+		c.nSpans++
 		return
 	}
 	c.in.Flows = append(c.in.Flows, Flow{ID: p.ID, Start: p.Flow == 's', Tid: p.Tid, AtNs: p.StartNs})
@@ -45,6 +62,10 @@ func (c *Collector) Event(ev *tracefile.Event) {
 // Input returns what was collected, each kernel's Op an index into its Ops.
 func (c *Collector) Input() *Input {
 	in := c.in
+	in.Spans = make([]Span, 0, c.nSpans)
+	for _, ch := range c.spans {
+		in.Spans = append(in.Spans, ch...)
+	}
 	in.Kernels = append([]Kernel(nil), c.in.Kernels...)
 	for k, ev := range c.devOp {
 		in.Kernels[k].Op = -1
@@ -57,6 +78,9 @@ func (c *Collector) Input() *Input {
 	}
 	return &in
 }
+
+// spanChunk is how many spans one allocation of Collector holds.
+const spanChunk = 4096
 
 func searchInts(a []int, x int) (int, bool) {
 	lo, hi := 0, len(a)

@@ -32,31 +32,36 @@ const sniffBytes = 64 << 10
 // of the user's code for ByLine) is an error saying so, not an empty summary.
 func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	name := path
-	var r io.Reader
+	c := NewCollector()
+	opts := tracefile.Options{Link: o.Link, Consumers: []tracefile.Consumer{c}}
+	var data *tracefile.Data
+	var err error
 	if path == "-" {
-		name, r = "<stdin>", o.Stdin
+		name = "<stdin>"
+		r := o.Stdin
 		if r == nil {
 			r = os.Stdin
 		}
+		br := bufio.NewReaderSize(r, sniffBytes)
+		head, _ := br.Peek(sniffBytes)
+		if IsSummary(sniff.Head(bytes.NewReader(head), 64)) {
+			return readSummaryBy(br, name, o.By)
+		}
+		data, err = tracefile.ReadConsumers(br, name, opts)
 	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
+		head, herr := sniff.FileHead(path, 64)
+		if herr == nil && IsSummary(head) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			defer f.Close()
+			return readSummaryBy(f, name, o.By)
 		}
-		defer f.Close()
-		r = f
+		// A trace is opened by the reader itself, which maps a file and inflates gzip on
+		// every core.
+		data, err = tracefile.OpenConsumers(path, opts)
 	}
-	br := bufio.NewReaderSize(r, sniffBytes)
-	head, _ := br.Peek(sniffBytes)
-	if IsSummary(sniff.Head(bytes.NewReader(head), 64)) {
-		s, err := ReadSummary(br, name)
-		if err == nil && s.By != o.By.String() {
-			err = fmt.Errorf("%s: a code summary by %s, not by %s", name, s.By, o.By)
-		}
-		return s, nil, err
-	}
-	c := NewCollector()
-	data, err := tracefile.ReadConsumers(br, name, tracefile.Options{Link: o.Link, Consumers: []tracefile.Consumer{c}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,6 +77,15 @@ func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
 	}
 	s.Traces = []Trace{t}
 	return s, data.Warnings(name), nil
+}
+
+// readSummaryBy reads a summary that must be by by.
+func readSummaryBy(r io.Reader, name string, by By) (*Summary, []string, error) {
+	s, err := ReadSummary(r, name)
+	if err == nil && s.By != by.String() {
+		return nil, nil, fmt.Errorf("%s: a code summary by %s, not by %s", name, s.By, by)
+	}
+	return s, nil, err
 }
 
 // sufficient says why in cannot be attributed by by, if it cannot.

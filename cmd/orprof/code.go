@@ -68,7 +68,7 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if code.IsSummary(sniff.Head(bytes.NewReader(stdinHead), 64)) {
 			nSum++
 		}
-	} else {
+	} else if link.set {
 		for _, p := range paths {
 			if h, err := sniff.FileHead(p, 64); err == nil && code.IsSummary(h) {
 				nSum++

@@ -49,24 +49,58 @@ func wantsPython(cs []Consumer) bool {
 	return false
 }
 
-// keepPython records a python_function event or a fwdbwd flow (kind rawPython or rawFlow;
-// extID holds a flow's id, seq its phase) in d.py.
+// pyRecord is what a read keeps of a python_function event or a flow end: less than a
+// rawEvent, as a trace with stacks has more of them than of operators.
+type pyRecord struct {
+	ts, dur  int64 // as rawEvent's (legacy form: float64 bits of µs)
+	pid, tid int64
+	id       int64 // a flow's id
+	name     uint32
+	flow     byte // 0, 's' or 'f'
+}
+
+// pyChunk is how many pyRecords one allocation holds.
+const pyChunk = 4096
+
+// pyList is an append-only list of pyRecords in chunks (no copy as it grows).
+type pyList struct {
+	chunks [][]pyRecord
+	n      int
+}
+
+func (l *pyList) add(r pyRecord) {
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
+		l.chunks = append(l.chunks, make([]pyRecord, 0, pyChunk))
+		k++
+	}
+	l.chunks[k] = append(l.chunks[k], r)
+	l.n++
+}
+
+// adopt appends o's records, keeping its chunks.
+func (l *pyList) adopt(o *pyList) {
+	l.chunks = append(l.chunks, o.chunks...)
+	l.n += o.n
+}
+
+// keepPython records a python_function event or a fwdbwd flow's end in d.py.
 func (d *decoder) keepPython(ev *evFields) {
 	flow := ev.ph != 'X'
 	if err := d.checkTimes(ev, !flow); err != nil {
 		d.skipEvent(err)
 		return
 	}
-	r := rawEvent{ts: ev.tsNs, pid: ev.pid, tid: ev.tid, name: ev.name, shapes: -1, stack: -1, node: -1, scope: -1}
+	r := pyRecord{ts: ev.tsNs, pid: ev.pid, tid: ev.tid, name: ev.name}
 	if !flow {
 		r.dur = ev.durNs
 	} else {
-		r.extID, r.seq = ev.flowID, int64(ev.ph)
+		r.id, r.flow = ev.flowID, ev.ph
 	}
 	if d.format == Legacy {
 		r.ts, r.dur = int64(math.Float64bits(ev.tsUs)), int64(math.Float64bits(ev.durUs))
 	}
-	d.py = append(d.py, r)
+	d.py.add(r)
 }
 
 // feedPython hands the Python layer to the PythonConsumers among cs.
@@ -82,16 +116,17 @@ func (d *decoder) feedPython(cs []Consumer, times func(*rawEvent) (float64, floa
 	}
 	kineto := d.format == Kineto
 	var p PythonEvent
-	for i := range d.py {
-		r := &d.py[i]
-		p = PythonEvent{Name: d.nameStrs[r.name], Pid: r.pid, Tid: r.tid, ID: r.extID}
-		p.StartUs, p.EndUs = times(r)
-		p.StartNs, p.EndNs = r.timesNs(kineto)
-		if r.seq > 0 {
-			p.Flow = byte(r.seq)
-		}
-		for _, c := range pcs {
-			c.Python(&p)
+	var raw rawEvent
+	for _, ch := range d.py.chunks {
+		for i := range ch {
+			r := &ch[i]
+			raw.ts, raw.dur = r.ts, r.dur
+			p = PythonEvent{Flow: r.flow, Name: d.nameStrs[r.name], Pid: r.pid, Tid: r.tid, ID: r.id}
+			p.StartUs, p.EndUs = times(&raw)
+			p.StartNs, p.EndNs = raw.timesNs(kineto)
+			for _, c := range pcs {
+				c.Python(&p)
+			}
 		}
 	}
 }

@@ -91,7 +91,7 @@ type decoder struct {
 	// python is whether a consumer takes the python_function events and fwdbwd flows
 	// (PythonConsumer); py holds their records, apart from raws (python.go).
 	python bool
-	py     []rawEvent
+	py     pyList
 
 	names     map[string]uint32
 	nameCache [64]struct {
@@ -736,7 +736,11 @@ func (d *decoder) member(ev *evFields, m member) error {
 	case memberTid:
 		ev.tid, ev.node, ev.remote, err = d.idValue()
 	case memberArgs:
-		err = d.args(ev)
+		if ev.hasCat && ev.cat == catPython {
+			err = d.s.Skip() // a python_function event's args say nothing a consumer reads
+		} else {
+			err = d.args(ev)
+		}
 	case memberID:
 		if d.python {
 			ev.flowID, _, _, err = d.idValue()

@@ -70,7 +70,7 @@ type segResult struct {
 	shapes []string
 	stacks [][]string
 	comms  []Collective // the segment's own (rawComm records index them)
-	py     []rawEvent   // the segment's python records (python.go)
+	py     pyList       // the segment's python records (python.go)
 }
 
 // idMaps renumber one worker's name, shape and stack ids into the main decoder's (value+1;
@@ -368,17 +368,19 @@ func (p *parser) merge(seg *segment) {
 		}
 		d.raws.adopt(c)
 	}
-	for i := range r.py {
-		e := &r.py[i]
-		if v := m.names[e.name]; v != 0 {
-			e.name = v - 1
-		} else {
-			id := d.internString(r.names[e.name])
-			m.names[e.name] = id + 1
-			e.name = id
+	for _, c := range r.py.chunks {
+		for i := range c {
+			e := &c[i]
+			if v := m.names[e.name]; v != 0 {
+				e.name = v - 1
+			} else {
+				id := d.internString(r.names[e.name])
+				m.names[e.name] = id + 1
+				e.name = id
+			}
 		}
 	}
-	d.py = append(d.py, r.py...)
+	d.py.adopt(&r.py)
 	d.scanFacts.merge(&r.facts)
 	*r = segResult{}
 }
@@ -457,7 +459,7 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 	// The records go on in the worker's current chunk: each segment hands over its own part.
 	d.raws = rawList{spare: spare}
 	d.comms = nil
-	d.py = nil
+	d.py = pyList{}
 	res := segResult{worker: w}
 	it := s.InArray()
 	for !p.quit.Load() {
