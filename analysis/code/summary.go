@@ -200,11 +200,38 @@ func (s *Summary) check() error {
 	case s.By != "module" && s.By != "line":
 		return fmt.Errorf("\"by\" is %s, not \"module\" or \"line\"", quote.String(s.By))
 	}
+	if s.UnlinkedDevNs < 0 {
+		return errors.New("\"unlinked_device_ns\" is negative")
+	}
+	for _, u := range s.Unattributed {
+		if u.CPUNs < 0 || u.DevNs < 0 {
+			return fmt.Errorf("unattributed %s has a negative figure", quote.String(u.Reason))
+		}
+	}
 	var cpu, dev int64
+	seen := map[string]bool{}
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		if r.FwdCPUNs < 0 || r.BwdCPUNs < 0 || r.FwdDevNs < 0 || r.BwdDevNs < 0 || r.Calls < 0 {
 			return fmt.Errorf("row %s has a negative figure", quote.String(r.Key))
+		}
+		if seen[r.Key] {
+			return fmt.Errorf("two rows %s", quote.String(r.Key))
+		}
+		seen[r.Key] = true
+		var kern int64
+		for k, v := range r.Kernels {
+			if v < 0 {
+				return fmt.Errorf("row %s: kernel %s has a negative time", quote.String(r.Key), quote.String(k))
+			}
+			kern += v
+		}
+		// Sums of non-negative figures that wrap past 2⁶³ are refused as the sums they state.
+		if cpu+r.CPUNs() < cpu || dev+r.DevNs() < dev || r.CPUNs() < 0 || r.DevNs() < 0 || kern < 0 {
+			return fmt.Errorf("row %s: figures beyond 2^63 ns", quote.String(r.Key))
+		}
+		if kern != r.DevNs() {
+			return fmt.Errorf("row %s: its kernels sum to %d ns, not its device time %d ns", quote.String(r.Key), kern, r.DevNs())
 		}
 		cpu += r.CPUNs()
 		dev += r.DevNs()
