@@ -128,6 +128,15 @@ func TestCodeRefusals(t *testing.T) {
 	code, _, errs := codeCLI(nil, "code", ks)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "kernels summary")
+	// And a code summary is not the other commands': they say what reads it.
+	cs := filepath.Join(dir, "c.json")
+	require.NoError(t, os.WriteFile(cs, cliOut(t, nil, "code", "--format", "json", codeGPU), 0o644))
+	for _, cmd := range []string{"kernels", "timeline"} { // (table and merge identify their inputs in package input)
+		code, _, errs := codeCLI(nil, cmd, cs)
+		assert.Equal(t, 2, code, cmd)
+		assert.Contains(t, errs, "a code summary (orprof code --format json)", cmd)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), cmd)
+	}
 }
 
 // TestCodeGPUTrace: the BERT trace's device time is in its module rows, and the footer says

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/input/ranks"
@@ -22,6 +23,7 @@ var foreignSummaries = []struct {
 		"a table summary (orprof table --format json)", "orprof merge prints its table", "merge"},
 	{kernels.IsSummary, "a kernels summary (orprof kernels --format json)", "orprof kernels reads it", "kernels"},
 	{timeline.IsSummary, "a timeline summary (orprof timeline --format json)", "orprof timeline reads it", "timeline"},
+	{code.IsSummary, "a code summary (orprof code --format json)", "orprof code reads it", "code"},
 }
 
 // refuseForeign refuses the first input among paths that is a summary `orprof cmd` does not
