@@ -2,9 +2,11 @@ package code
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -249,4 +251,76 @@ func pct(part, total int64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(100*float64(part)/float64(total), 'f', 2, 64) + "%"
+}
+
+// WriteKernels renders s as the kernels of each row (`orprof kernels --by module|line`): one
+// line per row and kernel name, largest first, with the kernel's device time in the row and its
+// share of the row's and of all linked device time. text, markdown and csv only (the summary
+// itself is Write's json).
+func WriteKernels(w io.Writer, f Format, s *Summary, o WriteOptions) error {
+	name := "Module"
+	if s.By == "line" {
+		name = "Source line"
+	}
+	type pair struct {
+		row    *Row
+		kernel KernelTime
+	}
+	var pairs []pair
+	rows := s.Sorted()
+	for i := range rows {
+		for _, k := range rows[i].TopKernels(0) {
+			pairs = append(pairs, pair{&rows[i], k})
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int { return cmp.Compare(b.kernel.Ns, a.kernel.Ns) })
+	shown := len(pairs)
+	if f != CSV && o.RowLimit > 0 && shown > o.RowLimit {
+		shown = o.RowLimit
+	}
+	t := &textfmt.Table{Left: []bool{true, true}}
+	if f == CSV {
+		t.Head = []string{strings.ToLower(strings.ReplaceAll(name, " ", "_")), "kernel", "device_ns"}
+	} else {
+		t.Head = []string{name, "Kernel", "Device", "% of row", "% of device"}
+	}
+	for _, p := range pairs[:shown] {
+		if f == CSV {
+			t.Rows = append(t.Rows, []string{p.row.Key, p.kernel.Name, itoa(p.kernel.Ns)})
+		} else {
+			t.Rows = append(t.Rows, []string{p.row.Key, p.kernel.Name, fmtNs(p.kernel.Ns), pct(p.kernel.Ns, p.row.DevNs()), pct(p.kernel.Ns, s.DevNs)})
+		}
+	}
+	for len(t.Left) < len(t.Head) {
+		t.Left = append(t.Left, false)
+	}
+	var b bytes.Buffer
+	footer := func() {
+		if shown < len(pairs) {
+			fmt.Fprintf(&b, "%d of %d rows shown (--row-limit).\n", shown, len(pairs))
+		}
+		fmt.Fprintf(&b, "Device time linked to ops: %s, in %d pairs of a row and a kernel name (%d rows).\n", fmtNs(s.DevNs), len(pairs), len(s.Rows))
+		if s.UnlinkedDevNs > 0 {
+			fmt.Fprintf(&b, "Not in any row: %s of device time linked to no op.\n", fmtNs(s.UnlinkedDevNs))
+		}
+	}
+	switch f {
+	case Text:
+		writeText(&b, t, o.MaxNameWidth)
+		footer()
+	case Markdown:
+		if err := t.WriteMarkdown(&b); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+		footer()
+	case CSV:
+		if err := t.WriteCSV(&b); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("format %s: the kernels of each row are text, markdown or csv (orprof code --format json writes the summary)", quote.String(string(f)))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }

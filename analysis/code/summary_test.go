@@ -30,6 +30,20 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGoldenKernels: the kernels of each row (orprof kernels --by) of the BERT GPU trace.
+func TestGoldenKernels(t *testing.T) {
+	for _, by := range []By{ByModule, ByLine} {
+		s, _, err := Open(gpuTraces[0], 0, ReadOptions{By: by})
+		require.NoError(t, err)
+		for _, f := range []Format{Text, Markdown, CSV} {
+			var b bytes.Buffer
+			require.NoError(t, WriteKernels(&b, f, s, WriteOptions{RowLimit: 10}))
+			golden.Check(t, filepath.Join("testdata", "golden", "kernels_bert."+by.String()+"."+string(f)), b.Bytes())
+		}
+		assert.Error(t, WriteKernels(&bytes.Buffer{}, JSON, s, WriteOptions{}))
+	}
+}
+
 // TestSummaryRoundTrip: the JSON summary reads back to the same summary, and merges.
 func TestSummaryRoundTrip(t *testing.T) {
 	for _, path := range append(append([]string{}, genTraces...), gpuTraces...) {

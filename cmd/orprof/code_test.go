@@ -156,3 +156,54 @@ func TestCodeLink(t *testing.T) {
 	strict := string(cliOut(t, nil, "code", "--format", "csv", "--link", "external-id", tr))
 	assert.NotEqual(t, all, strict)
 }
+
+// TestKernelsByCode: orprof kernels --by module|line on traces in every form; what it cannot
+// take is refused in one line naming the flag.
+func TestKernelsByCode(t *testing.T) {
+	dir := t.TempDir()
+	ranks := filepath.Join(dir, "ranks")
+	require.NoError(t, os.Mkdir(ranks, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ranks, "a.json"), readPlain(t, codeGPU), 0o644))
+	for _, m := range []struct {
+		args  []string
+		stdin []byte
+	}{{[]string{codeGPU}, nil}, {[]string{ranks}, nil}, {[]string{"-"}, readPlain(t, codeGPU)}} {
+		code, base, errs := codeCLI(m.stdin, append([]string{"kernels", "--by", "module"}, m.args...)...)
+		require.Equal(t, 0, code, errs)
+		assert.Contains(t, base, "BertSdpaSelfAttention_0  attn_fwd")
+		_, line, _ := codeCLI(m.stdin, append([]string{"kernels", "--by", "line"}, m.args...)...)
+		assert.Contains(t, line, "Source line")
+		_, limited, _ := codeCLI(m.stdin, append([]string{"kernels", "--by", "module", "--row-limit", "3"}, m.args...)...)
+		assert.Less(t, strings.Count(limited, "\n"), strings.Count(base, "\n"))
+		_, narrow, _ := codeCLI(m.stdin, append([]string{"kernels", "--by", "module", "--max-name-column-width", "12"}, m.args...)...)
+		assert.Less(t, len(narrow), len(base))
+		_, csv, _ := codeCLI(m.stdin, append([]string{"kernels", "--by", "module", "--format", "csv"}, m.args...)...)
+		assert.True(t, strings.HasPrefix(csv, "module,kernel,device_ns\n"))
+		_, md, _ := codeCLI(m.stdin, append([]string{"kernels", "--by", "module", "--format", "markdown"}, m.args...)...)
+		assert.True(t, strings.HasPrefix(md, "| Module | Kernel |"))
+	}
+	sglang := "../../testdata/kineto-extra/tracelens_rocm7_sglang_decode.json.gz"
+	_, all, _ := codeCLI(nil, "kernels", "--by", "line", "--format", "csv", sglang)
+	_, strict, _ := codeCLI(nil, "kernels", "--by", "line", "--format", "csv", "--link", "external-id", sglang)
+	assert.NotEqual(t, all, strict)
+
+	ks := filepath.Join(dir, "k.json")
+	require.NoError(t, os.WriteFile(ks, cliOut(t, nil, "kernels", "--format", "json", codeGPU), 0o644))
+	for _, tc := range []struct {
+		args  []string
+		names string
+	}{
+		{[]string{"kernels", "--by", "file", codeGPU}, "--by"},
+		{[]string{"kernels", "--by", "module", "--by-op", codeGPU}, "--by-op"},
+		{[]string{"kernels", "--by", "module", "--rules", ks, codeGPU}, "--rules"},
+		{[]string{"kernels", "--by", "module", "--format", "json", codeGPU}, "--format json"},
+		{[]string{"kernels", "--by", "module", ks}, "--by"},
+		{[]string{"kernels", "--by", "module", "../../testdata/kineto/cpu_only.json.gz"}, "with_stack=True"},
+	} {
+		code, out, errs := codeCLI(nil, tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Empty(t, out)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), "%v: %q", tc.args, errs)
+		assert.Contains(t, errs, tc.names)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
@@ -21,6 +22,7 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof kernels reads and merges)")
 	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all (csv and json print all)")
 	byOp := fs.Bool("by-op", false, "group the kernels under the operators that launched them")
+	by := fs.String("by", "", "group the kernels under the nn.Module (module) or source line (line) that ran their ops, from a trace recorded with_stack=True (docs/code.md)")
 	rulesPath := fs.String("rules", "", "a `FILE` of category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the name columns of text")
 	var link linkValue
@@ -53,6 +55,9 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	paths, err := ranks.Expand(pos)
 	if err != nil {
 		return fail(stderr, "kernels: %v", err)
+	}
+	if *by != "" {
+		return runKernelsByCode(stdin, stdout, stderr, paths, *by, f, link, *byOp, *rulesPath != "", *rowLimit, *nameWidth)
 	}
 	for _, p := range paths {
 		if p == "-" && len(paths) > 1 {
@@ -90,6 +95,44 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	printWarnings(stderr, warns)
 	o := kernels.WriteOptions{Rules: rules, RowLimit: max(*rowLimit, 0), ByOp: *byOp, MaxNameWidth: *nameWidth}
 	if err := kernels.Write(stdout, f, s, o); err != nil {
+		return fail(stderr, "kernels: %v", err)
+	}
+	return 0
+}
+
+// runKernelsByCode is orprof kernels --by module|line: the kernels of each row of orprof code,
+// read from traces (a kernels or report summary has no python stacks: refused).
+func runKernelsByCode(stdin io.Reader, stdout, stderr io.Writer, paths []string, by string, f kernels.Format, link linkValue,
+	byOp, rules bool, rowLimit, nameWidth int) int {
+	b, ok := code.ParseBy(by)
+	if !ok {
+		return failFlag(stderr, "kernels", "--by %s: must be module or line", quote.String(by))
+	}
+	switch {
+	case byOp:
+		return failFlag(stderr, "kernels", "--by and --by-op: choose one grouping")
+	case rules:
+		return failFlag(stderr, "kernels", "--rules: the categories are not shown with --by")
+	case f == kernels.JSON:
+		return failFlag(stderr, "kernels", "--format json with --by: orprof code --format json writes that summary")
+	}
+	cf, _ := code.ParseFormat(string(f))
+	for _, p := range paths {
+		if p == "-" && len(paths) > 1 {
+			return fail(stderr, "kernels: - (stdin) can only be read alone")
+		}
+		if p != "-" {
+			if k, err := ranks.FileKind(p); err == nil && k != ranks.KindTrace || isKernelsSummary(p) {
+				return failFlag(stderr, "kernels", "--by: %s is a summary, which holds no python stacks (give the traces)", quote.String(p))
+			}
+		}
+	}
+	s, warns, err := code.ReadAll(paths, code.ReadOptions{By: b, Link: link.mode(), Stdin: stdin})
+	if err != nil {
+		return fail(stderr, "kernels: %v", err)
+	}
+	printWarnings(stderr, warns)
+	if err := code.WriteKernels(stdout, cf, s, code.WriteOptions{RowLimit: max(rowLimit, 0), MaxNameWidth: nameWidth}); err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}
 	return 0
