@@ -1,6 +1,8 @@
 package code
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -150,4 +152,63 @@ func TestMerge(t *testing.T) {
 	assert.Equal(t, int64(20), m.Unattributed[0].CPUNs)
 	_, err = Merge(a, Attribute(handInput(), ByLine))
 	assert.ErrorContains(t, err, "cannot merge")
+}
+
+// TestAttributeConservesRandom: on random inputs (overlapping ops, spans that do not nest,
+// flows to nowhere, kernels of no op) the rows still sum to the totals, for both views, and
+// nothing panics.
+func TestAttributeConservesRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"nn.Module: A_0", "nn.Module: B_0", "a.py(1): f", "torch/x.py(2): g", "<built-in method x>"}
+	for iter := range 500 {
+		in := &Input{}
+		n := 1 + rng.IntN(40)
+		for range n {
+			s := rng.Int64N(1000)
+			in.Spans = append(in.Spans, Span{names[rng.IntN(len(names))], rng.Int64N(3), s, s + rng.Int64N(300)})
+			o := rng.Int64N(1000)
+			seq := rng.Int64N(6) - 1
+			fwd := int64(0)
+			if rng.IntN(4) == 0 {
+				fwd = rng.Int64N(3)
+			}
+			in.Ops = append(in.Ops, Op{"op", rng.Int64N(3), o, o + rng.Int64N(100), seq, fwd})
+			in.Kernels = append(in.Kernels, Kernel{"k", rng.IntN(n+2) - 1, rng.Int64N(50)})
+			in.Flows = append(in.Flows, Flow{rng.Int64N(4), rng.IntN(2) == 0, rng.Int64N(3), rng.Int64N(1100)})
+		}
+		for i := range in.Kernels {
+			if in.Kernels[i].Op >= len(in.Ops) {
+				in.Kernels[i].Op = -1
+			}
+		}
+		for _, by := range []By{ByModule, ByLine} {
+			s := Attribute(in, by)
+			var cpu, dev, kern, un int64
+			for _, r := range s.Rows {
+				cpu += r.CPUNs()
+				dev += r.DevNs()
+				for _, v := range r.Kernels {
+					kern += v
+				}
+			}
+			var none Row
+			for _, r := range s.Rows {
+				if r.Key == by.None() {
+					none = r
+				}
+			}
+			for _, u := range s.Unattributed {
+				un += u.CPUNs
+			}
+			require.Equal(t, s.CPUNs, cpu, "iteration %d", iter)
+			require.Equal(t, s.DevNs, dev, "iteration %d", iter)
+			require.Equal(t, dev, kern, "iteration %d", iter)
+			require.Equal(t, none.CPUNs(), un, "iteration %d: the reasons add up to the none row", iter)
+			s.Version = SummaryVersion
+			var b bytes.Buffer
+			require.NoError(t, Write(&b, JSON, s, WriteOptions{}))
+			_, err := ReadSummary(&b, "s.json")
+			require.NoError(t, err, "iteration %d: what Attribute writes reads back", iter)
+		}
+	}
 }
