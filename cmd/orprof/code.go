@@ -60,6 +60,7 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var in io.Reader = stdin
 	var stdinHead []byte
+	var sums []string // the inputs that are code summaries (looked for with --link only)
 	nSum := 0
 	if paths[0] == "-" {
 		br := bufio.NewReaderSize(stdin, 64<<10)
@@ -72,6 +73,7 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, p := range paths {
 			if h, err := sniff.FileHead(p, 64); err == nil && code.IsSummary(h) {
 				nSum++
+				sums = append(sums, p)
 			}
 		}
 	}
@@ -81,6 +83,7 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if link.set && nSum == len(paths) {
 		return refuseLink(stderr, "code", "the inputs are code summaries, which")
 	}
+	noteLinkSummaries(stderr, sums)
 	if paths[0] != "-" {
 		defer lazyGC(gcFloorFor(paths[0]))()
 	}

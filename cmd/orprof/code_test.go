@@ -94,6 +94,10 @@ func TestCodeModes(t *testing.T) {
 			}
 		})
 	}
+	// --link with a trace and a summary applies to the trace and says so.
+	code, _, errs := codeCLI(nil, "code", "--link", "external-id", codeTrace, sum)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, errs, "note: --link applies to the traces among the inputs")
 	// Two ranks sum: the directory's CPU total is twice the trace's.
 	_, one, _ := codeCLI(nil, "code", "--format", "csv", codeTrace)
 	_, two, _ := codeCLI(nil, "code", "--format", "csv", ranks)
