@@ -133,3 +133,25 @@ func TestPythonLayerRealTrace(t *testing.T) {
 	assert.Equal(t, 0, spans)
 	assert.Equal(t, 1810, flows)
 }
+
+// moduleCalls counts the nn.Module calls of a trace: a PythonConsumer.
+type moduleCalls struct{ n map[string]int }
+
+func (m *moduleCalls) Event(*Event) {}
+
+func (m *moduleCalls) Python(p *PythonEvent) {
+	if name, ok := strings.CutPrefix(p.Name, "nn.Module: "); ok && p.Flow == 0 {
+		m.n[name]++
+	}
+}
+
+func ExamplePythonConsumer() {
+	m := &moduleCalls{n: map[string]int{}}
+	_, err := Read(strings.NewReader(pyTrace(0)), "py.json", Options{Consumers: []Consumer{m}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.n)
+	// Output: map[Linear_0:1]
+}
