@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/internal/sniff"
 	"github.com/orprof/orprof/trace/tracefile"
 )
@@ -107,18 +108,23 @@ func sufficient(in *Input, by By) error {
 	return fmt.Errorf("the trace's %d python_function events hold no Python function outside torch's own files", len(in.Spans))
 }
 
-// ReadAll reads every input (Open) in order and merges them; the warnings are every trace's.
+// ReadAll reads every input (Open), up to GOMAXPROCS at once, and merges them in input
+// order; the warnings are every trace's, in that order.
 func ReadAll(paths []string, o ReadOptions) (*Summary, []string, error) {
-	var sums []*Summary
-	var warns []string
-	for i, p := range paths {
-		s, w, err := Open(p, i, o)
-		if err != nil {
-			return nil, nil, err
-		}
-		sums = append(sums, s)
-		warns = append(warns, w...)
+	sums := make([]*Summary, len(paths))
+	warns := make([][]string, len(paths))
+	errs := fanout.Each(len(paths), 0, func(k int) error {
+		var err error
+		sums[k], warns[k], err = Open(paths[k], k, o)
+		return err
+	})
+	if err := fanout.First(errs); err != nil {
+		return nil, nil, err
+	}
+	var all []string
+	for _, w := range warns {
+		all = append(all, w...)
 	}
 	s, err := Merge(sums...)
-	return s, warns, err
+	return s, all, err
 }
