@@ -10,6 +10,7 @@ const (
 	KernelsSummary       // orprof kernels --format json
 	TimelineSummary      // orprof timeline --format json
 	ReportSummary        // orprof report --format json
+	CodeSummary          // orprof code --format json
 )
 
 // The top-level keys that name each kind. A summary's key is written first, but found
@@ -19,6 +20,7 @@ const (
 	KernelsKey  = "orprof_kernels"
 	TimelineKey = "orprof_timeline"
 	ReportKey   = "orprof_report"
+	CodeKey     = "orprof_code_summary"
 	traceKey    = "traceEvents"
 )
 
@@ -30,6 +32,7 @@ var kindKeys = map[string]Kind{
 	KernelsKey:  KernelsSummary,
 	TimelineKey: TimelineSummary,
 	ReportKey:   ReportSummary,
+	CodeKey:     CodeSummary,
 	traceKey:    Trace,
 }
 
@@ -44,6 +47,8 @@ func (k Kind) String() string {
 		return "a timeline summary (orprof timeline --format json)"
 	case ReportSummary:
 		return "a report summary (orprof report --format json)"
+	case CodeSummary:
+		return "a code summary (orprof code --format json)"
 	}
 	return "a trace"
 }
@@ -59,6 +64,8 @@ func (k Kind) ReadBy() string {
 		return "orprof timeline reads it"
 	case ReportSummary:
 		return "orprof report renders it; orprof merge, diff, kernels and timeline read its views"
+	case CodeSummary:
+		return "orprof code reads it"
 	}
 	return "every command reads it"
 }

@@ -1004,6 +1004,10 @@ func TestOtherCommandsFlags(t *testing.T) {
 		// Not a library: one line naming it, as --lib's (not one FAIL line per check).
 		{"conformance --plugin not a library", []string{"conformance", "--plugin", notDir}, "", 2, "", notDir},
 		{"version takes no flag", []string{"version", "--dir", "x"}, "", 2, "", "--dir"},
+		// code: its modes and flags are TestCodeModes'; the refusals here.
+		{"code --by line", []string{"code", "--by", "line", "../../analysis/code/testdata/conv_train.json"}, "", 0, "Source line", ""},
+		{"code --by unknown", []string{"code", "--by", "file", "../../analysis/code/testdata/conv_train.json"}, "", 2, "", "--by"},
+		{"code without python stacks", []string{"code", "../../testdata/kineto/cpu_only.json.gz"}, "", 2, "", "with_stack=True"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("KINETO_PLUGIN_LIB_DIR_PATH", tc.env)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/quote"
@@ -20,6 +21,7 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof kernels reads and merges)")
 	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all (csv and json print all)")
 	byOp := fs.Bool("by-op", false, "group the kernels under the operators that launched them")
+	by := fs.String("by", "", "group the kernels under the nn.Module (module) or source line (line) that ran their ops, from a trace recorded with_stack=True (docs/code.md)")
 	rulesPath := fs.String("rules", "", "a `FILE` of category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the name columns of text")
 	var link linkValue
@@ -52,6 +54,9 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if slices.Contains(pos, "-") && len(pos) > 1 {
 		return fail(stderr, "kernels: - (stdin) can only be read alone")
 	}
+	if *by != "" {
+		return runKernelsByCode(stdin, stdout, stderr, pos, *by, f, link, *byOp, *rulesPath != "", *rowLimit, *nameWidth)
+	}
 	ins, code := loadInputs(stderr, "kernels", pos, stdin, input.Trace, input.KernelsSummary, input.ReportSummary)
 	if code != 0 {
 		return code
@@ -74,6 +79,44 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	printWarnings(stderr, warns)
 	o := kernels.WriteOptions{Rules: rules, RowLimit: max(*rowLimit, 0), ByOp: *byOp, MaxNameWidth: *nameWidth}
 	if err := kernels.Write(stdout, f, s, o); err != nil {
+		return fail(stderr, "kernels: %v", err)
+	}
+	return 0
+}
+
+// runKernelsByCode is orprof kernels --by module|line: the kernels of each row of orprof code,
+// read from traces (a kernels or report summary has no python stacks: refused).
+func runKernelsByCode(stdin io.Reader, stdout, stderr io.Writer, paths []string, by string, f kernels.Format, link linkValue,
+	byOp, rules bool, rowLimit, nameWidth int) int {
+	b, ok := code.ParseBy(by)
+	if !ok {
+		return failFlag(stderr, "kernels", "--by %s: must be module or line", quote.String(by))
+	}
+	switch {
+	case byOp:
+		return failFlag(stderr, "kernels", "--by and --by-op: choose one grouping")
+	case rules:
+		return failFlag(stderr, "kernels", "--rules: the categories are not shown with --by")
+	case f == kernels.JSON:
+		return failFlag(stderr, "kernels", "--format json with --by: orprof code --format json writes that summary")
+	}
+	cf, _ := code.ParseFormat(string(f))
+	ins, warns, err := input.Load(paths, input.LoadOptions{Stdin: stdin})
+	if err != nil {
+		return fail(stderr, "kernels: %v", err)
+	}
+	for _, in := range ins {
+		if in.Kind != input.Trace {
+			return failFlag(stderr, "kernels", "--by: %s is %s, which holds no python stacks (give the traces)", quote.String(in.Name), in.Kind)
+		}
+	}
+	printWarnings(stderr, warns)
+	s, warns, err := code.LoadInputs(ins, code.ReadOptions{By: b, Link: link.mode()})
+	if err != nil {
+		return fail(stderr, "kernels: %v", err)
+	}
+	printWarnings(stderr, warns)
+	if err := code.WriteKernels(stdout, cf, s, code.WriteOptions{RowLimit: max(rowLimit, 0), MaxNameWidth: nameWidth}); err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}
 	return 0

@@ -8,6 +8,7 @@
 //	orprof pprof TRACE -o FILE
 //	orprof convert -o OUT.pftrace|OUT.json TRACE...
 //	orprof timeline [--view V] [--format F] [--steps LIST] ... TRACE...
+//	orprof code [--by module|line] [--format F] ... TRACE...
 //	orprof report [-o FILE] TRACE... | --diff BEFORE AFTER
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
@@ -35,6 +36,7 @@ commands:
   convert      write traces (every rank) as one Perfetto trace (.pftrace) or overlap-free Kineto JSON
   kernels      the device-side view: per kernel calls, time, streams, launching op, category
   timeline     where the device time went: breakdown, idle, overlap, launches, queue, steps, stragglers
+  code         where in the code: time per nn.Module or source line, forward and backward, CPU and device
   report       write one offline HTML report of a profile (or a diff of two): tables, flame graph, charts
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
@@ -69,6 +71,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runKernels(args[1:], stdin, stdout, stderr)
 	case "timeline":
 		return runTimeline(args[1:], stdin, stdout, stderr)
+	case "code":
+		return runCode(args[1:], stdin, stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdin, stdout, stderr)
 	case "conformance":

@@ -216,6 +216,11 @@ type Event struct {
 	Comm *Collective
 	// Memory is a KindMemory event's record; zero for every other event.
 	Memory Memory
+	// SequenceNr and FwdThread are a host operator's "Sequence number" (−1: none) and "Fwd
+	// thread id" (0: none). An autograd node run in backward has both: the forward op that
+	// made it has the same sequence number on the thread PyTorch numbers FwdThread (its own
+	// thread count from 1, not the trace's tid). −1 and 0 for other events.
+	SequenceNr, FwdThread int64
 }
 
 // LinkRule says how a device event was charged to a host operator: the rules are tried in

@@ -58,6 +58,7 @@ type evFields struct {
 	hasLabels bool
 	unused    bool  // the event cannot contribute: its remaining members are only validated
 	comm      int32 // 1 + the index in decoder.comms of its collective args; 0: none
+	flowID    int64 // a flow's "id" (read only for a PythonConsumer)
 }
 
 // skipArgs names the event arguments a read does not need: they are validated and skipped, and
@@ -89,6 +90,10 @@ type decoder struct {
 	raws   rawList
 	// skipScopeMetrics is Options.SkipScopeMetrics.
 	skipScopeMetrics bool
+	// python is whether a consumer takes the python_function events and fwdbwd flows
+	// (PythonConsumer); py holds their records, apart from raws (python.go).
+	python bool
+	py     pyList
 
 	names     map[string]uint32
 	nameCache [64]struct {
@@ -322,6 +327,7 @@ func (f *scanFacts) merge(o *scanFacts) {
 func newDecoder(r io.Reader, file string, opts Options, par parConfig) *decoder {
 	d := newDecoderOf(jsonscan.New(r, file, opts.Progress), par)
 	d.skipScopeMetrics = opts.SkipScopeMetrics
+	d.python = wantsPython(opts.Consumers)
 	d.opts = opts
 	return d
 }
@@ -331,6 +337,7 @@ func newDecoderInPlace(in *inPlace, file string, opts Options, par parConfig) *d
 	d := newDecoderOf(jsonscan.NewBytes(in.data, 0, file), par)
 	d.consumed, d.progress = in.consumed, opts.Progress
 	d.skipScopeMetrics = opts.SkipScopeMetrics
+	d.python = wantsPython(opts.Consumers)
 	d.opts = opts
 	return d
 }
@@ -674,6 +681,7 @@ const (
 	memberPid
 	memberTid
 	memberArgs
+	memberID // a flow's "id"
 )
 
 func memberOf(key []byte) member {
@@ -694,6 +702,8 @@ func memberOf(key []byte) member {
 		return memberTid
 	case "args":
 		return memberArgs
+	case "id":
+		return memberID
 	}
 	return memberOther
 }
@@ -728,7 +738,17 @@ func (d *decoder) member(ev *evFields, m member) error {
 	case memberTid:
 		ev.tid, ev.node, ev.remote, err = d.idValue()
 	case memberArgs:
-		err = d.args(ev)
+		if ev.hasCat && ev.cat == catPython {
+			err = d.s.Skip() // a python_function event's args say nothing a consumer reads
+		} else {
+			err = d.args(ev)
+		}
+	case memberID:
+		if d.python {
+			ev.flowID, _, _, err = d.idValue()
+		} else {
+			err = d.s.Skip()
+		}
 	default:
 		err = d.s.Skip()
 	}
@@ -757,7 +777,10 @@ func (d *decoder) unused(ev *evFields) bool {
 	case 0:
 		return false
 	case 'X':
-		return ev.hasCat && (ev.cat == catIgnored || ev.cat == catInstant)
+		return ev.hasCat && (ev.cat == catIgnored || ev.cat == catInstant || ev.cat == catFwdBwd ||
+			ev.cat == catPython && !d.python)
+	case 's', 'f':
+		return !d.python || ev.hasCat && ev.cat != catFwdBwd
 	case 'i', 'I':
 		return d.format != Kineto || ev.hasName && d.nameFlags[ev.name]&(nameMemory|nameOOM) == 0
 	case 'M':

@@ -23,12 +23,23 @@ func (d *decoder) keep(ev *evFields) error {
 	case 0:
 		d.skipEvent(d.s.ErrAt(ev.at, "trace event has no \"ph\" (a one-letter string)"))
 		return nil
+	case 's', 'f':
+		if d.python && ev.hasCat && ev.cat == catFwdBwd {
+			d.keepPython(ev)
+		}
+		return nil
 	default:
 		return nil // flows, counters, async and B/E events are not FunctionEvents
 	}
 	cat := ev.cat
 	if !ev.hasCat {
 		cat = catNone
+	}
+	if cat == catPython {
+		if d.python {
+			d.keepPython(ev)
+		}
+		return nil
 	}
 	var kind rawKind
 	switch cat {

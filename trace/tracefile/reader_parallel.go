@@ -70,6 +70,7 @@ type segResult struct {
 	shapes []string
 	stacks [][]string
 	comms  []Collective // the segment's own (rawComm records index them)
+	py     pyList       // the segment's python records (python.go)
 }
 
 // idMaps renumber one worker's name, shape and stack ids into the main decoder's (value+1;
@@ -367,6 +368,19 @@ func (p *parser) merge(seg *segment) {
 		}
 		d.raws.adopt(c)
 	}
+	for _, c := range r.py.chunks {
+		for i := range c {
+			e := &c[i]
+			if v := m.names[e.name]; v != 0 {
+				e.name = v - 1
+			} else {
+				id := d.internString(r.names[e.name])
+				m.names[e.name] = id + 1
+				e.name = id
+			}
+		}
+	}
+	d.py.adopt(&r.py)
 	d.scanFacts.merge(&r.facts)
 	*r = segResult{}
 }
@@ -394,6 +408,7 @@ func (p *parser) work(w int) {
 		names:  make(map[string]uint32, 64),
 		// the reading goroutine's option
 		skipScopeMetrics: p.d.skipScopeMetrics,
+		python:           p.d.python,
 		shapeIdx:         make(map[string]int32, 64),
 		stackIdx:         make(map[string]int32, 16),
 	}
@@ -441,6 +456,7 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 	// The records go on in the worker's current chunk: each segment hands over its own part.
 	d.raws = rawList{spare: spare}
 	d.comms = nil
+	d.py = pyList{}
 	res := segResult{worker: w}
 	it := s.InArray()
 	for !p.quit.Load() {
@@ -476,6 +492,7 @@ func (p *parser) parseSegment(d *decoder, w int, seg *segment, spare []rawEvent)
 		res.raws, res.facts = d.raws, d.scanFacts
 		res.names, res.shapes, res.stacks = d.nameStrs, d.shapeStrs, d.stacks
 		res.comms = d.comms
+		res.py = d.py
 	}
 	seg.res = res
 	d.raws = rawList{}

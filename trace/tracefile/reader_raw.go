@@ -37,7 +37,9 @@ const (
 	catTrace                          // "Trace" spans (one per profiler buffer)
 	catInstant                        // cpu_instant_event
 	catDevScopeMetrics                // a scope profiler's "metrics: <kernel>" slice (cat "kernel"): set by keep
-	catIgnored                        // python_function, overhead, counters, … : not FunctionEvents
+	catIgnored                        // overhead, counters, … : not FunctionEvents
+	catPython                         // python_function: kept only for a PythonConsumer (python.go)
+	catFwdBwd                         // fwdbwd flows: kept only for a PythonConsumer
 )
 
 // classifyCat maps a "cat" value to one of the categories above.
@@ -68,6 +70,10 @@ func classifyCat(b []byte) uint8 {
 		return catTrace
 	case "cpu_instant_event":
 		return catInstant
+	case "python_function":
+		return catPython
+	case "fwdbwd":
+		return catFwdBwd
 	}
 	if bytes.HasSuffix(b, []byte("_runtime")) || bytes.HasSuffix(b, []byte("_driver")) {
 		return catRuntimeOther

@@ -635,6 +635,7 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 			mcs = append(mcs, c)
 		}
 	}
+	d.feedPython(cs, times)
 	var ev Event
 	var mev Event
 	next := 0 // the next pair, in event order
@@ -667,7 +668,7 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 			}
 			k++
 			start, end := times(r)
-			ev = Event{Name: d.nameStrs[r.name], StartUs: start, EndUs: end, Pid: r.pid, Tid: r.tid, Stream: -1,
+			ev = Event{Name: d.nameStrs[r.name], StartUs: start, EndUs: end, Pid: r.pid, Tid: r.tid, Stream: -1, SequenceNr: -1,
 				Correlation: r.corr, ExternalID: r.extID, OpIndex: -1}
 			ev.StartNs, ev.EndNs = r.timesNs(kineto)
 			switch r.kind {
@@ -678,6 +679,7 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 				}
 				ev.ExternalID = hostID(r, &legacy)
 				ev.Correlation = 0
+				ev.SequenceNr, ev.FwdThread = r.seq, r.fwd
 				if r.flags&rawComm != 0 {
 					ev.Comm = d.commOf(r, nil, -1, -1, times)
 				}

@@ -1,0 +1,111 @@
+package code
+
+import (
+	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/tracefile"
+)
+
+// The glue between the trace reader and the attribution: the one file that knows
+// tracefile's consumer contract (Attribute knows only Input).
+
+// Collector is a tracefile consumer that keeps what Attribute needs of a trace: the
+// python_function events and fwdbwd flows (tracefile.PythonConsumer), the host ops, and
+// the device events with the op each is linked to.
+type Collector struct {
+	in    Input
+	n     int   // events seen: an Event's index in the read
+	opEv  []int // the read's index of each op of in.Ops, ascending
+	devOp []int // the read's index of each kernel's op (−1: none), resolved in Input
+	// spans are the python_function events in chunks: a list grown by append while the
+	// read keeps the collector off costs several times its size in fresh pages.
+	spans  [][]Span
+	nSpans int
+	rank   trace.Rank
+}
+
+// NewCollector returns an empty Collector.
+func NewCollector() *Collector { return &Collector{} }
+
+// Needs asks for the device events' links to their operators.
+func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks }
+
+// Begin keeps the trace's rank and makes the lists at the sizes the read will fill.
+func (c *Collector) Begin(info *tracefile.Info) {
+	c.rank = info.Rank
+	n := info.Counts
+	c.in.Ops = make([]Op, 0, n.Host+n.Runtime)
+	c.opEv = make([]int, 0, n.Host+n.Runtime)
+	c.in.Kernels = make([]Kernel, 0, n.Device)
+	c.devOp = make([]int, 0, n.Device)
+}
+
+// Finish ends the read; Input has what was collected.
+func (c *Collector) Finish() {}
+
+// Rank is the trace's rank, as Begin was told it.
+func (c *Collector) Rank() trace.Rank { return c.rank }
+
+// Python takes a python_function event or a fwdbwd flow.
+func (c *Collector) Python(p *tracefile.PythonEvent) {
+	if p.Flow == 0 {
+		if k := len(c.spans) - 1; k < 0 || len(c.spans[k]) == cap(c.spans[k]) {
+			c.spans = append(c.spans, make([]Span, 0, spanChunk))
+		}
+		k := len(c.spans) - 1
+		c.spans[k] = append(c.spans[k], Span{Name: p.Name, Tid: p.Tid, StartNs: p.StartNs, EndNs: p.EndNs})
+		c.nSpans++
+		return
+	}
+	c.in.Flows = append(c.in.Flows, Flow{ID: p.ID, Start: p.Flow == 's', Tid: p.Tid, AtNs: p.StartNs})
+}
+
+// Event takes a host op or a device event.
+func (c *Collector) Event(ev *tracefile.Event) {
+	i := c.n
+	c.n++
+	switch {
+	case ev.Kind.Host() || ev.Kind == tracefile.KindRuntime:
+		c.opEv = append(c.opEv, i)
+		c.in.Ops = append(c.in.Ops, Op{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs,
+			Seq: ev.SequenceNr, FwdThread: ev.FwdThread})
+	case ev.Kind.DeviceTime():
+		c.in.Kernels = append(c.in.Kernels, Kernel{Name: ev.Name, DurNs: ev.EndNs - ev.StartNs})
+		c.devOp = append(c.devOp, ev.OpIndex)
+	}
+}
+
+// Input returns what was collected, each kernel's Op an index into its Ops.
+func (c *Collector) Input() *Input {
+	in := c.in
+	in.Spans = make([]Span, 0, c.nSpans)
+	for _, ch := range c.spans {
+		in.Spans = append(in.Spans, ch...)
+	}
+	in.Kernels = append([]Kernel(nil), c.in.Kernels...)
+	for k, ev := range c.devOp {
+		in.Kernels[k].Op = -1
+		if ev < 0 {
+			continue
+		}
+		if j, ok := searchInts(c.opEv, ev); ok {
+			in.Kernels[k].Op = j
+		}
+	}
+	return &in
+}
+
+// spanChunk is how many spans one allocation of Collector holds.
+const spanChunk = 4096
+
+func searchInts(a []int, x int) (int, bool) {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if a[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(a) && a[lo] == x
+}

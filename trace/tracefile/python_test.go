@@ -1,0 +1,167 @@
+package tracefile
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pyCollect records what a PythonConsumer is handed, in order.
+type pyCollect struct {
+	got    []string
+	events int
+}
+
+func (c *pyCollect) Python(p *PythonEvent) {
+	if c.events > 0 {
+		c.got = append(c.got, "python after an event")
+	}
+	if p.Flow != 0 {
+		c.got = append(c.got, fmt.Sprintf("flow %c %d tid=%d at=%d", p.Flow, p.ID, p.Tid, p.StartNs))
+		return
+	}
+	c.got = append(c.got, fmt.Sprintf("py %s tid=%d %d-%d", p.Name, p.Tid, p.StartNs, p.EndNs))
+}
+
+func (c *pyCollect) Event(ev *Event) {
+	c.events++
+	if ev.Kind == KindOp {
+		c.got = append(c.got, fmt.Sprintf("op %s seq=%d fwd=%d", ev.Name, ev.SequenceNr, ev.FwdThread))
+	}
+}
+
+// pyTrace has a module call, a frame, a forward op with its sequence number, the backward op
+// of it on another thread, the fwdbwd flow between them, an ac2g flow (not the Python layer's)
+// and padding events so that a parallel read cuts it into several segments.
+func pyTrace(pad int) string {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents": [
+{"ph": "X", "cat": "python_function", "name": "train.py(3): <module>", "pid": 1, "tid": 1, "ts": 1.000, "dur": 99.000, "args": {"Python parent id": null, "Python id": 1}},
+{"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_0", "pid": 1, "tid": 1, "ts": 2.000, "dur": 20.000, "args": {"Python parent id": 1, "Python id": 2, "Python module id": 0}},
+`)
+	for i := range pad {
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "cpu_op", "name": "pad%d", "pid": 1, "tid": 9, "ts": %d.000, "dur": 0.500, "args": {"External id": %d}},`+"\n", i, 200+i, 1000+i)
+	}
+	b.WriteString(`{"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 3.000, "dur": 5.000, "args": {"External id": 1, "Sequence number": 7}},
+{"ph": "s", "id": 4, "pid": 1, "tid": 1, "ts": 3.000, "cat": "fwdbwd", "name": "fwdbwd"},
+{"ph": "s", "id": 5, "pid": 1, "tid": 1, "ts": 3.000, "cat": "ac2g", "name": "ac2g"},
+{"ph": "X", "cat": "cpu_op", "name": "AddmmBackward0", "pid": 1, "tid": 2, "ts": 50.000, "dur": 5.000, "args": {"External id": 2, "Sequence number": 7, "Fwd thread id": 1}},
+{"ph": "f", "id": 4, "pid": 1, "tid": 2, "ts": 50.000, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"}
+]}`)
+	return b.String()
+}
+
+// TestPythonConsumer: a PythonConsumer gets the python_function events and the fwdbwd flows,
+// in file order, before the events; host ops carry their sequence number and forward
+// thread; a sequential and a parallel read agree.
+func TestPythonConsumer(t *testing.T) {
+	want := []string{
+		"py train.py(3): <module> tid=1 1000-100000",
+		"py nn.Module: Linear_0 tid=1 2000-22000",
+		"flow s 4 tid=1 at=3000",
+		"flow f 4 tid=2 at=50000",
+		"op aten::addmm seq=7 fwd=0",
+		"op AddmmBackward0 seq=7 fwd=1",
+	}
+	for _, tc := range []struct {
+		name string
+		par  parConfig
+		pad  int
+	}{{"sequential", parConfig{workers: 1}, 0}, {"parallel", parConfig{workers: 3, segSize: 4096}, 400}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c pyCollect
+			_, err := readTrace(bytes.NewReader([]byte(pyTrace(tc.pad))), "py.json", Options{Consumers: []Consumer{&c}}, tc.par)
+			require.NoError(t, err)
+			var got []string
+			for _, s := range c.got {
+				if !strings.HasPrefix(s, "op pad") {
+					got = append(got, s)
+				}
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// plainCollect is a Consumer that is not a PythonConsumer.
+type plainCollect struct{ n int }
+
+func (c *plainCollect) Event(*Event) { c.n++ }
+
+// TestPythonLayerOnlyOnRequest: without a PythonConsumer the Python layer is not kept (the
+// same events and no skipped ones), and a python_function event with a bad time is skipped
+// and counted only when it is read.
+func TestPythonLayerOnlyOnRequest(t *testing.T) {
+	bad := strings.Replace(pyTrace(0), `"dur": 20.000`, `"dur": "x"`, 1)
+	var plain plainCollect
+	d, err := Read(strings.NewReader(bad), "py.json", Options{Consumers: []Consumer{&plain}})
+	require.NoError(t, err)
+	assert.Equal(t, 2, plain.n)
+	assert.Zero(t, d.Skipped)
+	var c pyCollect
+	d, err = Read(strings.NewReader(bad), "py.json", Options{Consumers: []Consumer{&c}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, d.Skipped)
+	assert.Contains(t, d.SkipReason, `"dur"`)
+}
+
+// TestPythonLayerRealTrace: the TraceLens BERT trace (recorded with_stack=True) hands over
+// its 1,389 python_function events; the CUDA training trace its 905 fwdbwd flows (both ends).
+func TestPythonLayerRealTrace(t *testing.T) {
+	count := func(path string) (spans, flows int) {
+		var c pyCollect
+		_, err := OpenConsumers(path, Options{Consumers: []Consumer{&c}})
+		require.NoError(t, err)
+		for _, s := range c.got {
+			switch {
+			case strings.HasPrefix(s, "py "):
+				spans++
+			case strings.HasPrefix(s, "flow "):
+				flows++
+			}
+		}
+		return spans, flows
+	}
+	spans, _ := count(filepath.Join(requireShared(t, "kineto-extra"), "tracelens_mi300_bert_small.json.gz"))
+	assert.Equal(t, 1389, spans)
+	spans, flows := count(filepath.Join(requireShared(t, "kineto"), "cuda_ns_resolution.json.gz"))
+	assert.Equal(t, 0, spans)
+	assert.Equal(t, 1810, flows)
+}
+
+// moduleCalls counts the nn.Module calls of a trace: a PythonConsumer.
+type moduleCalls struct{ n map[string]int }
+
+func (m *moduleCalls) Event(*Event) {}
+
+func (m *moduleCalls) Python(p *PythonEvent) {
+	if name, ok := strings.CutPrefix(p.Name, "nn.Module: "); ok && p.Flow == 0 {
+		m.n[name]++
+	}
+}
+
+func ExamplePythonConsumer() {
+	m := &moduleCalls{n: map[string]int{}}
+	_, err := Read(strings.NewReader(pyTrace(0)), "py.json", Options{Consumers: []Consumer{m}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.n)
+	// Output: map[Linear_0:1]
+}
+
+func (*pyCollect) Needs() Needs    { return NeedLinks }
+func (*pyCollect) Begin(*Info)     {}
+func (*pyCollect) Finish()         {}
+func (*plainCollect) Needs() Needs { return 0 }
+func (*plainCollect) Begin(*Info)  {}
+func (*plainCollect) Finish()      {}
+func (*moduleCalls) Needs() Needs  { return 0 }
+func (*moduleCalls) Begin(*Info)   {}
+func (*moduleCalls) Finish()       {}
