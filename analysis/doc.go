@@ -40,6 +40,9 @@
 //
 // # Registry
 //
-// Package report lists the Kinds in the order of a report summary's members; a new analysis
-// is its package (with its Kind), one line there, its view in report/html and its docs.
+// Package report lists the Kinds in the order of a report summary's members (report.Kinds)
+// and reads, writes, merges and checks the report summary by looping over them. A new
+// analysis is its package (its consumer, its Summary and its Kind), one line in
+// report.Kinds, one field in report.Bundle (found by its type), its view in report/html and
+// its docs; report's TestKinds runs package analysistest over it on real traces.
 package analysis

@@ -21,7 +21,8 @@ type ReadOptions struct {
 	// Workers is the number of inputs read at once; 0 means GOMAXPROCS.
 	Workers int
 	// Consumers also receive every event of each trace read (several analyses, one read);
-	// they are shared by the inputs, which are read one at a time when there are any.
+	// they are shared by the inputs, which are read one at a time when there are any, each
+	// read beginning and finishing them once.
 	Consumers []tracefile.Consumer
 	// Stdin is what "-" reads (nil: os.Stdin).
 	Stdin io.Reader

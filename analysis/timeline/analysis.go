@@ -13,9 +13,13 @@ import (
 // Analysis is the device-timeline analyses as the report summary composes them (member
 // "timeline"): merged once, all inputs together (MergeAll derives the cross-rank figures).
 var Analysis = &analysis.Kind{
-	Name:   "timeline",
-	Key:    "orprof_timeline",
-	New:    func() analysis.Analysis { return NewConsumer(DefaultOptions(), nil) },
+	Name: "timeline",
+	Key:  "orprof_timeline",
+	New: func() analysis.Analysis {
+		c := NewConsumer(DefaultOptions(), nil)
+		c.a.inRead = true // the table's read goes on beside its Finish, its records live
+		return c
+	},
 	ByRank: true,
 	Once:   true,
 	Ranks: func(s analysis.Summary) ([]trace.Rank, bool) {

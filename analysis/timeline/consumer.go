@@ -20,13 +20,11 @@ type Consumer struct {
 }
 
 // NewConsumer returns a Consumer with the options o, classing kernels by rules (nil:
-// kernels.Default(), the kernel view's built-in rules).
+// kernels.Default(), the kernel view's built-in rules). Its Finish collects the garbage of a
+// large read first, for a read that feeds it alone (the records are garbage by then); the
+// report's (Analysis.New) does not, as its read goes on beside it.
 func NewConsumer(o Options, rules *kernels.Rules) *Consumer {
 	a := NewAnalyzer(o)
-	// It finishes while its read goes on, whose records are live: collecting garbage first
-	// would mark them for nothing (the read collects them itself when it has nothing else to
-	// do).
-	a.inRead = true
 	return &Consumer{a: a, p: a.Part(), cls: newClassifier(rules)}
 }
 

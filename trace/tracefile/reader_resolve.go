@@ -428,13 +428,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			d.feedConsumers(d.late, lk, d.raws.chunks, times)
 			d.waitEarly()
 		}
-		n := d.raws.n
 		d.raws = rawList{}
-		if len(d.late) > 0 && n >= 1<<16 {
-			// The records are garbage now and nothing else runs: collect them before the
-			// consumers finish and allocate, so that they reuse the records' pages.
-			runtime.GC()
-		}
 		for _, c := range d.late {
 			c.Finish()
 		}
