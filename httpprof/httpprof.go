@@ -43,6 +43,7 @@ package httpprof
 import (
 	"errors"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"io"
 	"math"
 	"net/http"
@@ -156,7 +157,7 @@ type request struct {
 	sortBy    string
 	rowLimit  int
 	byShape   bool
-	format    optable.Format
+	format    text.Format
 	hasFormat bool
 }
 
@@ -173,7 +174,7 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		return nil, err
 	}
 	opts := h.p.Options()
-	req := &request{format: optable.FormatText}
+	req := &request{format: text.Text}
 	allowed := map[string]bool{"steps": true, "seconds": true, "activities": true, "record_shapes": true,
 		"profile_memory": true, "with_stack": true}
 	switch kind {
@@ -284,7 +285,7 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		req.rowLimit = n
 	}
 	if v, ok := get("format"); ok {
-		f, ok := optable.ParseFormat(v)
+		f, ok := text.ParseFormat(v)
 		if !ok {
 			return nil, fmt.Errorf("format=%s: want text, markdown, csv or json", quote(v))
 		}
@@ -361,9 +362,9 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		o.RowLimit = optable.RowLimitNone
 	}
 	switch req.format {
-	case optable.FormatJSON:
+	case text.JSON:
 		w.Header().Set("Content-Type", "application/json")
-	case optable.FormatCSV:
+	case text.CSV:
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	default:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"io"
 	"os"
 	"slices"
@@ -364,10 +365,10 @@ func Write(w io.Writer, b *Bundle) error {
 	}{
 		{"flame", b.Flame == nil, marshal(b.Flame)},
 		{"timeline", b.Timeline == nil, func(buf *bytes.Buffer) error {
-			return timeline.Write(buf, timeline.JSON, b.Timeline, timeline.Views)
+			return timeline.Write(buf, text.JSON, b.Timeline, timeline.Views)
 		}},
 		{"kernels", b.Kernels == nil, func(buf *bytes.Buffer) error {
-			return kernels.Write(buf, kernels.JSON, b.Kernels, kernels.WriteOptions{})
+			return kernels.Write(buf, text.JSON, b.Kernels, kernels.WriteOptions{})
 		}},
 		{"steps", b.Steps == nil, marshal(b.Steps)},
 		{"memory", b.Memory == nil, marshal(b.Memory)},

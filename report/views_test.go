@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"github.com/orprof/orprof/text"
 	"io"
 	"strings"
 	"testing"
@@ -25,8 +26,8 @@ func TestReadViews(t *testing.T) {
 	require.NoError(t, err)
 	var doc, kj, tj, tableOnly bytes.Buffer
 	require.NoError(t, Write(&doc, b))
-	require.NoError(t, kernels.Write(&kj, kernels.JSON, b.Kernels, kernels.WriteOptions{}))
-	require.NoError(t, timeline.Write(&tj, timeline.JSON, b.Timeline, nil))
+	require.NoError(t, kernels.Write(&kj, text.JSON, b.Kernels, kernels.WriteOptions{}))
+	require.NoError(t, timeline.Write(&tj, text.JSON, b.Timeline, nil))
 	require.NoError(t, Write(&tableOnly, &Bundle{Table: b.Table}))
 	gz := func(p []byte) []byte {
 		var out bytes.Buffer
@@ -79,12 +80,12 @@ func TestReadViews(t *testing.T) {
 			}
 			check("kernels", func(br *bufio.Reader) (any, bool, error) { return ReadKernels(br, "r.json") }, kj.Bytes(), func(s any) []byte {
 				var out bytes.Buffer
-				require.NoError(t, kernels.Write(&out, kernels.JSON, s.(*kernels.Summary), kernels.WriteOptions{}))
+				require.NoError(t, kernels.Write(&out, text.JSON, s.(*kernels.Summary), kernels.WriteOptions{}))
 				return out.Bytes()
 			})
 			check("timeline", func(br *bufio.Reader) (any, bool, error) { return ReadTimeline(br, "r.json") }, tj.Bytes(), func(s any) []byte {
 				var out bytes.Buffer
-				require.NoError(t, timeline.Write(&out, timeline.JSON, s.(*timeline.Summary), nil))
+				require.NoError(t, timeline.Write(&out, text.JSON, s.(*timeline.Summary), nil))
 				return out.Bytes()
 			})
 		})

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"io"
 	"slices"
 	"strconv"
@@ -56,9 +57,9 @@ func Diff(before, after *Summary, rules *Rules) []DiffRow {
 
 // WriteDiff renders Diff's rows in format f (rowLimit > 0: at most that many in text and
 // markdown), then the device totals of both sides.
-func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, rowLimit, maxName int) error {
+func WriteDiff(w io.Writer, f text.Format, rows []DiffRow, before, after *Summary, rowLimit, maxName int) error {
 	tb, ta := before.DeviceUs(), after.DeviceUs()
-	if f == JSON {
+	if f == text.JSON {
 		type rowJSON struct {
 			Name        string  `json:"name"`
 			Kind        string  `json:"kind"`
@@ -81,8 +82,8 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 		enc.SetIndent("", " ")
 		return enc.Encode(doc)
 	}
-	all := f == CSV
-	tm := FormatTime
+	all := f == text.CSV
+	tm := text.Time
 	if all {
 		tm = us
 	}
@@ -96,7 +97,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 		d := "new"
 		switch {
 		case r.BeforeNs > 0:
-			d = strconv.FormatFloat(100*r.DeltaUs()/r.BeforeUs(), 'f', 2, 64) + "%"
+			d = text.Percent(r.DeltaUs(), r.BeforeUs(), 2, "")
 		case r.AfterNs == 0:
 			d = "0.00%"
 		}
@@ -109,26 +110,26 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 	}
 	var b bytes.Buffer
 	switch f {
-	case Text:
+	case text.Text:
 		t.text(&b, maxName)
-	case Markdown:
+	case text.Markdown:
 		t.markdown(&b)
 		b.WriteByte('\n')
-	case CSV:
+	case text.CSV:
 		t.csv(&b)
 		_, err := w.Write(b.Bytes())
 		return err
 	default:
 		return fmt.Errorf("format %q: must be text, markdown, csv or json", f)
 	}
-	fmt.Fprintf(&b, "Device time total: %s before, %s after (%s)\n", FormatTime(tb), FormatTime(ta), signed(ta-tb))
+	fmt.Fprintf(&b, "Device time total: %s before, %s after (%s)\n", text.Time(tb), text.Time(ta), signed(ta-tb))
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
 func signed(us float64) string {
 	if us > 0 {
-		return "+" + FormatTime(us)
+		return "+" + text.Time(us)
 	}
-	return FormatTime(us)
+	return text.Time(us)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestReadEmbedded(t *testing.T) {
 	one, _, err := Open(tr, 0, ReadOptions{})
 	require.NoError(t, err)
 	var sum bytes.Buffer
-	require.NoError(t, Write(&sum, JSON, one, WriteOptions{}))
+	require.NoError(t, Write(&sum, text.JSON, one, WriteOptions{}))
 	const mark = "WRAPPED\n"
 	doc := append([]byte(mark), sum.Bytes()...)
 	wrapped := filepath.Join(dir, "w.json")
@@ -44,7 +45,7 @@ func TestReadEmbedded(t *testing.T) {
 	}
 	json := func(s *Summary) string {
 		var b bytes.Buffer
-		require.NoError(t, Write(&b, JSON, s, WriteOptions{}))
+		require.NoError(t, Write(&b, text.JSON, s, WriteOptions{}))
 		return b.String()
 	}
 	want, _, err := ReadAll([]string{tr, tr, tr}, ReadOptions{})

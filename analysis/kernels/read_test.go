@@ -3,6 +3,7 @@ package kernels
 import (
 	"bytes"
 	"compress/gzip"
+	"github.com/orprof/orprof/text"
 	"io"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestSniffSummary(t *testing.T) {
 		return b.String()
 	}
 	var sb bytes.Buffer
-	require.NoError(t, Write(&sb, JSON, NewCollector().Summary(Rank{}, ""), WriteOptions{}))
+	require.NoError(t, Write(&sb, text.JSON, NewCollector().Summary(Rank{}, ""), WriteOptions{}))
 	sum := sb.String()
 	big := `{"traceEvents": [` + strings.Repeat(`{"ph": "X", "name": "k", "ts": 1, "dur": 1},`, 5000) + `{}]}`
 	for _, tc := range []struct {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"io"
 	"math"
 	"os"
@@ -60,7 +61,7 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 					// then a merge of the one rank) give the same bytes.
 					own, _, err := ReadAll([]string{f}, ReadOptions{})
 					require.NoError(t, err)
-					if a, b := render(t, own, JSON), render(t, s, JSON); a != b {
+					if a, b := render(t, own, text.JSON), render(t, s, text.JSON); a != b {
 						t.Fatalf("orprof kernels' read and the table's differ: %s", firstDiff(a, b))
 					}
 				}
@@ -128,17 +129,17 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	assert.Len(t, warns, 1, "alexnet's one copy launched outside any op")
 	one, _, err := ReadAll([]string{a, b}, ReadOptions{Workers: 1})
 	require.NoError(t, err)
-	assert.Equal(t, render(t, one, JSON), render(t, both, JSON), "the result does not depend on the order reads finish in")
+	assert.Equal(t, render(t, one, text.JSON), render(t, both, text.JSON), "the result does not depend on the order reads finish in")
 
 	dir := t.TempDir()
 	var paths []string
 	for i, p := range []string{a, b} {
 		s, _, err := Open(p, i, ReadOptions{})
 		require.NoError(t, err)
-		js := render(t, s, JSON)
+		js := render(t, s, text.JSON)
 		back, err := ReadSummary(strings.NewReader(js), "s.json")
 		require.NoError(t, err)
-		assert.Equal(t, js, render(t, back, JSON), "a summary reads back as written")
+		assert.Equal(t, js, render(t, back, text.JSON), "a summary reads back as written")
 		out := filepath.Join(dir, filepath.Base(p)+".kernels.json")
 		if i == 1 {
 			var z bytes.Buffer
@@ -153,7 +154,7 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	}
 	merged, _, err := ReadAll(paths, ReadOptions{})
 	require.NoError(t, err)
-	for _, f := range []Format{JSON, Text, CSV} {
+	for _, f := range []text.Format{text.JSON, text.Text, text.CSV} {
 		assert.Equal(t, render(t, both, f), render(t, merged, f), "format %s", f)
 	}
 	require.Len(t, merged.Ranks, 2)
@@ -163,7 +164,7 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	assert.ErrorContains(t, err, `summary 2 is of device "mtia", an earlier one of "cuda"`)
 }
 
-func render(t *testing.T, s *Summary, f Format) string {
+func render(t *testing.T, s *Summary, f text.Format) string {
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, f, s, WriteOptions{}))
 	return b.String()
@@ -301,9 +302,9 @@ func TestGolden(t *testing.T) {
 	s, _, err := Open("../../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
 	require.NoError(t, err)
 	s.Ranks[0].File = "rocm_mi250_train.json.gz"
-	for _, f := range []Format{Text, Markdown, CSV, JSON} {
+	for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 		for _, byOp := range []bool{false, true} {
-			if byOp && f == JSON {
+			if byOp && f == text.JSON {
 				continue
 			}
 			var b bytes.Buffer
@@ -322,7 +323,7 @@ func TestGolden(t *testing.T) {
 func TestReadSummaryErrors(t *testing.T) {
 	s, _, err := Open("../../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
 	require.NoError(t, err)
-	good := render(t, s, JSON)
+	good := render(t, s, text.JSON)
 	v1, err := os.ReadFile("testdata/rocm_v1.kernels.json")
 	require.NoError(t, err)
 	for _, c := range []struct{ name, from, to, want string }{
@@ -370,17 +371,17 @@ func FuzzReadSummary(f *testing.F) {
 			return
 		}
 		var b bytes.Buffer
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
-			if err := Write(&b, f, s, WriteOptions{ByOp: f == CSV}); err != nil {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
+			if err := Write(&b, f, s, WriteOptions{ByOp: f == text.CSV}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		js := render(t, s, JSON)
+		js := render(t, s, text.JSON)
 		back, err := ReadSummary(strings.NewReader(js), "f")
 		if err != nil {
 			t.Fatalf("its own JSON does not read back: %v", err)
 		}
-		if again := render(t, back, JSON); again != js {
+		if again := render(t, back, text.JSON); again != js {
 			t.Fatalf("its JSON reads back into other bytes:\n%s\n%s", js, again)
 		}
 		if _, err := Merge(s, s); err != nil && strings.Contains(err.Error(), "\n") {
@@ -412,12 +413,12 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, 15.0, rows[0].DeltaUs())
 	assert.Equal(t, "memory", rows[2].Category)
 	var b bytes.Buffer
-	require.NoError(t, WriteDiff(&b, Text, rows, before, after, 0, 55))
+	require.NoError(t, WriteDiff(&b, text.Text, rows, before, after, 0, 55))
 	assert.Contains(t, b.String(), "+15.000us")
 	assert.Contains(t, b.String(), "150.00%")
 	assert.Contains(t, b.String(), " new ")
 	assert.Contains(t, b.String(), "Device time total: 17.000us before, 35.000us after (+18.000us)")
 	b.Reset()
-	require.NoError(t, WriteDiff(&b, JSON, rows, before, after, 0, 55))
+	require.NoError(t, WriteDiff(&b, text.JSON, rows, before, after, 0, 55))
 	assert.Contains(t, b.String(), `"delta_us": -4`)
 }

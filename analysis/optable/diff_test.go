@@ -3,6 +3,7 @@ package optable
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/orprof/orprof/text"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,16 +41,16 @@ func TestDiff(t *testing.T) {
 
 	var buf bytes.Buffer
 	tot := [2]Totals{before.Totals(), after.Totals()}
-	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Text, rows, DiffOptions{Device: "cuda", Totals: &tot}))
 	golden(t, "diff.txt", buf.Bytes())
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatMarkdown, rows, DiffOptions{Device: "cuda", RowLimit: 2, Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Markdown, rows, DiffOptions{Device: "cuda", RowLimit: 2, Totals: &tot}))
 	golden(t, "diff.md", buf.Bytes())
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatCSV, rows, DiffOptions{}))
+	require.NoError(t, WriteDiff(&buf, text.CSV, rows, DiffOptions{}))
 	golden(t, "diff.csv", buf.Bytes())
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatJSON, rows, DiffOptions{RowLimit: 3}))
+	require.NoError(t, WriteDiff(&buf, text.JSON, rows, DiffOptions{RowLimit: 3}))
 	var doc struct {
 		Rows        []DiffRow `json:"rows"`
 		RowsLeftOut int       `json:"rows_left_out"`
@@ -67,7 +68,7 @@ func TestDiffAcrossDevices(t *testing.T) {
 	rows := Diff(before, after)
 	tot := [2]Totals{before.Totals(), after.Totals()}
 	var buf bytes.Buffer
-	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "openreg", Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Text, rows, DiffOptions{Device: "cuda", AfterDevice: "openreg", Totals: &tot}))
 	golden(t, "diff_devices.txt", buf.Bytes())
 	s := buf.String()
 	for _, want := range []string{"Self CUDA before", "Self OPENREG after", "Δ Self device", "Self device time total (CUDA -> OPENREG): "} {
@@ -75,7 +76,7 @@ func TestDiffAcrossDevices(t *testing.T) {
 	}
 	assert.NotContains(t, s, "Self CUDA after")
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "CUDA", Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Text, rows, DiffOptions{Device: "cuda", AfterDevice: "CUDA", Totals: &tot}))
 	assert.Contains(t, buf.String(), "Self CUDA after")
 	assert.Contains(t, buf.String(), "Self CUDA time total: ")
 }

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 )
 
 // Views are the analyses' names, in the order they print.
@@ -42,40 +42,30 @@ func ParseViews(s string) ([]string, error) {
 	return out, nil
 }
 
-// Format is an output form of Write.
-type Format string
-
-const (
-	Text     Format = "text"
-	Markdown Format = "markdown"
-	CSV      Format = "csv"
-	JSON     Format = "json"
-)
-
 // Write renders the views of s in format f. text and markdown print a titled table per view;
 // csv prints one table per view, each starting with a "view" column, separated by blank
 // lines; json is one document: the Summary's "orprof_timeline", "options", "views" and
 // "ranks" members, then one member per view (the stragglers view with the per-rank
 // collectives a merge needs), so that a json document is itself a summary to merge.
-func Write(w io.Writer, f Format, s *Summary, views []string) error {
-	if f == JSON {
+func Write(w io.Writer, f text.Format, s *Summary, views []string) error {
+	if f == text.JSON {
 		return writeJSON(w, s, views)
 	}
 	var buf bytes.Buffer
 	for i, v := range views {
 		for j, t := range tablesOf(s, v) {
 			switch f {
-			case Text:
+			case text.Text:
 				if i > 0 || j > 0 {
 					buf.WriteByte('\n')
 				}
 				t.text(&buf)
-			case Markdown:
+			case text.Markdown:
 				if i > 0 || j > 0 {
 					buf.WriteByte('\n')
 				}
 				t.markdown(&buf)
-			case CSV:
+			case text.CSV:
 				if i > 0 || j > 0 {
 					buf.WriteByte('\n')
 				}
@@ -227,8 +217,8 @@ func (t *table) text(b *bytes.Buffer) {
 }
 
 func (t *table) markdown(b *bytes.Buffer) {
-	b.WriteString("### " + textfmt.MarkdownCell(t.title) + "\n\n")
-	m := textfmt.Table{Head: t.header, Left: make([]bool, len(t.header)), Rows: t.rows}
+	b.WriteString("### " + text.MarkdownCell(t.title) + "\n\n")
+	m := text.Table{Head: t.header, Left: make([]bool, len(t.header)), Rows: t.rows}
 	for i := range m.Left {
 		m.Left[i] = t.left[i]
 	}
@@ -238,7 +228,7 @@ func (t *table) markdown(b *bytes.Buffer) {
 // csv writes the table as CSV, each row starting with the view's name and its cells as
 // values (raw).
 func (t *table) csv(b *bytes.Buffer, view string) error {
-	m := textfmt.Table{Head: append([]string{"view"}, t.header...), Rows: make([][]string, len(t.rows))}
+	m := text.Table{Head: append([]string{"view"}, t.header...), Rows: make([][]string, len(t.rows))}
 	for i, r := range t.rows {
 		m.Rows[i] = append([]string{view}, t.raw(r)...)
 	}
@@ -269,12 +259,7 @@ func (t *table) raw(r []string) []string {
 // us renders ns as µs with one decimal; pct renders part/whole as a percentage.
 func fmtUs(ns int64) string { return strconv.FormatFloat(float64(ns)/1000, 'f', 1, 64) }
 
-func pct(part, whole int64) string {
-	if whole == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(100*float64(part)/float64(whole), 'f', 1, 64) + "%"
-}
+func pct(part, whole int64) string { return text.Percent(float64(part), float64(whole), 1, "-") }
 
 func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,12 +45,12 @@ func FuzzTimeline(f *testing.F) {
 		s := c.Finish(td, RankInfo{})
 		checkInvariants(t, s)
 		var buf bytes.Buffer
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 			if err := Write(&buf, f, s, Views); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := Load(bytes.NewReader(func() []byte { buf.Reset(); _ = Write(&buf, JSON, s, Views); return buf.Bytes() }())); err != nil {
+		if _, err := Load(bytes.NewReader(func() []byte { buf.Reset(); _ = Write(&buf, text.JSON, s, Views); return buf.Bytes() }())); err != nil {
 			t.Fatalf("its own JSON does not load: %v", err)
 		}
 	})
@@ -104,7 +105,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 			if err := Write(&buf, f, s, Views); err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,7 @@ func TestReadOptionsEmbedded(t *testing.T) {
 	one, _, err := OpenTrace(tr, DefaultOptions(), 0)
 	require.NoError(t, err)
 	var sum bytes.Buffer
-	require.NoError(t, Write(&sum, JSON, one, nil))
+	require.NoError(t, Write(&sum, text.JSON, one, nil))
 	// A wrapper document: a line, then the summary.
 	const mark = "WRAPPED\n"
 	wrapped := filepath.Join(dir, "w.json")
@@ -92,7 +93,7 @@ func TestReadOptionsEmbedded(t *testing.T) {
 	ro := ReadOptions{Embedded: embedded}
 	json := func(s *Summary) string {
 		var b bytes.Buffer
-		require.NoError(t, Write(&b, JSON, s, nil))
+		require.NoError(t, Write(&b, text.JSON, s, nil))
 		return b.String()
 	}
 

@@ -3,6 +3,7 @@ package timeline
 import (
 	"bytes"
 	"errors"
+	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -101,7 +102,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := Write(&buf, JSON, s, Views); err != nil {
+		if err := Write(&buf, text.JSON, s, Views); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, filepath.Base(p))
@@ -116,7 +117,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 		t.Fatal(err)
 	}
 	var hb bytes.Buffer
-	if err := Write(&hb, JSON, half, Views); err != nil {
+	if err := Write(&hb, text.JSON, half, Views); err != nil {
 		t.Fatal(err)
 	}
 	hp := filepath.Join(dir, "half.json")
@@ -127,7 +128,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Format{JSON, Text, CSV, Markdown} {
+	for _, f := range []text.Format{text.JSON, text.Text, text.CSV, text.Markdown} {
 		var x, y bytes.Buffer
 		if err := Write(&x, f, all, Views); err != nil {
 			t.Fatal(err)
@@ -204,10 +205,10 @@ func TestMergeAllIsMergeOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x, y bytes.Buffer
-	if err := Write(&x, JSON, a[0], Views); err != nil {
+	if err := Write(&x, text.JSON, a[0], Views); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(&y, JSON, b[0], Views); err != nil {
+	if err := Write(&y, text.JSON, b[0], Views); err != nil {
 		t.Fatal(err)
 	}
 	if x.String() != y.String() {

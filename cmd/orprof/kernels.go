@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/orprof/orprof/text"
 	"io"
 
 	"github.com/orprof/orprof/analysis/kernels"
@@ -19,7 +20,7 @@ and how many did, and a category (definitions and the rules file: docs/kernels.m
 func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("kernels", kernelsUsage, stderr)
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof kernels reads and merges)")
-	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all (csv and json print all)")
+	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all, 0 none (csv and json print all)")
 	byOp := fs.Bool("by-op", false, "group the kernels under the operators that launched them")
 	rulesPath := fs.String("rules", "", "a `FILE` of category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the name columns of text")
@@ -32,12 +33,12 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return fail(stderr, "kernels: need a TRACE argument")
 	}
-	f, ok := kernels.ParseFormat(*format)
+	f, ok := text.ParseFormat(*format)
 	if !ok {
 		return fail(stderr, "kernels: --format %s: must be text, markdown, csv or json; run 'orprof kernels -h'", quote.String(*format))
 	}
-	if *rowLimit < -1 || *rowLimit == 0 {
-		return fail(stderr, "kernels: --row-limit %d: must be -1 (all) or a count ≥ 1; run 'orprof kernels -h'", *rowLimit)
+	if *rowLimit < -1 {
+		return fail(stderr, "kernels: --row-limit %d: must be -1 (all), 0 (none) or a count ≥ 1; run 'orprof kernels -h'", *rowLimit)
 	}
 	if *nameWidth < 4 {
 		return fail(stderr, "kernels: --max-name-column-width %d: must be at least 4; run 'orprof kernels -h'", *nameWidth)
@@ -88,7 +89,7 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "kernels: %v", err)
 	}
 	printWarnings(stderr, warns)
-	o := kernels.WriteOptions{Rules: rules, RowLimit: max(*rowLimit, 0), ByOp: *byOp, MaxNameWidth: *nameWidth}
+	o := kernels.WriteOptions{Rules: rules, RowLimit: rowLimitOf(*rowLimit), ByOp: *byOp, MaxNameWidth: *nameWidth}
 	if err := kernels.Write(stdout, f, s, o); err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/orprof/orprof"
-	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/internal/outfile"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace"
@@ -26,7 +26,7 @@ func checkRunOutputs(tracePath, activities, metrics, metricsOut, format string) 
 	if metricsOut != "" && metrics == "" {
 		return "--metrics-out: needs --metrics"
 	}
-	if metrics != "" && metricsOut == "" && format == string(optable.FormatCSV) {
+	if metrics != "" && metricsOut == "" && format == string(text.CSV) {
 		return "--metrics with --format csv: a CSV file holds one table; pass --metrics-out FILE for the metrics table"
 	}
 	return ""
@@ -66,7 +66,7 @@ func runFiles(tracePath, pprofPath, metricsOut, configPath string, sf *stepFlags
 // profiler measured kernels, the metrics table: after the text or markdown table, inside the
 // JSON document ("metrics"), or in metricsOut (in the same format) when it is set.
 func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemory bool, scopes []xpu.Scope, metricsOut string) error {
-	format, _ := optable.ParseFormat(tf.format)
+	format, _ := text.ParseFormat(tf.format)
 	if len(scopes) == 0 && metricsOut == "" {
 		return tf.write(w, res.Events, res.Device, profileMemory)
 	}
@@ -80,7 +80,7 @@ func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemo
 		}
 		return nil
 	}
-	if format == optable.FormatJSON {
+	if format == text.JSON {
 		var table bytes.Buffer
 		if err := tf.write(&table, res.Events, res.Device, profileMemory); err != nil {
 			return err
@@ -100,13 +100,13 @@ func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemo
 }
 
 // writeMetrics writes the metrics table of scopes in format.
-func writeMetrics(w io.Writer, format optable.Format, scopes []xpu.Scope) error {
+func writeMetrics(w io.Writer, format text.Format, scopes []xpu.Scope) error {
 	switch format {
-	case optable.FormatCSV:
+	case text.CSV:
 		return writeMetricsCSV(w, summarizeMetrics(scopes))
-	case optable.FormatJSON:
+	case text.JSON:
 		return writeMetricsJSON(w, summarizeMetrics(scopes))
-	case optable.FormatMarkdown:
+	case text.Markdown:
 		return writeMetricsMarkdown(w, summarizeMetrics(scopes))
 	}
 	return xpu.WriteMetricsTable(w, scopes, nil)

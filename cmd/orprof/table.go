@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"io"
 	"os"
 	"runtime"
@@ -64,7 +65,7 @@ func (tf *tableFlags) check() string {
 	if tf.maxNameWidth < 4 {
 		return fmt.Sprintf("--max-name-column-width %d: must be at least 4", tf.maxNameWidth)
 	}
-	if _, ok := optable.ParseFormat(tf.format); !ok {
+	if _, ok := text.ParseFormat(tf.format); !ok {
 		return fmt.Sprintf("--format %s: must be text, markdown, csv or json", quoteArg(tf.format))
 	}
 	if tf.sortBy != "" && tf.sortBy != "key" {

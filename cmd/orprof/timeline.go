@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/orprof/orprof/text"
 	"io"
 	"strconv"
 	"strings"
@@ -108,9 +109,9 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "timeline: --view %s: %v; run 'orprof timeline -h'", quoteArg(*view), err)
 	}
-	f := timeline.Format(*format)
+	f := text.Format(*format)
 	switch f {
-	case timeline.Text, timeline.Markdown, timeline.CSV, timeline.JSON:
+	case text.Text, text.Markdown, text.CSV, text.JSON:
 	default:
 		return fail(stderr, "timeline: --format %s: must be text, markdown, csv or json; run 'orprof timeline -h'", quoteArg(*format))
 	}

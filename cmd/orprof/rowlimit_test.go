@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestRowLimitZeroEverywhere: --row-limit 0 means no rows, the totals still, in every command
+// that takes it (docs/cli.md): one row fewer than --row-limit 1, exit 0.
+func TestRowLimitZeroEverywhere(t *testing.T) {
+	trace := "../../testdata/kineto/rocm_mi250_train.json.gz"
+	dir := t.TempDir()
+	ks := filepath.Join(dir, "k.json")
+	out, _ := run(t, "kernels", "--format", "json", trace)
+	writeFile(t, ks, out)
+	ts := filepath.Join(dir, "t.json")
+	out, _ = run(t, "table", "--format", "json", trace)
+	writeFile(t, ts, out)
+	for _, args := range [][]string{
+		{"table", trace}, {"table", "--format", "markdown", trace}, {"merge", ts, ts},
+		{"diff", trace, trace}, {"kernels", trace}, {"kernels", "--format", "markdown", trace},
+		{"merge", ks, ks}, {"diff", ks, ks},
+	} {
+		one, _ := run(t, append([]string{args[0], "--row-limit", "1"}, args[1:]...)...)
+		none, _ := run(t, append([]string{args[0], "--row-limit", "0"}, args[1:]...)...)
+		assert.Equal(t, strings.Count(one, "\n")-1, strings.Count(none, "\n"), "%v:\n%s\n---\n%s", args, one, none)
+		assert.Contains(t, none, "total", "%v: the totals still", args)
+	}
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
