@@ -1,7 +1,8 @@
 // Package text is orprof's text layer: the output formats (Format), the time and percent
-// renderings every table prints (Time, Percent), and the markdown and CSV table writers
-// (Table) of the operator table, orprof kernels, orprof timeline and the metrics, so that a
-// cell is escaped one way and a markdown table looks one way everywhere. It sits low: the
+// renderings every table prints (Time, Percent), and the text, markdown and CSV table
+// writers (Table) of orprof kernels, orprof timeline, the operator table's summaries and
+// diffs and the metrics, so that a cell is escaped one way and a markdown table looks one
+// way everywhere. The operator table's text form is PyTorch's layout and stays in optable. It sits low: the
 // analyses and the report import it.
 //
 // Markdown: one style, tablewriter's (columns padded, an alignment row). A cell renders on

@@ -2,6 +2,7 @@ package text
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,3 +40,25 @@ func ExampleTable_WriteMarkdown() {
 type stdout struct{}
 
 func (stdout) Write(b []byte) (int, error) { fmt.Print(string(b)); return len(b), nil }
+
+func TestWriteText(t *testing.T) {
+	tb := Table{Head: []string{"Name", "Calls"}, Left: []bool{true}, Rows: [][]string{{"aten::mm\x1b[31m", "12"}, {"a_very_long_kernel_name", "3"}}}
+	for _, tc := range []struct {
+		name string
+		t    Table
+		o    TextOptions
+		want string
+	}{
+		{"framed, cut", tb, TextOptions{MaxName: 10, Framed: true},
+			"----------  -----  \nName        Calls  \n----------  -----  \naten::m...     12  \na_very_...      3  \n----------  -----  \n"},
+		{"titled", tb, TextOptions{Title: "Kernels"},
+			"Kernels\nName                     Calls\n-----------------------  -----\naten::mm\\x1b[31m            12\na_very_long_kernel_name      3\n"},
+		{"no rows", Table{Head: []string{"a", "b"}}, TextOptions{Title: "T"}, "T\na  b\n-  -\n(none)\n"},
+	} {
+		var b strings.Builder
+		if err := tc.t.WriteText(&b, tc.o); err != nil {
+			t.Fatal(err)
+		}
+		assert.Equal(t, tc.want, b.String(), tc.name)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/sniff"
 
@@ -182,59 +181,14 @@ func limitRows[T any](rows []T, limit int) []T {
 	return rows
 }
 
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
-
-// text writes the table with columns padded to their widest cell; names are cut to maxName
-// runes with "...", and control characters escaped.
+// text writes the table with columns padded to their widest cell, framed by rules; names are
+// cut to maxName runes (0: 55) with "...", and control characters escaped (text.Table).
 func (t *table) text(b *bytes.Buffer, maxName int) {
 	if maxName <= 0 {
 		maxName = 55
 	}
-	cells := make([][]string, 0, len(t.rows)+1)
-	cells = append(cells, t.head)
-	for _, r := range t.rows {
-		c := make([]string, len(r))
-		for i, v := range r {
-			v = quote.Printable(v)
-			if t.left[i] && runeLen(v) > maxName {
-				v = string([]rune(v)[:maxName-3]) + "..."
-			}
-			c[i] = v
-		}
-		cells = append(cells, c)
-	}
-	w := make([]int, len(t.head))
-	for _, r := range cells {
-		for i, v := range r {
-			w[i] = max(w[i], runeLen(v))
-		}
-	}
-	sep := func() {
-		for i := range w {
-			b.WriteString(strings.Repeat("-", w[i]))
-			b.WriteString("  ")
-		}
-		b.WriteByte('\n')
-	}
-	row := func(r []string) {
-		for i, v := range r {
-			pad := strings.Repeat(" ", w[i]-runeLen(v))
-			if t.left[i] {
-				b.WriteString(v + pad)
-			} else {
-				b.WriteString(pad + v)
-			}
-			b.WriteString("  ")
-		}
-		b.WriteByte('\n')
-	}
-	sep()
-	row(cells[0])
-	sep()
-	for _, r := range cells[1:] {
-		row(r)
-	}
-	sep()
+	tt := text.Table{Head: t.head, Left: t.left, Rows: t.rows}
+	tt.WriteText(b, text.TextOptions{MaxName: maxName, Framed: true}) // a bytes.Buffer does not fail
 }
 
 // markdown writes a GitHub table (text.Table: cells escaped to render as the exact strings).

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/text"
@@ -169,51 +168,13 @@ type table struct {
 	left   map[int]bool
 }
 
+// text writes the table under its title, columns padded, "(none)" for no rows (text.Table).
 func (t *table) text(b *bytes.Buffer) {
-	b.WriteString(t.title + "\n")
-	width := make([]int, len(t.header))
-	cells := func(r []string) []string {
-		out := make([]string, len(r))
-		for i, c := range r {
-			out[i] = quote.Printable(c)
-		}
-		return out
+	tt := text.Table{Head: t.header, Left: make([]bool, len(t.header)), Rows: t.rows}
+	for i := range tt.Left {
+		tt.Left[i] = t.left[i]
 	}
-	all := append([][]string{t.header}, t.rows...)
-	for k := range all {
-		all[k] = cells(all[k])
-		for i, c := range all[k] {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for k, r := range all {
-		var line strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				line.WriteString("  ")
-			}
-			if t.left[i] {
-				line.WriteString(c + pad)
-			} else {
-				line.WriteString(pad + c)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-		if k == 0 {
-			var rule strings.Builder
-			for i, n := range width {
-				if i > 0 {
-					rule.WriteString("  ")
-				}
-				rule.WriteString(strings.Repeat("-", n))
-			}
-			b.WriteString(rule.String() + "\n")
-		}
-	}
-	if len(t.rows) == 0 {
-		b.WriteString("(none)\n")
-	}
+	tt.WriteText(b, text.TextOptions{Title: t.title}) // a bytes.Buffer does not fail
 }
 
 func (t *table) markdown(b *bytes.Buffer) {
