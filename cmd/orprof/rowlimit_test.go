@@ -38,3 +38,19 @@ func writeFile(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestHTTPMaxEventsZero: --http-max-events 0 is refused, as a 0 bound meant the default here and
+// no bound in orprof.CaptureOptions; -1 is no bound, N ≥ 1 a bound, everywhere.
+func TestHTTPMaxEventsZero(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--http", "127.0.0.1:0", "--steps", "1", "--http-max-events", "0"},
+		{"run", "--http-max-events", "0"},
+	} {
+		var out, errb strings.Builder
+		code := dispatch(args, nil, &out, &errb)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Empty(t, out.String(), "%v", args)
+		assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "%v: one line: %s", args, errb.String())
+		assert.Contains(t, errb.String(), "--http-max-events", "%v", args)
+	}
+}
