@@ -43,7 +43,6 @@ package httpprof
 import (
 	"errors"
 	"fmt"
-	"github.com/orprof/orprof/text"
 	"io"
 	"math"
 	"net/http"
@@ -60,6 +59,7 @@ import (
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/html"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
 )
 

@@ -35,7 +35,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/orprof/orprof/text"
 	"io"
 	"os"
 	"slices"
@@ -53,6 +52,7 @@ import (
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/internal/ranknum"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 )

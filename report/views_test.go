@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"github.com/orprof/orprof/text"
 	"io"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/timeline"
+	"github.com/orprof/orprof/text"
 )
 
 // TestReadViews: ReadKernels and ReadTimeline (what orprof kernels and orprof timeline read

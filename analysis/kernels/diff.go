@@ -5,10 +5,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/orprof/orprof/text"
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/orprof/orprof/text"
 )
 
 // DiffRow is one kernel (name and kind) in either of two summaries.

@@ -3,7 +3,6 @@ package kernels
 import (
 	"bytes"
 	"cmp"
-	"github.com/orprof/orprof/text"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 

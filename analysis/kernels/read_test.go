@@ -3,13 +3,14 @@ package kernels
 import (
 	"bytes"
 	"compress/gzip"
-	"github.com/orprof/orprof/text"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/text"
 )
 
 // TestSniffSummary: a kernels summary is told from a trace, plain or gzip, and the reader

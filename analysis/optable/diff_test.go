@@ -3,11 +3,12 @@ package optable
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/orprof/orprof/text"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/text"
 )
 
 // TestDiff: ops are matched by key, summed per side, sorted by the change of their self CPU

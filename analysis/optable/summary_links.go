@@ -2,6 +2,7 @@ package optable
 
 import (
 	"fmt"
+
 	"github.com/orprof/orprof/text"
 )
 

@@ -2,7 +2,6 @@ package optable
 
 import (
 	"bytes"
-	"github.com/orprof/orprof/text"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/text"
 )
 
 // TestDeviceLinks: the line under the table, its place in the JSON summary (only where some

@@ -3,7 +3,6 @@ package optable
 import (
 	"bytes"
 	"compress/gzip"
-	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/errtext"
+	"github.com/orprof/orprof/text"
 )
 
 // rankEvents is a small profile of one rank: an outer op with two children and a kernel; scale

@@ -7,7 +7,6 @@ package optable
 
 import (
 	"fmt"
-	"github.com/orprof/orprof/text"
 	"io"
 	"math"
 	"slices"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/text"
 )
 
 // Target selects which PyTorch release's labels a table uses.

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/orprof/orprof/internal/ranknum"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 

@@ -3,12 +3,12 @@ package timeline
 import (
 	"bytes"
 	"errors"
-	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/orprof/orprof/internal/ranknum"
+	"github.com/orprof/orprof/text"
 )
 
 // A merge numbers a rank whose trace names none by its position among all the ranks merged,

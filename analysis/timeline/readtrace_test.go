@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"github.com/orprof/orprof/text"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/text"
 )
 
 // TestReadTraceStdinForms: ReadTrace (what `orprof timeline -` reads) takes a trace, plain or

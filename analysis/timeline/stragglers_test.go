@@ -3,11 +3,12 @@ package timeline
 import (
 	"bytes"
 	"errors"
-	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/orprof/orprof/text"
 )
 
 // pgseqTraces are four ranks of one job (testdata/pgseq, hand-written; README there): the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"github.com/orprof/orprof/text"
 	"io"
 	"math"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"github.com/orprof/orprof/text"
 	"io"
 	"slices"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 )
 
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

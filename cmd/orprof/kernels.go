@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"github.com/orprof/orprof/text"
 	"io"
 
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/text"
 )
 
 const kernelsUsage = `usage: orprof kernels [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof kernels --format json, or orprof report --format json: its kernels), or - for stdin)

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/orprof/orprof/text"
 	"io"
 	"os"
 
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 )
 
 // isKernelsSummary reports whether path is a kernels summary (orprof kernels --format json).

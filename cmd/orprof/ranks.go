@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/orprof/orprof/text"
 	"io"
 	"os"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/input/ranks"
+	"github.com/orprof/orprof/text"
 )
 
 // rowLimitFlag is --row-limit: an int that remembers it was given.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/orprof/orprof/text"
 	"io"
 	"os"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 

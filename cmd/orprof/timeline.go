@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/orprof/orprof/text"
 	"io"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/orprof/orprof/input/ranks"
 	"github.com/orprof/orprof/internal/sniff"
 	"github.com/orprof/orprof/report"
+	"github.com/orprof/orprof/text"
 )
 
 // listFlag is a comma-separated list of integers and inclusive ranges ("1,3-5").

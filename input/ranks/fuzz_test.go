@@ -2,7 +2,6 @@ package ranks
 
 import (
 	"bytes"
-	"github.com/orprof/orprof/text"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 

@@ -18,7 +18,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"github.com/orprof/orprof/text"
 	stdhtml "html"
 	"io"
 	"slices"
@@ -31,6 +30,7 @@ import (
 	"github.com/orprof/orprof/analysis/tbsteps"
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/text"
 )
 
 //go:embed assets/report.css
