@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/internal/sniff"
 	"github.com/orprof/orprof/trace/tracefile"
 
@@ -24,6 +25,9 @@ type ReadOptions struct {
 	Link tracefile.LinkMode
 	// Workers is the number of inputs read at once; 0 means GOMAXPROCS.
 	Workers int
+	// Rules class the traces' device work (nil: kernels.Default); a summary's was classed when
+	// it was written.
+	Rules *kernels.Rules
 	// Embedded, when set, reads an input that holds a timeline summary as a member of a
 	// document of another kind (a report summary: package report, which imports this
 	// one, has the reader). It is handed the input's start (plain or gzip, the first 64 KiB
@@ -112,7 +116,7 @@ func openInput(path string, o Options, ro ReadOptions, pos int) (*Summary, []str
 		}
 		return s, nil, nil
 	}
-	return openTrace(path, o, pos, ro.Link)
+	return openTrace(path, o, pos, ro.Link, ro.Rules)
 }
 
 // openEmbedded is embedded of the file at path.

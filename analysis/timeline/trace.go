@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -14,12 +15,12 @@ import (
 // (tracefile.OpenConsumers, a Consumer: no event is kept) and returns the summary of its rank:
 // the trace's distributedInfo rank, else pos. The warnings are the reader's.
 func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
-	return openTrace(path, o, pos, tracefile.LinkAll)
+	return openTrace(path, o, pos, tracefile.LinkAll, nil)
 }
 
-// openTrace is OpenTrace with the link rules link.
-func openTrace(path string, o Options, pos int, link tracefile.LinkMode) (*Summary, []string, error) {
-	c := NewConsumer(o, nil)
+// openTrace is OpenTrace with the link rules link and the category rules rules.
+func openTrace(path string, o Options, pos int, link tracefile.LinkMode, rules *kernels.Rules) (*Summary, []string, error) {
+	c := NewConsumer(o, rules)
 	td, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link})
 	if err != nil {
 		return nil, nil, err
@@ -87,7 +88,7 @@ func ReadStream(r io.Reader, name string, o Options, pos int, ro ReadOptions) (*
 		return s, nil, nil
 	}
 	r = br
-	c := NewConsumer(o, nil)
+	c := NewConsumer(o, ro.Rules)
 	td, err := tracefile.ReadConsumers(r, name, tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: ro.Link})
 	if err != nil {
 		return nil, nil, err

@@ -98,6 +98,7 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.QueueLength, "queue-length", o.QueueLength, "report the time each stream spent with at least `N` launches outstanding")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
+	rulesPath := fs.String("rules", "", "a `FILE` of category rules (lines: CATEGORY REGEXP), tried before the built-in ones, as orprof kernels --rules")
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -117,6 +118,12 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if o.QueueLength < 1 {
 		return fail(stderr, "timeline: --queue-length %d: must be ≥ 1; run 'orprof timeline -h'", o.QueueLength)
+	}
+	var rules *kernels.Rules
+	if *rulesPath != "" {
+		if rules, err = kernels.LoadRules(*rulesPath); err != nil {
+			return fail(stderr, "timeline: --rules %v", err)
+		}
 	}
 	o.Steps = steps.vals
 	paths, err := ranks.Expand(pos)
@@ -138,6 +145,9 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := refuseForeign(stderr, "timeline", paths, stdinHead); code != 0 {
 		return code
 	}
+	if rules != nil && paths[0] != "-" && len(summaryInputs(paths)) == len(paths) {
+		return failFlag(stderr, "timeline", "--rules applies to traces; the inputs are summaries, whose device work was classed when they were written (give the traces)")
+	}
 	if link.set && paths[0] != "-" {
 		sums := summaryInputs(paths)
 		if len(sums) == len(paths) {
@@ -146,12 +156,15 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		noteLinkSummaries(stderr, sums)
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
-	ro := timeline.ReadOptions{Link: link.mode(), Embedded: report.ReadTimeline}
+	ro := timeline.ReadOptions{Link: link.mode(), Embedded: report.ReadTimeline, Rules: rules}
 	var s *timeline.Summary
 	var warns []string
 	if paths[0] == "-" {
 		if link.set && isSummaryStream(br) {
 			return refuseLink(stderr, "timeline", "<stdin> is a summary; summaries")
+		}
+		if rules != nil && isSummaryStream(br) {
+			return failFlag(stderr, "timeline", "--rules applies to traces; <stdin> is a summary, whose device work was classed when it was written (give the trace)")
 		}
 		s, warns, err = timeline.ReadStream(br, "<stdin>", o, 0, ro)
 	} else {
