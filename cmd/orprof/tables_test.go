@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -52,5 +53,30 @@ func TestHTTPMaxEventsZero(t *testing.T) {
 		assert.Empty(t, out.String(), "%v", args)
 		assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "%v: one line: %s", args, errb.String())
 		assert.Contains(t, errb.String(), "--http-max-events", "%v", args)
+	}
+}
+
+// TestMarkdownOneStyle: every markdown table of a document is in one style (package text,
+// tablewriter's): table --by-rank printed its rank tables in another.
+func TestMarkdownOneStyle(t *testing.T) {
+	a, b := "../../testdata/kineto/rocm_mi250_train.json.gz", "../../testdata/kineto/cuda_alexnet.json.gz"
+	dir := t.TempDir()
+	ks := filepath.Join(dir, "k.json")
+	out, _ := run(t, "kernels", "--format", "json", a)
+	writeFile(t, ks, out)
+	align := regexp.MustCompile(`^\|(:?-+:?\|)+$`)
+	for _, args := range [][]string{
+		{"table", "--by-rank", "--format", "markdown", a, b}, {"kernels", "--format", "markdown", a},
+		{"timeline", "--format", "markdown", a}, {"diff", "--format", "markdown", a, b}, {"diff", "--format", "markdown", ks, ks},
+	} {
+		out, _ := run(t, args...)
+		n := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "|") && strings.Contains(l, "---") {
+				n++
+				assert.Regexp(t, align, l, "%v", args)
+			}
+		}
+		assert.Positive(t, n, "%v: no table", args)
 	}
 }
