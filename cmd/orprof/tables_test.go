@@ -1,13 +1,18 @@
 package main
 
 import (
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/orprof/orprof/internal/tracetest"
+	"github.com/orprof/orprof/trace"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRowLimitZeroEverywhere: --row-limit 0 means no rows, the totals still, in every command
@@ -78,5 +83,54 @@ func TestMarkdownOneStyle(t *testing.T) {
 			}
 		}
 		assert.Positive(t, n, "%v: no table", args)
+	}
+}
+
+// TestCSVSafe: no CSV of any command holds a raw control character or a cell a spreadsheet
+// runs as a formula (docs/cli.md, "Tables"); negative numbers stay numbers.
+func TestCSVSafe(t *testing.T) {
+	tr := tracetest.Session(400)
+	for i := range tr.Events {
+		switch e := &tr.Events[i]; {
+		case e.Cat == "kernel" && i%3 == 0:
+			e.Name = "=HYPERLINK(\"http://x\")\x1b[31m"
+		case e.Cat == "cpu_op" && i%5 == 0:
+			e.Name = "-cmd|' /C calc'!A0\n"
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.json")
+	var b strings.Builder
+	require.NoError(t, trace.Write(&b, tr))
+	writeFile(t, p, b.String())
+	q := filepath.Join(dir, "u.json")
+	writeFile(t, q, strings.Replace(b.String(), `"dur": 2.000`, `"dur": 1.000`, -1))
+	for _, args := range [][]string{
+		{"table", "--format", "csv", p}, {"kernels", "--format", "csv", p}, {"timeline", "--format", "csv", p},
+		{"diff", "--format", "csv", p, q},
+	} {
+		out, _ := run(t, args...)
+		cr := csv.NewReader(strings.NewReader(out))
+		cr.FieldsPerRecord = -1 // timeline: a table per view
+		recs, err := cr.ReadAll()
+		require.NoError(t, err, "%v", args)
+		formulas := 0
+		for _, r := range recs {
+			for _, c := range r {
+				for _, ch := range c {
+					require.False(t, ch < 0x20 || ch == 0x7f, "%v: control character in %q", args, c)
+				}
+				if c != "" && strings.ContainsRune("=+-@", rune(c[0])) {
+					_, err := strconv.ParseFloat(c, 64)
+					require.NoError(t, err, "%v: a formula cell %q", args, c)
+				}
+				if strings.HasPrefix(c, "'=") || strings.HasPrefix(c, "'-") {
+					formulas++
+				}
+			}
+		}
+		if args[0] != "timeline" {
+			assert.Positive(t, formulas, "%v: the names are there, defused", args)
+		}
 	}
 }
