@@ -98,7 +98,8 @@ type rule struct {
 type Rules struct {
 	rules []rule
 	user  int // the first user rules come from a file; a user's rule wins over a kind
-	m     *matcher
+	once  sync.Once
+	m     *matcher // built on first use: a command that classifies nothing does not pay for it
 	// memo holds each name's first matching rule (string → int32, -1 for none).
 	memo sync.Map
 }
@@ -128,17 +129,19 @@ var defaultRules = func() *Rules {
 	for _, b := range builtin {
 		r.rules = append(r.rules, rule{cat: b.cat, re: regexp.MustCompile(b.re), src: "built-in"})
 	}
-	r.compile()
 	return r
 }()
 
-// compile builds the matcher of r's rules.
-func (r *Rules) compile() {
-	res := make([]*regexp.Regexp, len(r.rules))
-	for i := range r.rules {
-		res[i] = r.rules[i].re
-	}
-	r.m = newMatcher(res)
+// matcher is the matcher of r's rules, built on the first call.
+func (r *Rules) matcher() *matcher {
+	r.once.Do(func() {
+		res := make([]*regexp.Regexp, len(r.rules))
+		for i := range r.rules {
+			res[i] = r.rules[i].re
+		}
+		r.m = newMatcher(res)
+	})
+	return r.m
 }
 
 // Default returns the built-in rules.
@@ -149,7 +152,7 @@ func (r *Rules) first(name string) int {
 	if v, ok := r.memo.Load(name); ok {
 		return int(v.(int32))
 	}
-	i := r.m.lookup(name)
+	i := r.matcher().lookup(name)
 	r.memo.Store(name, int32(i))
 	return i
 }
@@ -252,7 +255,6 @@ func ParseRules(rd io.Reader, name string) (*Rules, error) {
 	}
 	r.user = len(r.rules)
 	r.rules = append(r.rules, defaultRules.rules...)
-	r.compile()
 	return r, nil
 }
 

@@ -78,7 +78,7 @@ func TestMatcherIsTheRegexps(t *testing.T) {
 // TestBuiltinRulesExpand: every built-in rule but the launch calls' is matched by the
 // automaton alone, without its regexp.
 func TestBuiltinRulesExpand(t *testing.T) {
-	m := Default().m
+	m := Default().matcher()
 	for i, b := range builtin {
 		assert.Equal(t, i == 2, m.hasRe[i], "rule %d (%s)", i, b.re)
 	}
@@ -122,7 +122,7 @@ func BenchmarkClassifyLongNames(b *testing.B) {
 		b.SetBytes(bytes)
 		for b.Loop() {
 			for _, n := range names {
-				Default().m.lookup(n)
+				Default().matcher().lookup(n)
 			}
 		}
 	})
