@@ -16,13 +16,12 @@ import (
 // key found is checked against its pattern's characters around it. A rule that does not
 // expand into such a set (a repetition, a word boundary) keeps its regular expression, run
 // only when the automaton found one of its required literals, or always when it has none.
-// So a name costs one scan plus, at most, one linear regexp run per such rule.
+// So a name costs one scan plus, at most, one linear regexp run per such rule. (?i) folds s
+// and k to U+017F and U+212A too: a name holding either is matched by the regexps alone.
 type matcher struct {
-	rules []*regexp.Regexp
-	pats  []pattern
-	// gated[i] lists rule i's patterns that only admit its regexp (keys of a rule kept as a
-	// regexp); always lists the rules kept as a regexp with no key.
-	always []int
+	rules  []*regexp.Regexp
+	pats   []pattern
+	always []int  // the rules kept as a regexp with no required literal
 	hasRe  []bool // rule i is kept as a regexp
 	// The automaton: byte classes, a dense transition table, and the patterns whose key ends
 	// at each state (through the failure links).
