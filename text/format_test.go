@@ -62,3 +62,15 @@ func TestWriteText(t *testing.T) {
 		assert.Equal(t, tc.want, b.String(), tc.name)
 	}
 }
+
+func ExampleCSVCell() {
+	for _, s := range []string{"aten::mm", "-12.5", "=HYPERLINK(\"http://x\")", "-cmd", "red\x1b[0m"} {
+		fmt.Println(CSVCell(s))
+	}
+	// Output:
+	// aten::mm
+	// -12.5
+	// '=HYPERLINK("http://x")
+	// '-cmd
+	// red\x1b[0m
+}

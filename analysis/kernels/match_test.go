@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -178,4 +179,19 @@ func FuzzMatcher(f *testing.F) {
 			t.Fatalf("rule %q, name %q: matcher %d, regexps %d", re, name, got, want)
 		}
 	})
+}
+
+func ExampleRules_Of() {
+	r, err := ParseRules(strings.NewReader("other ^Memcpy HtoD\n"), "rules.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Of(tracefile.KindMemcpy, "Memcpy HtoD (Pageable -> Device)")) // the user's rule wins
+	fmt.Println(r.Of(tracefile.KindMemcpy, "Memcpy DtoH (Device -> Pinned)"))   // a copy is memory
+	fmt.Println(r.Of(tracefile.KindKernel, "void at::native::vectorized_elementwise_kernel<4, clamp_min_scalar_kernel_impl>"))
+	// Output:
+	// other
+	// memory
+	// elementwise
 }
