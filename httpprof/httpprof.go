@@ -61,6 +61,7 @@ import (
 	"github.com/orprof/orprof/kineto"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/html"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
 )
 
@@ -158,7 +159,7 @@ type request struct {
 	sortBy    string
 	rowLimit  int
 	byShape   bool
-	format    optable.Format
+	format    text.Format
 	hasFormat bool
 }
 
@@ -175,7 +176,7 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		return nil, err
 	}
 	opts := h.p.Options()
-	req := &request{format: optable.FormatText}
+	req := &request{format: text.Text}
 	allowed := map[string]bool{"steps": true, "seconds": true, "activities": true, "record_shapes": true,
 		"profile_memory": true, "with_stack": true}
 	switch kind {
@@ -286,7 +287,7 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		req.rowLimit = n
 	}
 	if v, ok := get("format"); ok {
-		f, ok := optable.ParseFormat(v)
+		f, ok := text.ParseFormat(v)
 		if !ok {
 			return nil, fmt.Errorf("format=%s: want text, markdown, csv or json", quote(v))
 		}
@@ -370,15 +371,15 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 		o.RowLimit = optable.RowLimitNone
 	}
 	switch req.format {
-	case optable.FormatJSON:
+	case text.JSON:
 		w.Header().Set("Content-Type", "application/json")
-	case optable.FormatCSV:
+	case text.CSV:
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	default:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
 	optable.Write(w, req.format, rows, o) //nolint:errcheck // a write error means the client left
-	if cut != "" && (req.format == optable.FormatText || req.format == optable.FormatMarkdown) {
+	if cut != "" && (req.format == text.Text || req.format == text.Markdown) {
 		// A line under the table; CSV and JSON keep their shape (the header says it).
 		fmt.Fprintf(w, "\nwarning: %s\n", cut)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/input"
+	"github.com/orprof/orprof/text"
 )
 
 // TestReadViews: orprof kernels and orprof timeline read a report summary's members,
@@ -24,8 +25,8 @@ func TestReadViews(t *testing.T) {
 	require.NoError(t, err)
 	var doc, kj, tj, tableOnly bytes.Buffer
 	require.NoError(t, Write(&doc, b))
-	require.NoError(t, kernels.Write(&kj, kernels.JSON, b.Kernels, kernels.WriteOptions{}))
-	require.NoError(t, timeline.Write(&tj, timeline.JSON, b.Timeline, nil))
+	require.NoError(t, kernels.Write(&kj, text.JSON, b.Kernels, kernels.WriteOptions{}))
+	require.NoError(t, timeline.Write(&tj, text.JSON, b.Timeline, nil))
 	require.NoError(t, Write(&tableOnly, &Bundle{Table: b.Table}))
 	gz := func(p []byte) []byte {
 		var out bytes.Buffer
@@ -68,7 +69,7 @@ func TestReadViews(t *testing.T) {
 				return kernels.ReadSummary(bytes.NewReader(doc), "r.json")
 			}, kj.Bytes(), func(s any) []byte {
 				var out bytes.Buffer
-				require.NoError(t, kernels.Write(&out, kernels.JSON, s.(*kernels.Summary), kernels.WriteOptions{}))
+				require.NoError(t, kernels.Write(&out, text.JSON, s.(*kernels.Summary), kernels.WriteOptions{}))
 				return out.Bytes()
 			})
 			check("timeline", func(r io.Reader) (any, error) {
@@ -76,7 +77,7 @@ func TestReadViews(t *testing.T) {
 				return s, err
 			}, tj.Bytes(), func(s any) []byte {
 				var out bytes.Buffer
-				require.NoError(t, timeline.Write(&out, timeline.JSON, s.(*timeline.Summary), nil))
+				require.NoError(t, timeline.Write(&out, text.JSON, s.(*timeline.Summary), nil))
 				return out.Bytes()
 			})
 		})

@@ -12,27 +12,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 )
 
-// Format is an output form of Write.
-type Format string
+// Format is the one output form of every command's tables (text.Format).
+type Format = text.Format
 
+// The forms, as package text names them.
 const (
-	Text     Format = "text"
-	Markdown Format = "markdown"
-	CSV      Format = "csv"
-	JSON     Format = "json"
+	Text     = text.Text
+	Markdown = text.Markdown
+	CSV      = text.CSV
+	JSON     = text.JSON
 )
 
 // ParseFormat reads a --format value.
-func ParseFormat(s string) (Format, bool) {
-	switch f := Format(s); f {
-	case Text, Markdown, CSV, JSON:
-		return f, true
-	}
-	return "", false
-}
+func ParseFormat(s string) (Format, bool) { return text.ParseFormat(s) }
 
 // WriteOptions tune Write.
 type WriteOptions struct {
@@ -101,12 +96,12 @@ func (s *Summary) noneKey() string {
 	return ByModule.None()
 }
 
-func (s *Summary) table(rows []Row, csv bool, top int) *textfmt.Table {
+func (s *Summary) table(rows []Row, csv bool, top int) *text.Table {
 	name := "Module"
 	if s.By == "line" {
 		name = "Source line"
 	}
-	t := &textfmt.Table{Left: []bool{true}}
+	t := &text.Table{Left: []bool{true}}
 	incl := s.By == "module"
 	if csv {
 		t.Head = []string{name, "calls", "fwd_cpu_ns", "fwd_device_ns", "bwd_cpu_ns", "bwd_device_ns"}
@@ -176,7 +171,7 @@ func (s *Summary) footer(shown int) string {
 	return b.String()
 }
 
-func writeText(b *bytes.Buffer, t *textfmt.Table, maxName int) {
+func writeText(b *bytes.Buffer, t *text.Table, maxName int) {
 	if maxName <= 0 {
 		maxName = 60
 	}
@@ -278,7 +273,7 @@ func WriteKernels(w io.Writer, f Format, s *Summary, o WriteOptions) error {
 	if f != CSV && o.RowLimit > 0 && shown > o.RowLimit {
 		shown = o.RowLimit
 	}
-	t := &textfmt.Table{Left: []bool{true, true}}
+	t := &text.Table{Left: []bool{true, true}}
 	if f == CSV {
 		t.Head = []string{strings.ToLower(strings.ReplaceAll(name, " ", "_")), "kernel", "device_ns"}
 	} else {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // Category is what a kernel does, by its name: communication, memory, one of the kinds of
@@ -91,12 +92,15 @@ type rule struct {
 }
 
 // Rules classify kernel names: the first rule whose pattern matches a name gives its category;
-// a name no rule matches is ComputeOther. A Rules is safe for concurrent use.
+// a name no rule matches is ComputeOther. Every view (the kernel table, the timeline, the
+// steps, the report) asks the same Rules, which decide each distinct name once, in one scan of
+// the name (match.go). A Rules is safe for concurrent use.
 type Rules struct {
 	rules []rule
-	// memo holds each name's category once classified (string → Category): a trace names a
-	// few hundred kernels, classified by each consumer and view of them, and the regular
-	// expressions cost ~0.5 M instructions per long name.
+	user  int // the first user rules come from a file; a user's rule wins over a kind
+	once  sync.Once
+	m     *matcher // built on first use: a command that classifies nothing does not pay for it
+	// memo holds each name's first matching rule (string → int32, -1 for none).
 	memo sync.Map
 }
 
@@ -109,14 +113,14 @@ var builtin = []struct {
 	cat Category
 	re  string
 }{
-	{Communication, `^(nccl|rccl|hccl)|ncclKernel|ncclDevKernel`},
+	{Communication, `^(nccl|rccl|hccl|ccl)|ncclKernel|ncclDevKernel`},
 	{Memory, `^(hip)?(Memcpy|Memset)|^dma`},
 	{Other, `Memcpy|Memset|dma|Sync|^Stream Wait Event|^(cuda|hip|cu)\w*LaunchKernel|^runFunction|^job_exe|^packet|^pe_exe|^cpum_exe_subgraph|^collective_subgraph_execution`},
-	{Elementwise, `(?i)elementwise|vectorized_|unrolled_|pointwise|triton_poi_|multi_tensor_apply|foreach|indexFunc|indexSelect|nchwTo|nhwcTo`},
+	{Elementwise, `(?i)elementwise|vectorized_|unrolled_|pointwise|triton_poi_|multi_tensor_apply|foreach|indexFunc|indexSelect|nchwTo|nhwcTo|clamp`},
 	{Attention, `(?i)attention|attn|fmha|flash_?(fwd|bwd|attn)|sdpa|mha_(fwd|bwd)`},
 	{Convolution, `(?i)conv([^e]|$)|winograd|dgrad|wgrad|fprop|implicit_?gemm|scudnn|cask_cudnn`},
 	{GEMM, `(?i)(^|[^b])gemm|gemv|matmul|cublas|cutlass|xmma|nvjet|Cijk_|(^|[^a-z])(bmm|baddbmm|addmm|mm|fc)([^a-z]|$)`},
-	{Reduction, `(?i)reduc|triton_(red|per)_|softmax|norm($|[^a])|(^|[^a-z])bn_|GammaBeta|Moments|pool|argmax|argmin|cumsum|scan|topk|sort|(^|[^a-z])(sum|mean|max|min|prod|std|var)([^a-z]|$)|max_dim|min_dim`},
+	{Reduction, `(?i)reduc|triton_(red|per)_|softmax|norm($|[^a])|(^|[^a-z])bn_|GammaBeta|Moments|pool|argmax|argmin|cumsum|scan|topk|sort|(^|[^a-z])(sum|mean|max|min|prod|std|var)([^a-z]|$)|max_dim|min_dim|loss(2d)?_forward|_loss_(kernel|f16|f32|f64)`},
 	{Elementwise, `(?i)fill|copy|scale|(^|[^a-z])(add|sub|mul|div|neg|abs|exp|log|pow|sqrt|rsqrt|reciprocal|sigmoid|tanh|relu|gelu|silu|clamp|clip|where|cat|index|gather|scatter|permute|transpose|cast|dropout|bernoulli|uniform|normal|embedding|nan_to_num|(eq|ne|gt|lt|ge|le)([^a-z]|$))|distribution|CatArray|_backward`},
 }
 
@@ -128,8 +132,30 @@ var defaultRules = func() *Rules {
 	return r
 }()
 
+// matcher is the matcher of r's rules, built on the first call.
+func (r *Rules) matcher() *matcher {
+	r.once.Do(func() {
+		res := make([]*regexp.Regexp, len(r.rules))
+		for i := range r.rules {
+			res[i] = r.rules[i].re
+		}
+		r.m = newMatcher(res)
+	})
+	return r.m
+}
+
 // Default returns the built-in rules.
 func Default() *Rules { return defaultRules }
+
+// first is the index of the first rule that matches name, or -1.
+func (r *Rules) first(name string) int {
+	if v, ok := r.memo.Load(name); ok {
+		return int(v.(int32))
+	}
+	i := r.matcher().lookup(name)
+	r.memo.Store(name, int32(i))
+	return i
+}
 
 // Classify returns the category of the kernel named name: that of the first rule that matches
 // it, else ComputeOther.
@@ -137,18 +163,47 @@ func (r *Rules) Classify(name string) Category {
 	if r == nil {
 		r = defaultRules
 	}
-	if c, ok := r.memo.Load(name); ok {
-		return c.(Category)
+	if i := r.first(name); i >= 0 {
+		return r.rules[i].cat
 	}
-	c := ComputeOther
-	for i := range r.rules {
-		if r.rules[i].re.MatchString(name) {
-			c = r.rules[i].cat
-			break
+	return ComputeOther
+}
+
+// Of returns the category of device work of kind k named name: a user's rule that matches the
+// name first; else memory for a copy or fill and other for a synchronization or unknown device
+// work, as the trace's categories say; else Classify's answer. Every view classifies by Of.
+func (r *Rules) Of(k tracefile.Kind, name string) Category { return r.Lookup(name).Of(k) }
+
+// Lookup is what the rules say of name, for any kind (Decision.Of): a view that keeps it per
+// name decides each name once.
+func (r *Rules) Lookup(name string) Decision {
+	if r == nil {
+		r = defaultRules
+	}
+	i := r.first(name)
+	if i < 0 {
+		return Decision{cat: ComputeOther}
+	}
+	return Decision{cat: r.rules[i].cat, user: i < r.user}
+}
+
+// Decision is a name's category under a Rules, before the kind of the work is known.
+type Decision struct {
+	cat  Category
+	user bool // a user's rule decided it
+}
+
+// Of is the category of work of kind k with the decided name (Rules.Of).
+func (d Decision) Of(k tracefile.Kind) Category {
+	if !d.user {
+		switch k {
+		case tracefile.KindMemcpy, tracefile.KindMemset:
+			return Memory
+		case tracefile.KindSync, tracefile.KindDeviceOther:
+			return Other
 		}
 	}
-	r.memo.Store(name, c)
-	return c
+	return d.cat
 }
 
 // ParseRules reads a rules file and returns the built-in rules extended by it: its rules are
@@ -198,6 +253,7 @@ func ParseRules(rd io.Reader, name string) (*Rules, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
 	}
+	r.user = len(r.rules)
 	r.rules = append(r.rules, defaultRules.rules...)
 	return r, nil
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/orprof/orprof/text"
 )
 
 // DiffRow is one kernel (name and kind) in either of two summaries.
@@ -56,9 +58,9 @@ func Diff(before, after *Summary, rules *Rules) []DiffRow {
 
 // WriteDiff renders Diff's rows in format f (rowLimit > 0: at most that many in text and
 // markdown), then the device totals of both sides.
-func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, rowLimit, maxName int) error {
+func WriteDiff(w io.Writer, f text.Format, rows []DiffRow, before, after *Summary, rowLimit, maxName int) error {
 	tb, ta := before.DeviceUs(), after.DeviceUs()
-	if f == JSON {
+	if f == text.JSON {
 		type rowJSON struct {
 			Name        string  `json:"name"`
 			Kind        string  `json:"kind"`
@@ -81,7 +83,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 		enc.SetIndent("", " ")
 		return enc.Encode(doc)
 	}
-	all := f == CSV
+	all := f == text.CSV
 	// One unit for every time of the table and its footer (timeUnit), so that a column reads
 	// at a glance and the columns compare: "683.000us" beside "1.700s" did not.
 	unit, div := "us", 1.0
@@ -115,12 +117,12 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, before, after *Summary, ro
 	}
 	var b bytes.Buffer
 	switch f {
-	case Text:
+	case text.Text:
 		t.text(&b, maxName)
-	case Markdown:
+	case text.Markdown:
 		t.markdown(&b)
 		b.WriteByte('\n')
-	case CSV:
+	case text.CSV:
 		t.csv(&b)
 		_, err := w.Write(b.Bytes())
 		return err

@@ -24,12 +24,15 @@
 // # Categories
 //
 // Classify puts a kernel name in one Category by the first of a list of rules (regular
-// expressions) that matches it. The built-in rules come first in HolisticTraceAnalysis's
+// expressions) that matches it; Rules.Of adds the work's kind. Every view (this one, the
+// timeline, the steps, the report) classifies through one Rules, which decides each distinct
+// name once, in one scan of the name: the rules are compiled into one automaton over their
+// literal keys (match.go), so a name's cost is linear in its length whatever the rules. The built-in rules come first in HolisticTraceAnalysis's
 // order (reference: hta.md, "Kernel classification"), then orprof's own for the kinds of
 // computation:
 //
-//   - communication: the name starts with nccl, rccl or hccl, or holds ncclKernel or
-//     ncclDevKernel;
+//   - communication: the name starts with nccl, rccl, hccl or ccl (oneCCL), or holds
+//     ncclKernel or ncclDevKernel;
 //   - memory: it starts with Memcpy or Memset (hipMemcpy…, hipMemset… too) or dma (MTIA's
 //     dma_request);
 //   - other: it holds Memcpy, Memset, dma or Sync, or is a stream wait, a launch call or one
@@ -37,18 +40,20 @@
 //     collective_subgraph_execution);
 //   - computation, split by name into elementwise (PyTorch's elementwise, vectorized and
 //     unrolled kernels, Triton pointwise, foreach/multi-tensor optimizers, index and layout
-//     kernels, checked first), attention (attention, attn, fmha, flash, sdpa), convolution
+//     kernels, clamp (ReLU is clamp_min: not a min reduction), checked first), attention (attention, attn, fmha, flash, sdpa), convolution
 //     (conv, winograd, fprop/dgrad/wgrad, cuDNN's scudnn kernels), GEMM (gemm, gemv, matmul,
 //     cuBLAS, CUTLASS, xmma, nvjet, Tensile's Cijk_, bmm/addmm/mm/fc as words), reduction
 //     (reduce, softmax, norms and batch norm, pooling, scans, sorts, top-k, sum/mean/max/min
-//     as words), elementwise again by the names of arithmetic and comparison ops, and
+//     as words, a loss's forward: nll_loss_forward sums the picked log-probabilities over the
+//     batch; its backward writes each gradient element from its own inputs, elementwise), elementwise again by the names of arithmetic and comparison ops, and
 //     "computation" (ComputeOther) for the rest.
 //
 // A device copy or fill (gpu_memcpy, gpu_memset) is memory and a device synchronization
 // (cuda_sync) is other whatever its name, as their categories in the trace say.
 //
 // A user extends the rules with a small file (ParseRules, `orprof kernels --rules FILE`):
-// lines "CATEGORY REGEXP", tried before the built-in ones.
+// lines "CATEGORY REGEXP", tried before the built-in ones and before the kind: a user's rule
+// decides copies, fills and synchronizations too.
 //
 // Where orprof differs from HolisticTraceAnalysis, and why:
 //

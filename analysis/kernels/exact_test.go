@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -61,7 +62,7 @@ func canon(t *testing.T, s *Summary) string {
 	c := *s
 	c.Kernels = slices.Clone(s.Kernels)
 	slices.SortFunc(c.Kernels, func(a, b *Kernel) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind)) })
-	return render(t, &c, JSON)
+	return render(t, &c, text.JSON)
 }
 
 // mergeTree merges sums (in order) by a random binary tree, passing some of the partial
@@ -77,7 +78,7 @@ func mergeTree(t *testing.T, r *rand.Rand, sums []*Summary) *Summary {
 		require.NoError(t, err)
 	}
 	if r.IntN(3) == 0 {
-		back, err := ReadSummary(strings.NewReader(render(t, s, JSON)), "tree.json")
+		back, err := ReadSummary(strings.NewReader(render(t, s, text.JSON)), "tree.json")
 		require.NoError(t, err)
 		return back
 	}
@@ -114,9 +115,9 @@ func TestExactStatisticsProperty(t *testing.T) {
 				}
 				flat, err := Merge(sums...)
 				require.NoError(t, err)
-				want := render(t, flat, JSON)
+				want := render(t, flat, text.JSON)
 				for range 4 {
-					assert.Equal(t, want, render(t, mergeTree(t, r, sums), JSON), "a merge tree")
+					assert.Equal(t, want, render(t, mergeTree(t, r, sums), text.JSON), "a merge tree")
 				}
 				durs := map[kernelKey][]int64{}
 				for _, evs := range ranks {
@@ -215,7 +216,7 @@ func TestDeviceTimeBounds(t *testing.T) {
 	_, err := Merge(one, one)
 	assert.ErrorContains(t, err, "summary 2: the device time of the ranks passes 2^63 ns")
 	var b bytes.Buffer
-	require.NoError(t, Write(&b, JSON, one, WriteOptions{}))
+	require.NoError(t, Write(&b, text.JSON, one, WriteOptions{}))
 	back, err := ReadSummary(&b, "one.json")
 	require.NoError(t, err)
 	assert.Equal(t, one.Kernels[0].sumSq, back.Kernels[0].sumSq)

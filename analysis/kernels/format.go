@@ -10,39 +10,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 )
-
-// Format is an output form of Write.
-type Format string
-
-const (
-	Text     Format = "text"
-	Markdown Format = "markdown"
-	CSV      Format = "csv"
-	JSON     Format = "json"
-)
-
-// ParseFormat reads a --format value.
-func ParseFormat(s string) (Format, bool) {
-	switch f := Format(s); f {
-	case Text, Markdown, CSV, JSON:
-		return f, true
-	}
-	return "", false
-}
 
 // WriteOptions tune Write.
 type WriteOptions struct {
 	// Rules classify the kernels (nil: the built-in rules).
 	Rules *Rules
-	// RowLimit is how many kernels (or, ByOp, operators) text and markdown print; ≤ 0: all.
-	// csv and json print every row.
+	// RowLimit is how many kernels (or, ByOp, operators) text and markdown print: N > 0 the
+	// first N, text.RowLimitNone none (the totals line still prints), 0 or text.RowLimitAll
+	// all. csv and json print every row.
 	RowLimit int
 	// ByOp groups the kernels under the operators that launched them.
 	ByOp bool
@@ -56,20 +37,20 @@ type WriteOptions struct {
 // Write renders s in format f. text and markdown print one table, largest total first, then a
 // line of totals; csv the same rows, every one; json the whole summary (every row, with what a
 // merge needs), which Load reads back.
-func Write(w io.Writer, f Format, s *Summary, o WriteOptions) error {
-	if f == JSON {
+func Write(w io.Writer, f text.Format, s *Summary, o WriteOptions) error {
+	if f == text.JSON {
 		return writeJSON(w, s, o.Rules, o.CompactJSON)
 	}
-	t := s.table(o, f == CSV)
+	t := s.table(o, f == text.CSV)
 	var b bytes.Buffer
 	switch f {
-	case Text:
+	case text.Text:
 		t.text(&b, o.MaxNameWidth)
 		b.WriteString(s.footer())
-	case Markdown:
+	case text.Markdown:
 		t.markdown(&b)
 		b.WriteString("\n" + s.footer())
-	case CSV:
+	case text.CSV:
 		t.csv(&b)
 	default:
 		return fmt.Errorf("format %q: must be text, markdown, csv or json", f)
@@ -88,18 +69,7 @@ func (s *Summary) footer() string {
 	if len(s.Ranks) > 1 {
 		r = fmt.Sprintf(", %d ranks", len(s.Ranks))
 	}
-	return fmt.Sprintf("Device time total: %s in %d calls of %d kernels%s\n", FormatTime(s.DeviceUs()), calls, len(s.Kernels), r)
-}
-
-// FormatTime renders µs as PyTorch's tables do: "1.234s", "12.345ms" or "123.456us".
-func FormatTime(us float64) string {
-	switch {
-	case us >= 1e6:
-		return strconv.FormatFloat(us/1e6, 'f', 3, 64) + "s"
-	case us >= 1e3:
-		return strconv.FormatFloat(us/1e3, 'f', 3, 64) + "ms"
-	}
-	return strconv.FormatFloat(us, 'f', 3, 64) + "us"
+	return fmt.Sprintf("Device time total: %s in %d calls of %d kernels%s\n", text.Time(s.DeviceUs()), calls, len(s.Kernels), r)
 }
 
 // table is what text, markdown and csv print: a header and rows of cells; left marks the
@@ -110,12 +80,7 @@ type table struct {
 	rows [][]string
 }
 
-func pct(t, total float64) string {
-	if total <= 0 {
-		return "0.00%"
-	}
-	return strconv.FormatFloat(pctOf(t, total), 'f', 2, 64) + "%"
-}
+func pct(t, total float64) string { return text.Percent(t, total, 2, "0.00%") }
 
 // pctOf is 100·t/total, the share every format prints.
 func pctOf(t, total float64) float64 { return 100 * t / total }
@@ -149,7 +114,7 @@ func streams(ss []Stream) string {
 
 func (s *Summary) table(o WriteOptions, all bool) *table {
 	total := s.DeviceUs()
-	tm := FormatTime
+	tm := text.Time
 	if all {
 		tm = us
 	}
@@ -160,8 +125,8 @@ func (s *Summary) table(o WriteOptions, all bool) *table {
 			t.head[4], t.head[7] = "Total (us)", "Mean (us)"
 		}
 		ops := s.ByOp()
-		if !all && o.RowLimit > 0 && len(ops) > o.RowLimit {
-			ops = ops[:o.RowLimit]
+		if !all {
+			ops = limitRows(ops, o.RowLimit)
 		}
 		for _, op := range ops {
 			name := op.Op
@@ -189,8 +154,8 @@ func (s *Summary) table(o WriteOptions, all bool) *table {
 		}
 	}
 	ks := s.ByTotal()
-	if !all && o.RowLimit > 0 && len(ks) > o.RowLimit {
-		ks = ks[:o.RowLimit]
+	if !all {
+		ks = limitRows(ks, o.RowLimit)
 	}
 	for _, k := range ks {
 		op, nops := k.Op()
@@ -204,69 +169,35 @@ func (s *Summary) table(o WriteOptions, all bool) *table {
 	return t
 }
 
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
+// limitRows is rows cut to limit (WriteOptions.RowLimit).
+func limitRows[T any](rows []T, limit int) []T {
+	switch {
+	case limit == text.RowLimitNone:
+		return nil
+	case limit > 0 && len(rows) > limit:
+		return rows[:limit]
+	}
+	return rows
+}
 
-// text writes the table with columns padded to their widest cell; names are cut to maxName
-// runes with "...", and control characters escaped.
+// text writes the table with columns padded to their widest cell, framed by rules; names are
+// cut to maxName runes (0: 55) with "...", and control characters escaped (text.Table).
 func (t *table) text(b *bytes.Buffer, maxName int) {
 	if maxName <= 0 {
 		maxName = 55
 	}
-	cells := make([][]string, 0, len(t.rows)+1)
-	cells = append(cells, t.head)
-	for _, r := range t.rows {
-		c := make([]string, len(r))
-		for i, v := range r {
-			v = quote.Printable(v)
-			if t.left[i] && runeLen(v) > maxName {
-				v = string([]rune(v)[:maxName-3]) + "..."
-			}
-			c[i] = v
-		}
-		cells = append(cells, c)
-	}
-	w := make([]int, len(t.head))
-	for _, r := range cells {
-		for i, v := range r {
-			w[i] = max(w[i], runeLen(v))
-		}
-	}
-	sep := func() {
-		for i := range w {
-			b.WriteString(strings.Repeat("-", w[i]))
-			b.WriteString("  ")
-		}
-		b.WriteByte('\n')
-	}
-	row := func(r []string) {
-		for i, v := range r {
-			pad := strings.Repeat(" ", w[i]-runeLen(v))
-			if t.left[i] {
-				b.WriteString(v + pad)
-			} else {
-				b.WriteString(pad + v)
-			}
-			b.WriteString("  ")
-		}
-		b.WriteByte('\n')
-	}
-	sep()
-	row(cells[0])
-	sep()
-	for _, r := range cells[1:] {
-		row(r)
-	}
-	sep()
+	tt := text.Table{Head: t.head, Left: t.left, Rows: t.rows}
+	tt.WriteText(b, text.TextOptions{MaxName: maxName, Framed: true}) // a bytes.Buffer does not fail
 }
 
-// markdown writes a GitHub table (textfmt: cells escaped to render as the exact strings).
+// markdown writes a GitHub table (text.Table: cells escaped to render as the exact strings).
 func (t *table) markdown(b *bytes.Buffer) {
-	(&textfmt.Table{Head: t.head, Left: t.left, Rows: t.rows}).WriteMarkdown(b) // a bytes.Buffer does not fail
+	(&text.Table{Head: t.head, Left: t.left, Rows: t.rows}).WriteMarkdown(b) // a bytes.Buffer does not fail
 }
 
-// csv writes the table as CSV (textfmt).
+// csv writes the table as CSV (text.Table).
 func (t *table) csv(b *bytes.Buffer) {
-	(&textfmt.Table{Head: t.head, Rows: t.rows}).WriteCSV(b) // a bytes.Buffer does not fail
+	(&text.Table{Head: t.head, Rows: t.rows}).WriteCSV(b) // a bytes.Buffer does not fail
 }
 
 // The JSON document (version 2): {"orprof_kernels": 2, "device", "device_ns", "device_us",

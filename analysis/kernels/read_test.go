@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/input"
+	"github.com/orprof/orprof/text"
 )
 
 // TestLoadKinds: a kernels summary, plain, gzip or after a byte order mark, and a report
@@ -25,7 +26,7 @@ func TestLoadKinds(t *testing.T) {
 	one, _, err := Open(tr, 0, ReadOptions{})
 	require.NoError(t, err)
 	var sum bytes.Buffer
-	require.NoError(t, Write(&sum, JSON, one, WriteOptions{}))
+	require.NoError(t, Write(&sum, text.JSON, one, WriteOptions{}))
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, data, 0o644))
@@ -42,7 +43,7 @@ func TestLoadKinds(t *testing.T) {
 	bom := write("bom.json", append([]byte("\uFEFF"), sum.Bytes()...))
 	json := func(s *Summary) string {
 		var b bytes.Buffer
-		require.NoError(t, Write(&b, JSON, s, WriteOptions{}))
+		require.NoError(t, Write(&b, text.JSON, s, WriteOptions{}))
 		return b.String()
 	}
 	want, _, err := Load([]string{tr, tr, tr}, ReadOptions{})

@@ -156,17 +156,9 @@ func (k *Kernel) Op() (name string, ops int) {
 	return name, ops
 }
 
-// Category is the kernel's category under rules: copies and fills are memory, device
-// synchronizations other, whatever their names; kernels by their names.
-func (k *Kernel) Category(rules *Rules) Category {
-	switch k.Kind {
-	case tracefile.KindMemcpy, tracefile.KindMemset:
-		return Memory
-	case tracefile.KindSync, tracefile.KindDeviceOther:
-		return Other
-	}
-	return rules.Classify(k.Name)
-}
+// Category is the kernel's category under rules (Rules.Of): a user's rule first, then copies
+// and fills are memory and device synchronizations other whatever their names, then the name.
+func (k *Kernel) Category(rules *Rules) Category { return rules.Of(k.Kind, k.Name) }
 
 // add counts one call of d ns (d ≥ 0) on stream s launched by op. The caller keeps the
 // summary's device time below 2⁶³ ns, so that nothing here overflows.

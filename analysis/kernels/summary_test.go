@@ -20,6 +20,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/golden"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -69,7 +70,7 @@ func TestKernelTotalsPerOpEqualTheTable(t *testing.T) {
 						var nd *NoDeviceError
 						require.ErrorAs(t, err, &nd)
 					}
-					if a, b := render(t, own, JSON), render(t, s, JSON); a != b {
+					if a, b := render(t, own, text.JSON), render(t, s, text.JSON); a != b {
 						t.Fatalf("orprof kernels' read and the table's differ: %s", firstDiff(a, b))
 					}
 				}
@@ -141,17 +142,17 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	assert.Len(t, warns, 1, "alexnet's one copy launched outside any op")
 	one, _, err := Load([]string{a, b}, ReadOptions{Workers: 1})
 	require.NoError(t, err)
-	assert.Equal(t, render(t, one, JSON), render(t, both, JSON), "the result does not depend on the order reads finish in")
+	assert.Equal(t, render(t, one, text.JSON), render(t, both, text.JSON), "the result does not depend on the order reads finish in")
 
 	dir := t.TempDir()
 	var paths []string
 	for i, p := range []string{a, b} {
 		s, _, err := Open(p, i, ReadOptions{})
 		require.NoError(t, err)
-		js := render(t, s, JSON)
+		js := render(t, s, text.JSON)
 		back, err := ReadSummary(strings.NewReader(js), "s.json")
 		require.NoError(t, err)
-		assert.Equal(t, js, render(t, back, JSON), "a summary reads back as written")
+		assert.Equal(t, js, render(t, back, text.JSON), "a summary reads back as written")
 		out := filepath.Join(dir, filepath.Base(p)+".kernels.json")
 		if i == 1 {
 			var z bytes.Buffer
@@ -166,7 +167,7 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	}
 	merged, _, err := Load(paths, ReadOptions{})
 	require.NoError(t, err)
-	for _, f := range []Format{JSON, Text, CSV} {
+	for _, f := range []text.Format{text.JSON, text.Text, text.CSV} {
 		assert.Equal(t, render(t, both, f), render(t, merged, f), "format %s", f)
 	}
 	require.Len(t, merged.Ranks, 2)
@@ -179,13 +180,13 @@ func TestMergeEqualsReadingTogether(t *testing.T) {
 	// ReadAll names the files (it said "summary 2").
 	mtia := filepath.Join(t.TempDir(), "mtia.json")
 	var mb bytes.Buffer
-	require.NoError(t, Write(&mb, JSON, mtiaSum, WriteOptions{}))
+	require.NoError(t, Write(&mb, text.JSON, mtiaSum, WriteOptions{}))
 	require.NoError(t, os.WriteFile(mtia, mb.Bytes(), 0o644))
 	_, _, err = Load([]string{paths[0], mtia}, ReadOptions{})
 	assert.EqualError(t, err, quote.String(mtia)+` is of device "mtia", `+quote.String(paths[0])+` of "cuda"`)
 }
 
-func render(t *testing.T, s *Summary, f Format) string {
+func render(t *testing.T, s *Summary, f text.Format) string {
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, f, s, WriteOptions{}))
 	return b.String()
@@ -323,9 +324,9 @@ func TestGolden(t *testing.T) {
 	s, _, err := Open("../../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
 	require.NoError(t, err)
 	s.Ranks[0].Trace = "rocm_mi250_train.json.gz"
-	for _, f := range []Format{Text, Markdown, CSV, JSON} {
+	for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 		for _, byOp := range []bool{false, true} {
-			if byOp && f == JSON {
+			if byOp && f == text.JSON {
 				continue
 			}
 			var b bytes.Buffer
@@ -344,7 +345,7 @@ func TestGolden(t *testing.T) {
 func TestReadSummaryErrors(t *testing.T) {
 	s, _, err := Open("../../testdata/kineto/rocm_mi250_train.json.gz", 0, ReadOptions{})
 	require.NoError(t, err)
-	good := render(t, s, JSON)
+	good := render(t, s, text.JSON)
 	v1, err := os.ReadFile("testdata/rocm_v1.kernels.json")
 	require.NoError(t, err)
 	for _, c := range []struct{ name, from, to, want string }{
@@ -398,17 +399,17 @@ func FuzzReadSummary(f *testing.F) {
 			return
 		}
 		var b bytes.Buffer
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
-			if err := Write(&b, f, s, WriteOptions{ByOp: f == CSV}); err != nil {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
+			if err := Write(&b, f, s, WriteOptions{ByOp: f == text.CSV}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		js := render(t, s, JSON)
+		js := render(t, s, text.JSON)
 		back, err := ReadSummary(strings.NewReader(js), "f")
 		if err != nil {
 			t.Fatalf("its own JSON does not read back: %v", err)
 		}
-		if again := render(t, back, JSON); again != js {
+		if again := render(t, back, text.JSON); again != js {
 			t.Fatalf("its JSON reads back into other bytes:\n%s\n%s", js, again)
 		}
 		if _, err := Merge(s, s); err != nil && strings.Contains(err.Error(), "\n") {
@@ -440,7 +441,7 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, 15.0, rows[0].DeltaUs())
 	assert.Equal(t, "memory", rows[2].Category)
 	var b bytes.Buffer
-	require.NoError(t, WriteDiff(&b, Text, rows, before, after, 0, 55))
+	require.NoError(t, WriteDiff(&b, text.Text, rows, before, after, 0, 55))
 	assert.Contains(t, b.String(), "+15.000")
 	assert.Contains(t, b.String(), "150.00%")
 	assert.Contains(t, b.String(), " new ")
@@ -450,12 +451,12 @@ func TestDiff(t *testing.T) {
 	after.Kernels[0].TotalNs, after.Ranks[0].DeviceNs = 1_700_034_000, 1_700_044_000
 	rows = Diff(before, after, nil)
 	b.Reset()
-	require.NoError(t, WriteDiff(&b, Text, rows, before, after, 0, 55))
+	require.NoError(t, WriteDiff(&b, text.Text, rows, before, after, 0, 55))
 	assert.Contains(t, b.String(), "Before (ms)  After (ms)  Delta (ms)")
 	assert.Regexp(t, `gemm +kernel +gemm +2 +2 +0\.010 +1700\.034 +\+1700\.024 +17000240\.00%`, b.String())
 	assert.Contains(t, b.String(), "Device time total: 0.017 ms before, 1700.044 ms after (+1700.027 ms, 10000158.82%)")
 	assert.NotRegexp(t, `[0-9](us|ms|s)\b`, b.String(), "a unit in a cell")
 	b.Reset()
-	require.NoError(t, WriteDiff(&b, JSON, rows, before, after, 0, 55))
+	require.NoError(t, WriteDiff(&b, text.JSON, rows, before, after, 0, 55))
 	assert.Contains(t, b.String(), `"delta_us": -4`)
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 )
 
 // DiffSide is one op's figures on one side of a diff.
@@ -117,7 +117,7 @@ func diffKey(key, shapes string, stack []string) string {
 
 // DiffOptions shape WriteDiff's output.
 type DiffOptions struct {
-	// RowLimit is the number of rows written; RowLimitAll or 0 writes all.
+	// RowLimit is the number of rows written; RowLimitAll or 0 writes all, RowLimitNone none.
 	RowLimit int
 	// Device labels the device columns ("" = "device"): of both sides, or of the before side
 	// when AfterDevice is set.
@@ -160,19 +160,22 @@ func change(before, after float64) string {
 
 func signedTime(us float64) string {
 	if us > 0 {
-		return "+" + FormatTime(us)
+		return "+" + text.Time(us)
 	}
 	if us < 0 {
-		return "-" + FormatTime(-us)
+		return "-" + text.Time(-us)
 	}
-	return FormatTime(0)
+	return text.Time(0)
 }
 
 // WriteDiff writes rows in format f. Text and markdown: one line per op with count, self CPU and
 // self device time before and after, their deltas and percentages, and a mark ("before only",
 // "after only") for ops on one side. CSV and JSON carry the raw µs.
-func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
+func WriteDiff(w io.Writer, f text.Format, rows []DiffRow, o DiffOptions) error {
 	left := 0
+	if o.RowLimit == RowLimitNone {
+		left, rows = len(rows), nil
+	}
 	if o.RowLimit > 0 && len(rows) > o.RowLimit {
 		left = len(rows) - o.RowLimit
 		rows = rows[:o.RowLimit]
@@ -195,7 +198,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 		dev = "device" // the deltas are of two devices
 	}
 	switch f {
-	case FormatJSON:
+	case text.JSON:
 		out := struct {
 			Rows        []DiffRow `json:"rows"`
 			RowsLeftOut int       `json:"rows_left_out"`
@@ -206,8 +209,8 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(out)
-	case FormatCSV:
-		t := textfmt.Table{Head: []string{"key", "device_type", "only", "count_before", "count_after",
+	case text.CSV:
+		t := text.Table{Head: []string{"key", "device_type", "only", "count_before", "count_after",
 			"self_cpu_time_total_before", "self_cpu_time_total_after", "self_cpu_time_total_delta",
 			"self_device_time_total_before", "self_device_time_total_after", "self_device_time_total_delta"}}
 		g := csvTime
@@ -219,7 +222,7 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 		}
 		return t.WriteCSV(w)
 	}
-	t := textTable{md: f == FormatMarkdown, cols: []column{{"Name", 4, false}, {"Calls before", 12, false},
+	t := textTable{md: f == text.Markdown, cols: []column{{"Name", 4, false}, {"Calls before", 12, false},
 		{"Calls after", 11, false}, {"Self CPU before", 15, false}, {"Self CPU after", 14, false},
 		{"Δ Self CPU", 10, false}, {"Δ%", 6, false}, {"Self " + devBefore + " before", 12, false},
 		{"Self " + devAfter + " after", 12, false}, {"Δ Self " + dev, 10, false}, {"Δ% " + dev, 6, false}, {"Note", 4, true}}}
@@ -238,8 +241,8 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 			mark = r.Only + " only"
 		}
 		t.add(name, strconv.FormatInt(r.Before.Count, 10), strconv.FormatInt(r.After.Count, 10),
-			FormatTime(r.Before.SelfCPU), FormatTime(r.After.SelfCPU), signedTime(r.DeltaCPU()),
-			pct(r.Before.SelfCPU, r.After.SelfCPU), FormatTime(r.Before.SelfDevice), FormatTime(r.After.SelfDevice),
+			text.Time(r.Before.SelfCPU), text.Time(r.After.SelfCPU), signedTime(r.DeltaCPU()),
+			pct(r.Before.SelfCPU, r.After.SelfCPU), text.Time(r.Before.SelfDevice), text.Time(r.After.SelfDevice),
 			signedTime(r.DeltaDevice()), pct(r.Before.SelfDevice, r.After.SelfDevice), mark)
 	}
 	var b bytes.Buffer
@@ -253,14 +256,14 @@ func WriteDiff(w io.Writer, f Format, rows []DiffRow, o DiffOptions) error {
 	}
 	if o.Totals != nil {
 		tb, ta := o.Totals[0], o.Totals[1]
-		b.WriteString("Self CPU time total: " + FormatTime(tb.SelfCPU) + " -> " + FormatTime(ta.SelfCPU) +
+		b.WriteString("Self CPU time total: " + text.Time(tb.SelfCPU) + " -> " + text.Time(ta.SelfCPU) +
 			" (" + change(tb.SelfCPU, ta.SelfCPU) + ")\n")
 		if tb.HasDevice || ta.HasDevice {
 			what := "Self " + dev + " time total: "
 			if devBefore != devAfter {
 				what = "Self device time total (" + devBefore + " -> " + devAfter + "): "
 			}
-			b.WriteString(what + FormatTime(tb.SelfDevice) + " -> " + FormatTime(ta.SelfDevice) +
+			b.WriteString(what + text.Time(tb.SelfDevice) + " -> " + text.Time(ta.SelfDevice) +
 				" (" + change(tb.SelfDevice, ta.SelfDevice) + ")\n")
 		}
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/text"
 )
 
 // TestDiff: ops are matched by key, summed per side, sorted by the change of their self CPU
@@ -41,16 +43,16 @@ func TestDiff(t *testing.T) {
 
 	var buf bytes.Buffer
 	tot := [2]Totals{before.Totals(), after.Totals()}
-	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Text, rows, DiffOptions{Device: "cuda", Totals: &tot}))
 	golden(t, "diff.txt", buf.Bytes())
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatMarkdown, rows, DiffOptions{Device: "cuda", RowLimit: 2, Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Markdown, rows, DiffOptions{Device: "cuda", RowLimit: 2, Totals: &tot}))
 	golden(t, "diff.md", buf.Bytes())
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatCSV, rows, DiffOptions{}))
+	require.NoError(t, WriteDiff(&buf, text.CSV, rows, DiffOptions{}))
 	golden(t, "diff.csv", buf.Bytes())
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatJSON, rows, DiffOptions{RowLimit: 3}))
+	require.NoError(t, WriteDiff(&buf, text.JSON, rows, DiffOptions{RowLimit: 3}))
 	var doc struct {
 		Rows        []DiffRow `json:"rows"`
 		RowsLeftOut int       `json:"rows_left_out"`
@@ -68,7 +70,7 @@ func TestDiffAcrossDevices(t *testing.T) {
 	rows := Diff(before, after)
 	tot := [2]Totals{before.Totals(), after.Totals()}
 	var buf bytes.Buffer
-	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "openreg", Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Text, rows, DiffOptions{Device: "cuda", AfterDevice: "openreg", Totals: &tot}))
 	golden(t, "diff_devices.txt", buf.Bytes())
 	s := buf.String()
 	for _, want := range []string{"Self CUDA before", "Self OPENREG after", "Δ Self device", "Self device time total (CUDA -> OPENREG): "} {
@@ -76,7 +78,7 @@ func TestDiffAcrossDevices(t *testing.T) {
 	}
 	assert.NotContains(t, s, "Self CUDA after")
 	buf.Reset()
-	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "cuda", AfterDevice: "CUDA", Totals: &tot}))
+	require.NoError(t, WriteDiff(&buf, text.Text, rows, DiffOptions{Device: "cuda", AfterDevice: "CUDA", Totals: &tot}))
 	assert.Contains(t, buf.String(), "Self CUDA after")
 	assert.Contains(t, buf.String(), "Self CUDA time total: ")
 }
@@ -108,7 +110,7 @@ func TestDiffTextAligned(t *testing.T) {
 	rows := Diff(before, after)
 	zero := [2]Totals{{SelfCPU: 5, HasDevice: true}, {SelfCPU: 5, HasDevice: true}}
 	var buf bytes.Buffer
-	require.NoError(t, WriteDiff(&buf, FormatText, rows, DiffOptions{Device: "openreg", Totals: &zero}))
+	require.NoError(t, WriteDiff(&buf, text.Text, rows, DiffOptions{Device: "openreg", Totals: &zero}))
 	lines := strings.Split(buf.String(), "\n")
 	rule, head := lines[0], lines[1]
 	// No header cell runs past the end of its column's rule of dashes (compared in runes:

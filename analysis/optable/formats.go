@@ -7,43 +7,19 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/orprof/orprof/events"
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 )
-
-// Format is an output format of the operator table.
-type Format string
-
-// The table formats.
-const (
-	FormatText     Format = "text"
-	FormatMarkdown Format = "markdown"
-	FormatCSV      Format = "csv"
-	FormatJSON     Format = "json"
-)
-
-// ParseFormat checks a --format value.
-func ParseFormat(s string) (Format, bool) {
-	switch Format(s) {
-	case FormatText, FormatMarkdown, FormatCSV, FormatJSON:
-		return Format(s), true
-	}
-	return "", false
-}
 
 // Write renders rows in format f: the PyTorch text table, a markdown table of the same cells, or
 // CSV/JSON with full names and raw numbers (µs, bytes) for the same rows in the same order.
-func Write(w io.Writer, f Format, rows []events.Avg, o TableOptions) error {
+func Write(w io.Writer, f text.Format, rows []events.Avg, o TableOptions) error {
 	switch f {
-	case FormatMarkdown:
+	case text.Markdown:
 		return writeMarkdown(w, rows, o)
-	case FormatCSV:
+	case text.CSV:
 		return writeCSV(w, rows, o)
-	case FormatJSON:
+	case text.JSON:
 		return writeJSON(w, rows, o)
 	}
 	return WriteTable(w, rows, o)
@@ -57,38 +33,17 @@ func writeMarkdown(w io.Writer, rows []events.Avg, o TableOptions) error {
 	if err != nil || len(m.cols) == 0 {
 		return err
 	}
-	hdr := make([]any, len(m.cols))
-	aligns := make([]tw.Align, len(m.cols))
+	t := text.Table{Head: make([]string, len(m.cols)), Left: make([]bool, len(m.cols))}
 	for i, c := range m.cols {
-		hdr[i] = c.header
-		aligns[i] = tw.AlignRight
-		if c.left {
-			aligns[i] = tw.AlignLeft
+		t.Head[i], t.Left[i] = c.header, c.left
+	}
+	for _, ln := range m.lines {
+		if ln.row >= 0 {
+			t.Rows = append(t.Rows, ln.cells)
 		}
 	}
 	var buf bytes.Buffer
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	)
-	t.Header(hdr...)
-	for _, ln := range m.lines {
-		if ln.row < 0 {
-			continue
-		}
-		cells := make([]any, len(ln.cells)) // fresh slice per row: tablewriter keeps it
-		for i, c := range ln.cells {
-			cells[i] = textfmt.MarkdownCell(c)
-		}
-		if err := t.Append(cells...); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
+	if err := t.WriteMarkdown(&buf); err != nil {
 		return err
 	}
 	buf.WriteString("\n")
@@ -136,7 +91,7 @@ func writeCSV(w io.Writer, rows []events.Avg, o TableOptions) error {
 	if err != nil {
 		return err
 	}
-	t := textfmt.Table{Head: rowFields, Rows: make([][]string, len(m.rows))}
+	t := text.Table{Head: rowFields, Rows: make([][]string, len(m.rows))}
 	for i := range m.rows {
 		t.Rows[i] = fieldValues(&m.rows[i])
 	}

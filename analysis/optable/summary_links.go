@@ -2,7 +2,8 @@ package optable
 
 import (
 	"fmt"
-	"strconv"
+
+	"github.com/orprof/orprof/text"
 )
 
 // DeviceLinks is how much of one rank's device time (µs) each of the trace reader's linking
@@ -41,16 +42,11 @@ func (l DeviceLinks) Notable() bool { return l.LaunchUs+l.OrderUs+l.EnclosingUs 
 // (0.01%)".
 func (l DeviceLinks) Line() string {
 	total := l.TotalUs()
-	pct := func(us float64) string {
-		if total <= 0 {
-			return "0.00%"
-		}
-		return strconv.FormatFloat(100*us/total, 'f', 2, 64) + "%"
-	}
+	pct := func(us float64) string { return text.Percent(us, max(total, 0), 2, "0.00%") }
 	linked := total - l.UnlinkedUs
 	return fmt.Sprintf("Device time linked to operators: %s of %s (%s): external-id %s, launch %s, order %s, enclosing %s, unlinked %s (%s)",
-		FormatTime(linked), FormatTime(total), pct(linked), pct(l.ExternalIDUs), pct(l.LaunchUs), pct(l.OrderUs),
-		pct(l.EnclosingUs), FormatTime(l.UnlinkedUs), pct(l.UnlinkedUs))
+		text.Time(linked), text.Time(total), pct(linked), pct(l.ExternalIDUs), pct(l.LaunchUs), pct(l.OrderUs),
+		pct(l.EnclosingUs), text.Time(l.UnlinkedUs), pct(l.UnlinkedUs))
 }
 
 // DeviceLinks sums the ranks' figures. A rank without any (its summary's JSON had no

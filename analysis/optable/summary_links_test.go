@@ -10,6 +10,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/text"
 )
 
 // TestDeviceLinks: the line under the table, its place in the JSON summary (only where some
@@ -32,7 +33,7 @@ func TestDeviceLinks(t *testing.T) {
 	assert.Equal(t, DeviceLinks{ExternalIDUs: 5, LaunchUs: 99, UnlinkedUs: 1}, m.DeviceLinks())
 
 	var js bytes.Buffer
-	_, err = WriteSummary(&js, FormatJSON, m, TableOptions{RowLimit: RowLimitAll}, SummaryOutput{})
+	_, err = WriteSummary(&js, text.JSON, m, TableOptions{RowLimit: RowLimitAll}, SummaryOutput{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, bytes.Count(js.Bytes(), []byte(`"device_links"`)), "only rank a's figures are notable")
 	back, err := ReadSummary(bytes.NewReader(js.Bytes()), "m.json")
@@ -43,14 +44,14 @@ func TestDeviceLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, m, back, "a rank linked by the External id alone writes no device_links")
 
-	var text bytes.Buffer
-	_, err = WriteSummary(&text, FormatText, m, TableOptions{}, SummaryOutput{})
+	var out bytes.Buffer
+	_, err = WriteSummary(&out, text.Text, m, TableOptions{}, SummaryOutput{})
 	require.NoError(t, err)
-	assert.Contains(t, text.String(), "\nDevice time linked to operators: 104.000us of 105.000us (99.05%)")
-	text.Reset()
-	_, err = WriteSummary(&text, FormatText, b, TableOptions{}, SummaryOutput{})
+	assert.Contains(t, out.String(), "\nDevice time linked to operators: 104.000us of 105.000us (99.05%)")
+	out.Reset()
+	_, err = WriteSummary(&out, text.Text, b, TableOptions{}, SummaryOutput{})
 	require.NoError(t, err)
-	assert.NotContains(t, text.String(), "Device time linked")
+	assert.NotContains(t, out.String(), "Device time linked")
 
 	bad := bytes.Replace(js.Bytes(), []byte(`"launch_us": 99`), []byte(`"launch_us": -99`), 1)
 	_, err = ReadSummary(bytes.NewReader(bad), "bad.json")

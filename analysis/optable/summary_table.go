@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 )
 
 // SummaryOutput selects what WriteSummary adds to the operator table.
@@ -20,7 +20,7 @@ type SummaryOutput struct {
 // WriteSummary writes s in format f: the operator table of its rows (as Write does) and, when
 // it sums several ranks, a line saying how many and where their numbers came from; JSON is
 // WriteSummaryJSON. It returns how many rows the row limit left out.
-func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out SummaryOutput) (left int, err error) {
+func WriteSummary(w io.Writer, f text.Format, s *Summary, o TableOptions, out SummaryOutput) (left int, err error) {
 	o = s.TableOptions(o)
 	avgs := s.Averages()
 	idx, left, err := printedRows(avgs, o)
@@ -28,9 +28,9 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 		return 0, err
 	}
 	switch f {
-	case FormatJSON:
+	case text.JSON:
 		return left, WriteSummaryJSON(w, s, o)
-	case FormatCSV:
+	case text.CSV:
 		return left, writeSummaryCSV(w, s, idx, out.ByRank)
 	}
 	if err := Write(w, f, avgs, o); err != nil {
@@ -46,7 +46,7 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 	}
 	b.WriteString("\n" + describeRanks(s) + "\n")
 	if out.ByRank {
-		md := f == FormatMarkdown
+		md := f == text.Markdown
 		dev := deviceLabel(&o)
 		// The device column is there when the operator table has device columns: a CPU-only
 		// profile has no device time to show, not a column of zeros.
@@ -58,9 +58,9 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 		}
 		for _, r := range s.Ranks {
 			if hasDev {
-				rt.add(strconv.FormatInt(r.Number, 10), FormatTime(r.SelfCPUTimeTotal), FormatTime(r.SelfDeviceTimeTotal), r.Trace)
+				rt.add(strconv.FormatInt(r.Number, 10), text.Time(r.SelfCPUTimeTotal), text.Time(r.SelfDeviceTimeTotal), r.Trace)
 			} else {
-				rt.add(strconv.FormatInt(r.Number, 10), FormatTime(r.SelfCPUTimeTotal), r.Trace)
+				rt.add(strconv.FormatInt(r.Number, 10), text.Time(r.SelfCPUTimeTotal), r.Trace)
 			}
 		}
 		rt.write(&b)
@@ -92,7 +92,7 @@ func WriteSummary(w io.Writer, f Format, s *Summary, o TableOptions, out Summary
 			if runeLen(key) >= name-3 {
 				key = string([]rune(key)[:name-3]) + "..."
 			}
-			st.add(key, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Number, 10), FormatTime(us), FormatTime(mean), ratio)
+			st.add(key, strconv.Itoa(r.Ranks), strconv.FormatInt(s.Ranks[at].Number, 10), text.Time(us), text.Time(mean), ratio)
 		}
 		st.write(&b)
 	}
@@ -109,7 +109,7 @@ type textTable struct {
 }
 
 // add adds a row of cells: in text escaped as the op table escapes its names, for a terminal
-// (quote.Printable); markdown escapes them as it writes them (textfmt.MarkdownCell).
+// (quote.Printable); markdown escapes them as it writes them (text.MarkdownCell).
 func (t *textTable) add(cells ...string) {
 	for i, c := range cells {
 		if t.md {
@@ -130,7 +130,7 @@ func (t *textTable) write(b *bytes.Buffer) {
 		hdr[i] = c.header
 	}
 	if t.md {
-		m := textfmt.Table{Head: hdr, Left: make([]bool, len(t.cols)), Rows: t.rows}
+		m := text.Table{Head: hdr, Left: make([]bool, len(t.cols)), Rows: t.rows}
 		for i, c := range t.cols {
 			m.Left[i] = c.left
 		}
@@ -162,7 +162,7 @@ func (t *textTable) write(b *bytes.Buffer) {
 
 // writeSummaryCSV is WriteCSV over the rows idx of s, with the per-rank columns when byRank.
 func writeSummaryCSV(w io.Writer, s *Summary, idx []int, byRank bool) error {
-	t := textfmt.Table{Head: rowFields}
+	t := text.Table{Head: rowFields}
 	if byRank {
 		t.Head = append(t.Head[:len(t.Head):len(t.Head)], "ranks", "slowest_rank", "slowest_time_total", "slowest_by")
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/errtext"
+	"github.com/orprof/orprof/text"
 )
 
 // rankEvents is a small profile of one rank: an outer op with two children and a kernel; scale
@@ -177,7 +178,7 @@ func TestReadSummaryErrors(t *testing.T) {
 func TestWriteSummaryRowLimit(t *testing.T) {
 	s := rankSummary(1, true, RankInfo{Rank: trace.Rank{Trace: "r0"}})
 	var buf bytes.Buffer
-	left, err := WriteSummary(&buf, FormatJSON, s, TableOptions{RowLimit: 2, SortBy: "cpu_time_total"}, SummaryOutput{})
+	left, err := WriteSummary(&buf, text.JSON, s, TableOptions{RowLimit: 2, SortBy: "cpu_time_total"}, SummaryOutput{})
 	require.NoError(t, err)
 	assert.Equal(t, 3, left)
 	assert.Contains(t, buf.String(), `"rows_left_out": 3`)
@@ -185,7 +186,7 @@ func TestWriteSummaryRowLimit(t *testing.T) {
 	assert.ErrorContains(t, err, "limited.json: 3 rows were left out by a row limit, so it cannot be merged")
 
 	buf.Reset()
-	_, err = WriteSummary(&buf, FormatText, s, TableOptions{}, SummaryOutput{})
+	_, err = WriteSummary(&buf, text.Text, s, TableOptions{}, SummaryOutput{})
 	require.NoError(t, err)
 	var want bytes.Buffer
 	require.NoError(t, WriteTable(&want, s.Averages(), TableOptions{UseDevice: "cuda"}))
@@ -194,15 +195,15 @@ func TestWriteSummaryRowLimit(t *testing.T) {
 	m, err := MergeSummaries(s, rankSummary(2, false, RankInfo{Rank: trace.Rank{Trace: "r1"}}))
 	require.NoError(t, err)
 	buf.Reset()
-	_, err = WriteSummary(&buf, FormatText, m, TableOptions{SortBy: "self_cpu_time_total"}, SummaryOutput{ByRank: true})
+	_, err = WriteSummary(&buf, text.Text, m, TableOptions{SortBy: "self_cpu_time_total"}, SummaryOutput{ByRank: true})
 	require.NoError(t, err)
 	golden(t, "summary_by_rank.txt", buf.Bytes())
 	buf.Reset()
-	_, err = WriteSummary(&buf, FormatMarkdown, m, TableOptions{SortBy: "self_cpu_time_total"}, SummaryOutput{ByRank: true})
+	_, err = WriteSummary(&buf, text.Markdown, m, TableOptions{SortBy: "self_cpu_time_total"}, SummaryOutput{ByRank: true})
 	require.NoError(t, err)
 	golden(t, "summary_by_rank.md", buf.Bytes())
 	buf.Reset()
-	_, err = WriteSummary(&buf, FormatCSV, m, TableOptions{SortBy: "self_cpu_time_total"}, SummaryOutput{ByRank: true})
+	_, err = WriteSummary(&buf, text.CSV, m, TableOptions{SortBy: "self_cpu_time_total"}, SummaryOutput{ByRank: true})
 	require.NoError(t, err)
 	golden(t, "summary_by_rank.csv", buf.Bytes())
 }
@@ -237,7 +238,7 @@ func FuzzReadSummary(f *testing.F) {
 		back, err := ReadSummary(&out, "again.json")
 		require.NoError(t, err)
 		require.Equal(t, len(s.Rows), len(back.Rows))
-		for _, f := range []Format{FormatText, FormatMarkdown, FormatCSV} {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV} {
 			_, err := WriteSummary(&bytes.Buffer{}, f, m, TableOptions{}, SummaryOutput{ByRank: true})
 			require.NoError(t, err)
 		}
@@ -249,12 +250,12 @@ func FuzzReadSummary(f *testing.F) {
 func TestWriteSummaryByRankEscapes(t *testing.T) {
 	m, err := MergeSummaries(rankSummary(1, true, RankInfo{Rank: trace.Rank{Trace: "r\x1b[31m|0"}}), rankSummary(2, false, RankInfo{Rank: trace.Rank{Trace: "r1"}}))
 	require.NoError(t, err)
-	for _, f := range []Format{FormatText, FormatMarkdown} {
+	for _, f := range []text.Format{text.Text, text.Markdown} {
 		var buf bytes.Buffer
 		_, err := WriteSummary(&buf, f, m, TableOptions{}, SummaryOutput{ByRank: true})
 		require.NoError(t, err)
 		assert.NotContains(t, buf.String(), "\x1b", "format %v: a raw escape reaches the terminal", f)
-		if f == FormatText {
+		if f == text.Text {
 			assert.Contains(t, buf.String(), `r\x1b[31m|0`)
 		} else {
 			assert.Contains(t, buf.String(), `\|0 |`)
@@ -273,7 +274,7 @@ func TestWriteSummaryByRankCPUOnly(t *testing.T) {
 	}
 	m, err := MergeSummaries(cpuSummary("r0"), cpuSummary("r1"))
 	require.NoError(t, err)
-	for _, f := range []Format{FormatText, FormatMarkdown} {
+	for _, f := range []text.Format{text.Text, text.Markdown} {
 		var buf bytes.Buffer
 		_, err := WriteSummary(&buf, f, m, TableOptions{}, SummaryOutput{ByRank: true})
 		require.NoError(t, err)
@@ -286,7 +287,7 @@ func TestWriteSummaryByRankCPUOnly(t *testing.T) {
 	m, err = MergeSummaries(rankSummary(1, false, RankInfo{Rank: trace.Rank{Trace: "r0"}}), rankSummary(2, false, RankInfo{Rank: trace.Rank{Trace: "r1"}}))
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	_, err = WriteSummary(&buf, FormatText, m, TableOptions{}, SummaryOutput{ByRank: true})
+	_, err = WriteSummary(&buf, text.Text, m, TableOptions{}, SummaryOutput{ByRank: true})
 	require.NoError(t, err)
 	assert.Contains(t, buf.String(), "Self CUDA")
 }

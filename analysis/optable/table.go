@@ -16,6 +16,7 @@ import (
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/text"
 )
 
 // Target selects which PyTorch release's labels a table uses.
@@ -59,8 +60,8 @@ type TableOptions struct {
 
 // Special RowLimit values.
 const (
-	RowLimitAll  = -1
-	RowLimitNone = -2
+	RowLimitAll  = text.RowLimitAll
+	RowLimitNone = text.RowLimitNone
 )
 
 func (o *TableOptions) defaults() {
@@ -108,24 +109,8 @@ func SortAverages(rows []events.Avg, sortBy, useDevice string) ([]events.Avg, er
 	return out, nil
 }
 
-// FormatTime renders µs as PyTorch's _format_time: "12.000us", "1.171ms", "2.500s".
-func FormatTime(us float64) string {
-	switch {
-	case us >= 1e6:
-		return strconv.FormatFloat(us/1e6, 'f', 3, 64) + "s"
-	case us >= 1e3:
-		return strconv.FormatFloat(us/1e3, 'f', 3, 64) + "ms"
-	}
-	return strconv.FormatFloat(us, 'f', 3, 64) + "us"
-}
-
 // formatTimeShare renders t as a percentage of total ("12.34%"), or "NaN" when total is 0.
-func formatTimeShare(t, total float64) string {
-	if total == 0 {
-		return "NaN"
-	}
-	return strconv.FormatFloat(t*100.0/total, 'f', 2, 64) + "%"
-}
+func formatTimeShare(t, total float64) string { return text.Percent(t, total, 2, "NaN") }
 
 // formatMemory renders bytes as PyTorch does, base 1024, in the target's units.
 func formatMemory(n int64, t Target) string {
@@ -360,17 +345,17 @@ func buildTable(rows []events.Avg, o TableOptions) (*tableModel, error) {
 		vals = vals[:0]
 		vals = append(vals, name,
 			formatTimeShare(r.SelfCPUTimeTotal, tot.SelfCPU),
-			FormatTime(r.SelfCPUTimeTotal))
+			text.Time(r.SelfCPUTimeTotal))
 		if r.IsAsync {
 			vals = append(vals, "0")
 		} else {
 			vals = append(vals, formatTimeShare(r.CPUTimeTotal, tot.SelfCPU))
 		}
-		vals = append(vals, FormatTime(r.CPUTimeTotal), FormatTime(r.CPUTime()))
+		vals = append(vals, text.Time(r.CPUTimeTotal), text.Time(r.CPUTime()))
 		if tot.HasDevice {
-			vals = append(vals, FormatTime(r.SelfDeviceTimeTotal),
+			vals = append(vals, text.Time(r.SelfDeviceTimeTotal),
 				formatTimeShare(r.SelfDeviceTimeTotal, tot.SelfDevice),
-				FormatTime(r.DeviceTimeTotal), FormatTime(r.DeviceTime()))
+				text.Time(r.DeviceTimeTotal), text.Time(r.DeviceTime()))
 		}
 		if o.ProfileMemory {
 			vals = append(vals, formatMemory(r.CPUMemoryUsage, o.Target), formatMemory(r.SelfCPUMemoryUsage, o.Target))
@@ -492,9 +477,9 @@ func appendTable(b []byte, rows []events.Avg, o TableOptions) ([]byte, error) {
 
 // footers are the lines under the table.
 func (m *tableModel) footers() []string {
-	out := []string{"Self CPU time total: " + FormatTime(m.totals.SelfCPU)}
+	out := []string{"Self CPU time total: " + text.Time(m.totals.SelfCPU)}
 	if m.totals.HasDevice {
-		out = append(out, "Self "+m.dev+" time total: "+FormatTime(m.totals.SelfDevice))
+		out = append(out, "Self "+m.dev+" time total: "+text.Time(m.totals.SelfDevice))
 	}
 	return out
 }

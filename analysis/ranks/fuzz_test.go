@@ -10,6 +10,7 @@ import (
 
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -53,7 +54,7 @@ func FuzzMergeTraces(f *testing.F) {
 		}
 		merged, err := optable.MergeSummaries(back...)
 		require.NoError(t, err)
-		for _, f := range []optable.Format{optable.FormatText, optable.FormatMarkdown, optable.FormatCSV, optable.FormatJSON} {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 			var x, y bytes.Buffer
 			_, err1 := optable.WriteSummary(&x, f, direct, optable.TableOptions{}, optable.SummaryOutput{ByRank: true})
 			_, err2 := optable.WriteSummary(&y, f, merged, optable.TableOptions{}, optable.SummaryOutput{ByRank: true})

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/orprof/orprof/analysis"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
 )
 
@@ -42,7 +43,7 @@ var Analysis = &analysis.Kind{
 		}
 		return tl, nil
 	},
-	Write: func(w io.Writer, s analysis.Summary) error { return Write(w, JSON, s.(*Summary), Views) },
+	Write: func(w io.Writer, s analysis.Summary) error { return Write(w, text.JSON, s.(*Summary), Views) },
 	Read: func(data []byte, member string) (analysis.Summary, error) {
 		s, err := ReadSummary(bytes.NewReader(data))
 		if err != nil {

@@ -92,21 +92,19 @@ func commID(c *tracefile.Collective) *CommID {
 // usToNs turns the reader's µs from the profile start back into its integer ns.
 func usToNs(us float64) int64 { return int64(math.Round(us * 1000)) }
 
-// classifier classes device events by the reader's kind (a copy or a fill is memory, a
-// device-side wait is sync, a device-side range or a scope profiler's metrics slice is not
-// work) and a kernel by its name as the kernel view does (kernels.Rules: communication,
-// memory, other, and computation for every kind of computation), and says whether
-// HolisticTraceAnalysis would call it computation: one lookup per event, the work once per name.
+// classifier classes device events by the kernel view's rules (kernels.Rules.Of: a user's
+// rule, then the reader's kind, then the name; ClassOf) and says whether
+// HolisticTraceAnalysis would call them computation: one lookup per event, the work once per name.
 type classifier struct {
 	rules *kernels.Rules
 	names map[string]nameInfo
 }
 
-// nameInfo is what a device event's name says: its class as a kernel, and htaComputation's
+// nameInfo is what a device event's name says: the rules' decision, and htaComputation's
 // answer (htaYes, htaNo).
 type nameInfo struct {
-	class Class
-	hta   uint8
+	d   kernels.Decision
+	hta uint8
 }
 
 func newClassifier(rules *kernels.Rules) classifier {
@@ -121,15 +119,7 @@ func (c *classifier) info(name string) nameInfo {
 	if in, ok := c.names[name]; ok {
 		return in
 	}
-	in := nameInfo{class: Computation, hta: htaNo}
-	switch c.rules.Classify(name) {
-	case kernels.Communication:
-		in.class = Communication
-	case kernels.Memory:
-		in.class = Memory
-	case kernels.Other:
-		in.class = Other
-	}
+	in := nameInfo{d: c.rules.Lookup(name), hta: htaNo}
 	if htaComputation(name) {
 		in.hta = htaYes
 	}
@@ -140,15 +130,5 @@ func (c *classifier) info(name string) nameInfo {
 // class is the class of a device event of kind k named name, and htaComputation's answer.
 func (c *classifier) class(k tracefile.Kind, name string) (Class, uint8) {
 	in := c.info(name)
-	switch k {
-	case tracefile.KindMemcpy, tracefile.KindMemset:
-		return Memory, in.hta
-	case tracefile.KindSync:
-		return Sync, in.hta
-	case tracefile.KindDeviceAnnotation, tracefile.KindScopeMetrics:
-		return Annotation, in.hta
-	case tracefile.KindDeviceOther:
-		return Other, in.hta
-	}
-	return in.class, in.hta
+	return ClassOf(k, in.d.Of(k)), in.hta
 }

@@ -22,7 +22,8 @@
 // (NCCL/RCCL/HCCL kernels), other (device work the rules call other: names of
 // synchronizations, MTIA job steps, and, as HolisticTraceAnalysis has it, kernels whose names
 // merely contain Memcpy, Memset, dma or Sync) and computation (every other kernel). Events
-// handed to an Analyzer unclassified are classed by Classify, from the name alone. Work is computation, communication,
+// handed to an Analyzer unclassified are classed by Classify, from the name alone, by the same
+// rules (kernels.Default; ClassOf maps a category to a class). Work is computation, communication,
 // memory and other; sync and annotation are never work. Times are the traces' own clocks in
 // ns, so that the ranks of one job line up. A launch is a host runtime or driver call whose
 // correlation id a device event carries; the device event's launch is the one with its

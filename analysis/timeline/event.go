@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // Kind is what an Event is on the timeline.
@@ -103,25 +106,36 @@ type CommID struct {
 	Peer int64
 }
 
-// Classify is the class of a device event named name, from its name alone, device-agnostic:
-// communication for NCCL/RCCL/HCCL/oneCCL collectives; memory for memcpy, memset and DMA;
-// sync for the device-side waits; computation for everything else.
+// Classify is the class of a device event named name, from its name alone: the kernel view's
+// built-in rules (kernels.Default) decide, cuda_sync's event names (Stream Sync, Event Sync,
+// Context Sync, Device Sync, Stream Wait Event) being device waits.
 func Classify(name string) Class {
+	k := tracefile.KindKernel
+	switch name {
+	case "Stream Sync", "Event Sync", "Context Sync", "Stream Wait Event", "Device Sync":
+		k = tracefile.KindSync
+	}
+	return ClassOf(k, kernels.Default().Of(k, name))
+}
+
+// ClassOf is the class of device work of kind k in category c: a device-side range or a scope
+// profiler's metrics slice is an annotation (not work); communication and memory are theirs;
+// other is a wait when the work is a synchronization; every kind of computation is computation.
+func ClassOf(k tracefile.Kind, c kernels.Category) Class {
 	switch {
-	case hasPrefixFold(name, "nccl"), hasPrefixFold(name, "rccl"), hasPrefixFold(name, "hccl"),
-		hasPrefixFold(name, "ccl"), strings.Contains(name, "ncclKernel"), strings.Contains(name, "ncclDevKernel"):
+	case k == tracefile.KindDeviceAnnotation || k == tracefile.KindScopeMetrics:
+		return Annotation
+	case c == kernels.Communication:
 		return Communication
-	case hasPrefixFold(name, "memcpy"), hasPrefixFold(name, "memset"), hasPrefixFold(name, "hipmemcpy"),
-		hasPrefixFold(name, "hipmemset"), hasPrefixFold(name, "dma"), hasPrefixFold(name, "copy "):
+	case c == kernels.Memory:
 		return Memory
-	case name == "Stream Sync" || name == "Event Sync" || name == "Context Sync" || name == "Stream Wait Event" ||
-		name == "Device Sync":
+	case c == kernels.Other && k == tracefile.KindSync:
 		return Sync
+	case c == kernels.Other:
+		return Other
 	}
 	return Computation
 }
-
-func hasPrefixFold(s, p string) bool { return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) }
 
 // htaComputation reports whether HolisticTraceAnalysis's get_kernel_type would call a kernel
 // named name COMPUTATION: no name excluded from it by its patterns (reference/hta.md, "Kernel

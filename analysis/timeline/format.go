@@ -8,10 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/orprof/orprof/internal/quote"
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 )
 
 // Views are the analyses' names, in the order they print.
@@ -43,23 +42,13 @@ func ParseViews(s string) ([]string, error) {
 	return out, nil
 }
 
-// Format is an output form of Write.
-type Format string
-
-const (
-	Text     Format = "text"
-	Markdown Format = "markdown"
-	CSV      Format = "csv"
-	JSON     Format = "json"
-)
-
 // Write renders the views of s in format f. text and markdown print a titled table per view;
 // csv prints one table per view, each starting with a "view" column, separated by blank
 // lines; json is one document: the Summary's "orprof_timeline", "options", "views" and
 // "ranks" members, then one member per view (the stragglers view with the per-rank
 // collectives a merge needs), so that a json document is itself a summary to merge.
-func Write(w io.Writer, f Format, s *Summary, views []string) error {
-	if f == JSON {
+func Write(w io.Writer, f text.Format, s *Summary, views []string) error {
+	if f == text.JSON {
 		return writeJSON(w, s, views)
 	}
 	var buf bytes.Buffer
@@ -74,12 +63,12 @@ func Write(w io.Writer, f Format, s *Summary, views []string) error {
 				buf.WriteByte('\n')
 			}
 			switch f {
-			case Text:
+			case text.Text:
 				buf.WriteString(v + ": " + note + "\n")
-			case Markdown:
+			case text.Markdown:
 				buf.WriteString("### " + v + "\n\n" + note + "\n")
-			case CSV:
-				m := textfmt.Table{Head: []string{"view", "note"}, Rows: [][]string{{v, note}}}
+			case text.CSV:
+				m := text.Table{Head: []string{"view", "note"}, Rows: [][]string{{v, note}}}
 				if err := m.WriteCSV(&buf); err != nil {
 					return err
 				}
@@ -90,17 +79,17 @@ func Write(w io.Writer, f Format, s *Summary, views []string) error {
 		}
 		for j, t := range tablesOf(s, v) {
 			switch f {
-			case Text:
+			case text.Text:
 				if i > 0 || j > 0 {
 					buf.WriteByte('\n')
 				}
 				t.text(&buf)
-			case Markdown:
+			case text.Markdown:
 				if i > 0 || j > 0 {
 					buf.WriteByte('\n')
 				}
 				t.markdown(&buf)
-			case CSV:
+			case text.CSV:
 				if i > 0 || j > 0 {
 					buf.WriteByte('\n')
 				}
@@ -230,56 +219,18 @@ type table struct {
 	left   map[int]bool
 }
 
+// text writes the table under its title, columns padded, "(none)" for no rows (text.Table).
 func (t *table) text(b *bytes.Buffer) {
-	b.WriteString(t.title + "\n")
-	width := make([]int, len(t.header))
-	cells := func(r []string) []string {
-		out := make([]string, len(r))
-		for i, c := range r {
-			out[i] = quote.Printable(c)
-		}
-		return out
+	tt := text.Table{Head: t.header, Left: make([]bool, len(t.header)), Rows: t.rows}
+	for i := range tt.Left {
+		tt.Left[i] = t.left[i]
 	}
-	all := append([][]string{t.header}, t.rows...)
-	for k := range all {
-		all[k] = cells(all[k])
-		for i, c := range all[k] {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for k, r := range all {
-		var line strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				line.WriteString("  ")
-			}
-			if t.left[i] {
-				line.WriteString(c + pad)
-			} else {
-				line.WriteString(pad + c)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-		if k == 0 {
-			var rule strings.Builder
-			for i, n := range width {
-				if i > 0 {
-					rule.WriteString("  ")
-				}
-				rule.WriteString(strings.Repeat("-", n))
-			}
-			b.WriteString(rule.String() + "\n")
-		}
-	}
-	if len(t.rows) == 0 {
-		b.WriteString("(none)\n")
-	}
+	tt.WriteText(b, text.TextOptions{Title: t.title}) // a bytes.Buffer does not fail
 }
 
 func (t *table) markdown(b *bytes.Buffer) {
-	b.WriteString("### " + textfmt.MarkdownCell(t.title) + "\n\n")
-	m := textfmt.Table{Head: t.header, Left: make([]bool, len(t.header)), Rows: t.rows}
+	b.WriteString("### " + text.MarkdownCell(t.title) + "\n\n")
+	m := text.Table{Head: t.header, Left: make([]bool, len(t.header)), Rows: t.rows}
 	for i := range m.Left {
 		m.Left[i] = t.left[i]
 	}
@@ -289,7 +240,7 @@ func (t *table) markdown(b *bytes.Buffer) {
 // csv writes the table as CSV, each row starting with the view's name and its cells as
 // values (raw).
 func (t *table) csv(b *bytes.Buffer, view string) error {
-	m := textfmt.Table{Head: append([]string{"view"}, t.header...), Rows: make([][]string, len(t.rows))}
+	m := text.Table{Head: append([]string{"view"}, t.header...), Rows: make([][]string, len(t.rows))}
 	for i, r := range t.rows {
 		m.Rows[i] = append([]string{view}, t.raw(r)...)
 	}
@@ -320,12 +271,7 @@ func (t *table) raw(r []string) []string {
 // us renders ns as µs with one decimal; pct renders part/whole as a percentage.
 func fmtUs(ns int64) string { return strconv.FormatFloat(float64(ns)/1000, 'f', 1, 64) }
 
-func pct(part, whole int64) string {
-	if whole == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(100*float64(part)/float64(whole), 'f', 1, 64) + "%"
-}
+func pct(part, whole int64) string { return text.Percent(float64(part), float64(whole), 1, "-") }
 
 func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }
 

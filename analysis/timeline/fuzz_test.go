@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orprof/orprof/internal/ranknum"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -43,12 +44,12 @@ func FuzzTimeline(f *testing.F) {
 		s := c.Summary()
 		checkInvariants(t, s)
 		var buf bytes.Buffer
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 			if err := Write(&buf, f, s, Views); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := ReadSummary(bytes.NewReader(func() []byte { buf.Reset(); _ = Write(&buf, JSON, s, Views); return buf.Bytes() }())); err != nil {
+		if _, err := ReadSummary(bytes.NewReader(func() []byte { buf.Reset(); _ = Write(&buf, text.JSON, s, Views); return buf.Bytes() }())); err != nil {
 			t.Fatalf("its own JSON does not load: %v", err)
 		}
 	})
@@ -103,7 +104,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 			if err := Write(&buf, f, s, Views); err != nil {
 				t.Fatal(err)
 			}

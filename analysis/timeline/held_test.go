@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"github.com/orprof/orprof/text"
+
 	"bytes"
 	"strings"
 	"testing"
@@ -14,7 +16,7 @@ func TestPartialSummary(t *testing.T) {
 	write := func(s *Summary, views []string) *Summary {
 		t.Helper()
 		var b bytes.Buffer
-		if err := Write(&b, JSON, s, views); err != nil {
+		if err := Write(&b, text.JSON, s, views); err != nil {
 			t.Fatal(err)
 		}
 		back, err := ReadSummary(&b)
@@ -31,11 +33,11 @@ func TestPartialSummary(t *testing.T) {
 	if want := []string{"breakdown"}; strings.Join(part.Held, ",") != strings.Join(want, ",") {
 		t.Errorf("written with breakdown,findings: holds %v, want %v (the findings derive from views it lacks)", part.Held, want)
 	}
-	var text bytes.Buffer
-	if err := Write(&text, Text, part, []string{"breakdown", "idle", "launches"}); err != nil {
+	var out bytes.Buffer
+	if err := Write(&out, text.Text, part, []string{"breakdown", "idle", "launches"}); err != nil {
 		t.Fatal(err)
 	}
-	got := text.String()
+	got := out.String()
 	for _, want := range []string{"Time breakdown per rank", "idle: not in this summary (it was written with --view breakdown)",
 		"launches: not in this summary (it was written with --view breakdown)"} {
 		if !strings.Contains(got, want) {

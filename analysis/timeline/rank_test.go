@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orprof/orprof/internal/ranknum"
+	"github.com/orprof/orprof/text"
 )
 
 // A merge numbers a rank whose trace names none by its position among all the ranks merged,
@@ -28,7 +29,7 @@ func TestMergeNumbersRanklessRanks(t *testing.T) {
 	}
 	write := func(s *Summary) string {
 		var b bytes.Buffer
-		if err := Write(&b, JSON, s, Views); err != nil {
+		if err := Write(&b, text.JSON, s, Views); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
@@ -116,7 +117,7 @@ func TestReadAllNumbersSummariesRanks(t *testing.T) {
 		}
 		f := filepath.Join(dir, string(rune('a'+i))+".json")
 		var b bytes.Buffer
-		if err := Write(&b, JSON, s, Views); err != nil {
+		if err := Write(&b, text.JSON, s, Views); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(f, b.Bytes(), 0o644)
@@ -132,8 +133,8 @@ func TestReadAllNumbersSummariesRanks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x, y bytes.Buffer
-	Write(&x, JSON, want, Views)
-	Write(&y, JSON, got, Views)
+	Write(&x, text.JSON, want, Views)
+	Write(&y, text.JSON, got, Views)
 	if x.String() != y.String() {
 		t.Errorf("the summaries of groups of traces merged differ from the traces read at once:\n%s", diffLines(x.String(), y.String()))
 	}

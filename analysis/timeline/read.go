@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/fanout"
 	"github.com/orprof/orprof/trace/tracefile"
@@ -24,6 +25,9 @@ type ReadOptions struct {
 	Workers int
 	// Stdin is what "-" reads (nil: os.Stdin).
 	Stdin io.Reader
+	// Rules class the traces' device work (nil: kernels.Default); a summary's was classed when
+	// it was written.
+	Rules *kernels.Rules
 }
 
 // Load reads the inputs at paths ("-": ro.Stdin; directories expanded) as LoadInputs does.
@@ -125,7 +129,7 @@ func readInput(in *input.Input, o Options, ro ReadOptions, pos int) (*Summary, [
 	var err error
 	switch in.Kind {
 	case input.Trace:
-		return readTrace(in, o, pos, ro.Link)
+		return readTrace(in, o, pos, ro.Link, ro.Rules)
 	case input.TimelineSummary:
 		doc, err = in.Document()
 	case input.ReportSummary:

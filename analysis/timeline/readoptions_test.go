@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -69,7 +70,7 @@ func TestReadReportMember(t *testing.T) {
 	one, _, err := OpenTrace(tr, DefaultOptions(), 0)
 	require.NoError(t, err)
 	var sum bytes.Buffer
-	require.NoError(t, Write(&sum, JSON, one, nil))
+	require.NoError(t, Write(&sum, text.JSON, one, nil))
 	report := []byte(`{"orprof_report": 1, "table": {}, "timeline": ` + sum.String() + `}`)
 	wrapped := filepath.Join(dir, "w.json")
 	require.NoError(t, os.WriteFile(wrapped, report, 0o644))
@@ -84,7 +85,7 @@ func TestReadReportMember(t *testing.T) {
 	ro := ReadOptions{}
 	js := func(s *Summary) string {
 		var b bytes.Buffer
-		require.NoError(t, Write(&b, JSON, s, nil))
+		require.NoError(t, Write(&b, text.JSON, s, nil))
 		return b.String()
 	}
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/text"
 )
 
 // TestReadTraceStdinForms: Read (what `orprof timeline -` reads) takes a trace, plain or
@@ -21,7 +23,7 @@ func TestReadTraceStdinForms(t *testing.T) {
 	want, _, err := OpenTrace(path, o, 0)
 	require.NoError(t, err)
 	var sum bytes.Buffer
-	require.NoError(t, Write(&sum, JSON, want, nil))
+	require.NoError(t, Write(&sum, text.JSON, want, nil))
 	gz, err := os.ReadFile(path)
 	require.NoError(t, err)
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
@@ -59,8 +61,8 @@ func TestReadTraceStdinForms(t *testing.T) {
 			}
 			require.NoError(t, err)
 			var a, b bytes.Buffer
-			require.NoError(t, Write(&a, JSON, want, nil))
-			require.NoError(t, Write(&b, JSON, got, nil))
+			require.NoError(t, Write(&a, text.JSON, want, nil))
+			require.NoError(t, Write(&b, text.JSON, got, nil))
 			// Read as a trace, it is named <stdin> (JSON escapes the brackets).
 			assert.Equal(t, a.String(), strings.ReplaceAll(b.String(), `\u003cstdin\u003e`, path))
 		})

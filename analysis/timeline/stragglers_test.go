@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/orprof/orprof/text"
 )
 
 // pgseqTraces are four ranks of one job (testdata/pgseq, hand-written; README there): the
@@ -101,7 +103,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := Write(&buf, JSON, s, Views); err != nil {
+		if err := Write(&buf, text.JSON, s, Views); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, filepath.Base(p))
@@ -116,7 +118,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 		t.Fatal(err)
 	}
 	var hb bytes.Buffer
-	if err := Write(&hb, JSON, half, Views); err != nil {
+	if err := Write(&hb, text.JSON, half, Views); err != nil {
 		t.Fatal(err)
 	}
 	hp := filepath.Join(dir, "half.json")
@@ -127,7 +129,7 @@ func TestStragglersMergeExactPGSeq(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Format{JSON, Text, CSV, Markdown} {
+	for _, f := range []text.Format{text.JSON, text.Text, text.CSV, text.Markdown} {
 		var x, y bytes.Buffer
 		if err := Write(&x, f, all, Views); err != nil {
 			t.Fatal(err)
@@ -204,10 +206,10 @@ func TestMergeAllIsMergeOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x, y bytes.Buffer
-	if err := Write(&x, JSON, a[0], Views); err != nil {
+	if err := Write(&x, text.JSON, a[0], Views); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(&y, JSON, b[0], Views); err != nil {
+	if err := Write(&y, text.JSON, b[0], Views); err != nil {
 		t.Fatal(err)
 	}
 	if x.String() != y.String() {

@@ -27,9 +27,9 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 	return s, td.ReadWarnings(name), nil
 }
 
-// readTrace reads the trace in with the link rules link.
-func readTrace(in *input.Input, o Options, pos int, link tracefile.LinkMode) (*Summary, []string, error) {
-	c := NewConsumer(o, nil)
+// readTrace reads the trace in with the link rules link and the category rules rules.
+func readTrace(in *input.Input, o Options, pos int, link tracefile.LinkMode, rules *kernels.Rules) (*Summary, []string, error) {
+	c := NewConsumer(o, rules)
 	opts := tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link, Position: pos}
 	var td *tracefile.Data
 	var err error

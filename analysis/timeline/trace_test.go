@@ -17,6 +17,7 @@ import (
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -197,10 +198,10 @@ func TestConsumerInSharedRead(t *testing.T) {
 				return
 			}
 			var x, y bytes.Buffer
-			if err := Write(&x, JSON, want, Views); err != nil {
+			if err := Write(&x, text.JSON, want, Views); err != nil {
 				t.Fatal(err)
 			}
-			if err := Write(&y, JSON, got, Views); err != nil {
+			if err := Write(&y, text.JSON, got, Views); err != nil {
 				t.Fatal(err)
 			}
 			if x.String() != y.String() {
@@ -230,7 +231,7 @@ func TestGolden(t *testing.T) {
 		}
 		s.Ranks[0].Trace = filepath.Base(name)
 		base := strings.TrimSuffix(filepath.Base(name), ".json.gz")
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+		for _, f := range []text.Format{text.Text, text.Markdown, text.CSV, text.JSON} {
 			var buf bytes.Buffer
 			if err := Write(&buf, f, s, Views); err != nil {
 				t.Fatal(err)
@@ -260,7 +261,7 @@ func TestMergeExactKineto(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := Write(&buf, JSON, s, Views); err != nil {
+		if err := Write(&buf, text.JSON, s, Views); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, filepath.Base(p)+".timeline.json")
@@ -274,10 +275,10 @@ func TestMergeExactKineto(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x, y bytes.Buffer
-	if err := Write(&x, JSON, both, Views); err != nil {
+	if err := Write(&x, text.JSON, both, Views); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(&y, JSON, merged, Views); err != nil {
+	if err := Write(&y, text.JSON, merged, Views); err != nil {
 		t.Fatal(err)
 	}
 	if x.String() != y.String() {

@@ -9,12 +9,13 @@ import (
 	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 )
 
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("diff", "usage: orprof diff [flags] BEFORE AFTER   (each a trace, an orprof table, kernels or report --format json summary, .gz allowed, a directory of them: all its ranks, or - for stdin)", stderr)
 	format := fs.String("format", "text", "output format: text, markdown, csv or json")
-	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all")
+	rowLimit := fs.Int("row-limit", -1, "ops to print, largest regression first; -1 prints all, 0 none")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the Name column")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
@@ -29,12 +30,12 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, "diff: need BEFORE and AFTER, got %d arguments", len(pos))
 	}
-	f, ok := optable.ParseFormat(*format)
+	f, ok := text.ParseFormat(*format)
 	if !ok {
 		return failFlag(stderr, "diff", "--format %s: must be text, markdown, csv or json", quoteArg(*format))
 	}
 	if *rowLimit < -1 {
-		return failFlag(stderr, "diff", "--row-limit %d: must be -1 (all) or a count ≥ 0", *rowLimit)
+		return failFlag(stderr, "diff", "--row-limit %d: must be -1 (all), 0 (none) or a count ≥ 1", *rowLimit)
 	}
 	if *nameWidth < 4 {
 		return failFlag(stderr, "diff", "--max-name-column-width %d: must be at least 4", *nameWidth)
@@ -119,11 +120,8 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		devAfter = dev
 	}
 	rows := optable.Diff(sums[0], sums[1])
-	if *rowLimit == 0 {
-		rows = nil // as the table's --row-limit 0: no rows, the totals still
-	}
 	tot := [2]optable.Totals{sums[0].Totals(), sums[1].Totals()}
-	if err := optable.WriteDiff(stdout, f, rows, optable.DiffOptions{RowLimit: *rowLimit, Device: dev, AfterDevice: devAfter,
+	if err := optable.WriteDiff(stdout, f, rows, optable.DiffOptions{RowLimit: rowLimitOf(*rowLimit), Device: dev, AfterDevice: devAfter,
 		MaxNameColumnWidth: *nameWidth, Totals: &tot}); err != nil {
 		return fail(stderr, "diff: %v", err)
 	}

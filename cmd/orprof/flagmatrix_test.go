@@ -463,6 +463,7 @@ func flagMatrix() []flagRow {
 				flagRow{"timeline", []string{"--short-kernel", "1ms"}, baseSteps, m, refuse, false},
 				flagRow{"timeline", []string{"--queue-length", "2"}, baseSteps, m, refuse, false},
 				flagRow{"timeline", []string{"--link", "external-id"}, baseComm, m, refuse, false},
+				flagRow{"timeline", []string{"--rules", "{comm-rules}"}, baseLink, m, refuse, false},
 			)
 			continue
 		}
@@ -472,6 +473,7 @@ func flagMatrix() []flagRow {
 			flagRow{"timeline", []string{"--short-kernel", "1ms"}, baseSteps, m, differs, false},
 			flagRow{"timeline", []string{"--queue-length", "2"}, baseSteps, m, differs, false},
 			flagRow{"timeline", []string{"--link", "external-id"}, baseComm, m, differs, false},
+			flagRow{"timeline", []string{"--rules", "{comm-rules}"}, baseLink, m, differs, false},
 		)
 	}
 
@@ -521,13 +523,15 @@ func TestFlagMatrix(t *testing.T) {
 	fx := &flagFixtures{t: t, dir: t.TempDir()}
 	rules := filepath.Join(fx.dir, "rules.txt")
 	require.NoError(t, os.WriteFile(rules, []byte("attention .\n"), 0o644))
+	commRules := filepath.Join(fx.dir, "comm.rules")
+	require.NoError(t, os.WriteFile(commRules, []byte("communication .\n"), 0o644))
 	for _, r := range flagMatrix() {
 		name := fmt.Sprintf("%s/%s/%s", r.cmd, strings.Join(r.flag, "="), r.mode)
 		t.Run(name, func(t *testing.T) {
 			in, stdin := fx.inputs(r.base, r.mode)
 			flag := make([]string, len(r.flag))
 			for i, f := range r.flag {
-				flag[i] = strings.ReplaceAll(f, "{rules}", rules)
+				flag[i] = strings.ReplaceAll(strings.ReplaceAll(f, "{rules}", rules), "{comm-rules}", commRules)
 			}
 			runOnce := func(withFlag bool, tag string) (int, string, string) {
 				args := append([]string{r.cmd}, r.base.args()...)

@@ -8,6 +8,7 @@ import (
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 )
 
 const kernelsUsage = `usage: orprof kernels [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), a summary (orprof kernels --format json, or orprof report --format json: its kernels), or - for stdin)
@@ -19,7 +20,7 @@ and how many did, and a category (definitions and the rules file: docs/kernels.m
 func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("kernels", kernelsUsage, stderr)
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof kernels reads and merges)")
-	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all (csv and json print all)")
+	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all, 0 none (csv and json print all)")
 	byOp := fs.Bool("by-op", false, "group the kernels under the operators that launched them")
 	by := fs.String("by", "", "group the kernels under the nn.Module (module) or source line (line) that ran their ops, from a trace recorded with_stack=True (docs/code.md)")
 	rulesPath := fs.String("rules", "", "a `FILE` of category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
@@ -33,12 +34,12 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return fail(stderr, "kernels: need a TRACE argument")
 	}
-	f, ok := kernels.ParseFormat(*format)
+	f, ok := text.ParseFormat(*format)
 	if !ok {
 		return fail(stderr, "kernels: --format %s: must be text, markdown, csv or json; run 'orprof kernels -h'", quote.String(*format))
 	}
-	if *rowLimit < -1 || *rowLimit == 0 {
-		return fail(stderr, "kernels: --row-limit %d: must be -1 (all) or a count ≥ 1; run 'orprof kernels -h'", *rowLimit)
+	if *rowLimit < -1 {
+		return fail(stderr, "kernels: --row-limit %d: must be -1 (all), 0 (none) or a count ≥ 1; run 'orprof kernels -h'", *rowLimit)
 	}
 	if *nameWidth < 4 {
 		return fail(stderr, "kernels: --max-name-column-width %d: must be at least 4; run 'orprof kernels -h'", *nameWidth)
@@ -77,7 +78,7 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "kernels: %v", err)
 	}
 	printWarnings(stderr, warns)
-	o := kernels.WriteOptions{Rules: rules, RowLimit: max(*rowLimit, 0), ByOp: *byOp, MaxNameWidth: *nameWidth}
+	o := kernels.WriteOptions{Rules: rules, RowLimit: rowLimitOf(*rowLimit), ByOp: *byOp, MaxNameWidth: *nameWidth}
 	if err := kernels.Write(stdout, f, s, o); err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}
@@ -86,7 +87,7 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runKernelsByCode is orprof kernels --by module|line: the kernels of each row of orprof code,
 // read from traces (a kernels or report summary has no python stacks: refused).
-func runKernelsByCode(stdin io.Reader, stdout, stderr io.Writer, paths []string, by string, f kernels.Format, link linkValue,
+func runKernelsByCode(stdin io.Reader, stdout, stderr io.Writer, paths []string, by string, f text.Format, link linkValue,
 	byOp, rules bool, rowLimit, nameWidth int) int {
 	b, ok := code.ParseBy(by)
 	if !ok {
@@ -97,7 +98,7 @@ func runKernelsByCode(stdin io.Reader, stdout, stderr io.Writer, paths []string,
 		return failFlag(stderr, "kernels", "--by and --by-op: choose one grouping")
 	case rules:
 		return failFlag(stderr, "kernels", "--rules: the categories are not shown with --by")
-	case f == kernels.JSON:
+	case f == text.JSON:
 		return failFlag(stderr, "kernels", "--format json with --by: orprof code --format json writes that summary")
 	}
 	cf, _ := code.ParseFormat(string(f))

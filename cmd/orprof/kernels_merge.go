@@ -7,6 +7,7 @@ import (
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 )
 
 // mergeKernels is `orprof merge` of kernels summaries: the kernels view of all their ranks.
@@ -53,11 +54,8 @@ func writeKernelsMerge(s *kernels.Summary, tf *tableFlags, stdout, stderr io.Wri
 	if !tf.rowLimitSet {
 		limit = 50
 	}
-	if limit == 0 {
-		return failFlag(stderr, "merge", "--row-limit 0: kernels summaries print -1 (all) or a count ≥ 1")
-	}
-	f, _ := kernels.ParseFormat(tf.format)
-	if err := kernels.Write(stdout, f, s, kernels.WriteOptions{RowLimit: max(limit, 0), MaxNameWidth: tf.maxNameWidth}); err != nil {
+	f, _ := text.ParseFormat(tf.format)
+	if err := kernels.Write(stdout, f, s, kernels.WriteOptions{RowLimit: rowLimitOf(limit), MaxNameWidth: tf.maxNameWidth}); err != nil {
 		return fail(stderr, "merge: %v", err)
 	}
 	return 0
@@ -74,13 +72,22 @@ func diffKernels(sides [2][]*input.Input, format string, rowLimit, nameWidth int
 		}
 		sums[i] = s
 	}
-	f, _ := kernels.ParseFormat(format)
+	f, _ := text.ParseFormat(format)
 	rows := kernels.Diff(sums[0], sums[1], nil)
 	if rowLimit == 0 {
-		rows = nil
+		rows = nil // --row-limit 0: no rows, the totals still
 	}
 	if err := kernels.WriteDiff(stdout, f, rows, sums[0], sums[1], max(rowLimit, 0), nameWidth); err != nil {
 		return fail(stderr, "diff: %v", err)
 	}
 	return 0
+}
+
+// rowLimitOf is a --row-limit value as the writers take it: 0 is text.RowLimitNone (no rows, as
+// in every command), -1 text.RowLimitAll.
+func rowLimitOf(n int) int {
+	if n == 0 {
+		return text.RowLimitNone
+	}
+	return n
 }

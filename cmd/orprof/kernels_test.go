@@ -96,7 +96,7 @@ func TestKernelsBadInput(t *testing.T) {
 	}{
 		{[]string{"kernels"}, "kernels: need a TRACE argument"},
 		{[]string{"kernels", "--format", "xml", trace}, `--format "xml": must be text, markdown, csv or json; run 'orprof kernels -h'`},
-		{[]string{"kernels", "--row-limit", "0", trace}, "--row-limit 0: must be -1 (all) or a count ≥ 1; run 'orprof kernels -h'"},
+		{[]string{"kernels", "--row-limit", "-2", trace}, "--row-limit -2: must be -1 (all), 0 (none) or a count ≥ 1; run 'orprof kernels -h'"},
 		{[]string{"kernels", "--link", "some", trace}, `--link "some": must be all or external-id; run 'orprof kernels -h'`},
 		{[]string{"kernels", "--rules", bad, trace}, `bad.rules:2: "not-a-category" is not a category`},
 		{[]string{"kernels", "--rules", filepath.Join(dir, "none"), trace}, "no such file"},

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/orprof/orprof/internal/textfmt"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/xpu"
 )
 
@@ -79,7 +79,7 @@ func (s metricsSummary) metricHeads() []string {
 // writeMetricsCSV writes the summary as CSV: name, scopes, then one column per metric
 // ("GpuTime (ns)").
 func writeMetricsCSV(w io.Writer, s metricsSummary) error {
-	t := textfmt.Table{Head: append([]string{"name", "scopes"}, s.metricHeads()...)}
+	t := text.Table{Head: append([]string{"name", "scopes"}, s.metricHeads()...)}
 	for _, r := range s.Rows {
 		rec := []string{r.Name, strconv.Itoa(r.Scopes)}
 		for _, v := range r.Values {
@@ -94,7 +94,7 @@ func writeMetricsCSV(w io.Writer, s metricsSummary) error {
 // columns and values (xpu.WriteMetricsTable: the average of each metric to 3 decimals), names
 // whole, then its "Scopes total" line.
 func writeMetricsMarkdown(w io.Writer, s metricsSummary) error {
-	t := textfmt.Table{Head: append([]string{"Name", "# of Scopes"}, s.metricHeads()...), Left: []bool{true}}
+	t := text.Table{Head: append([]string{"Name", "# of Scopes"}, s.metricHeads()...), Left: []bool{true}}
 	for _, r := range s.Rows {
 		rec := []string{r.Name, strconv.Itoa(r.Scopes)}
 		for _, v := range r.Values {

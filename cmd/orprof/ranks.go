@@ -12,6 +12,7 @@ import (
 	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/input"
+	"github.com/orprof/orprof/text"
 )
 
 // rowLimitFlag is --row-limit: an int that remembers it was given.
@@ -48,8 +49,8 @@ func (tf *tableFlags) grouping() events.AverageOptions {
 // summary). csv and json print every row unless --row-limit was given.
 func (tf *tableFlags) tableOptions() optable.TableOptions {
 	opts := optable.TableOptions{SortBy: tf.sortBy, RowLimit: tf.rowLimit, MaxNameColumnWidth: tf.maxNameWidth}
-	f, _ := optable.ParseFormat(tf.format)
-	if !tf.rowLimitSet && (f == optable.FormatCSV || f == optable.FormatJSON) {
+	f, _ := text.ParseFormat(tf.format)
+	if !tf.rowLimitSet && (f == text.CSV || f == text.JSON) {
 		opts.RowLimit = optable.RowLimitAll
 	}
 	if opts.RowLimit == 0 {
@@ -64,14 +65,14 @@ func (tf *tableFlags) tableOptions() optable.TableOptions {
 // writeSummary prints s in the chosen format; it returns the number of rows the row limit left
 // out (the JSON says so itself; callers note it for CSV).
 func (tf *tableFlags) writeSummary(w io.Writer, s *optable.Summary, byRank bool) (int, error) {
-	f, _ := optable.ParseFormat(tf.format)
+	f, _ := text.ParseFormat(tf.format)
 	return optable.WriteSummary(w, f, s, tf.tableOptions(), optable.SummaryOutput{ByRank: byRank})
 }
 
 // noteCSV says on stderr what CSV output has no place for: how many rows a --row-limit left out
 // and, for several ranks, where their numbers came from.
 func (tf *tableFlags) noteCSV(stderr io.Writer, s *optable.Summary, left int) {
-	if tf.format != string(optable.FormatCSV) {
+	if tf.format != string(text.CSV) {
 		return
 	}
 	if left > 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/report/html"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
 	"github.com/orprof/orprof/trace/tracefile"
 	"github.com/orprof/orprof/xpu"
@@ -32,7 +33,7 @@ func checkRunOutputs(tracePath, activities, metrics, metricsOut, format string) 
 	if metricsOut != "" && metrics == "" {
 		return "--metrics-out: needs --metrics"
 	}
-	if metrics != "" && metricsOut == "" && format == string(optable.FormatCSV) {
+	if metrics != "" && metricsOut == "" && format == string(text.CSV) {
 		return "--metrics with --format csv: a CSV file holds one table; pass --metrics-out FILE for the metrics table"
 	}
 	return ""
@@ -114,7 +115,7 @@ func runFiles(tracePath, pprofPath, metricsOut, configPath string, sf *stepFlags
 // profiler measured kernels, the metrics table: after the text or markdown table, inside the
 // JSON document ("metrics"), or in metricsOut (in the same format) when it is set.
 func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemory bool, scopes []xpu.Scope, metricsOut string) error {
-	format, _ := optable.ParseFormat(tf.format)
+	format, _ := text.ParseFormat(tf.format)
 	if len(scopes) == 0 && metricsOut == "" {
 		return tf.write(w, res.Events, res.Device, profileMemory)
 	}
@@ -128,7 +129,7 @@ func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemo
 		}
 		return nil
 	}
-	if format == optable.FormatJSON {
+	if format == text.JSON {
 		var table bytes.Buffer
 		if err := tf.write(&table, res.Events, res.Device, profileMemory); err != nil {
 			return err
@@ -148,13 +149,13 @@ func writeRunTables(w io.Writer, tf *tableFlags, res *orprof.Result, profileMemo
 }
 
 // writeMetrics writes the metrics table of scopes in format.
-func writeMetrics(w io.Writer, format optable.Format, scopes []xpu.Scope) error {
+func writeMetrics(w io.Writer, format text.Format, scopes []xpu.Scope) error {
 	switch format {
-	case optable.FormatCSV:
+	case text.CSV:
 		return writeMetricsCSV(w, summarizeMetrics(scopes))
-	case optable.FormatJSON:
+	case text.JSON:
 		return writeMetricsJSON(w, summarizeMetrics(scopes))
-	case optable.FormatMarkdown:
+	case text.Markdown:
 		return writeMetricsMarkdown(w, summarizeMetrics(scopes))
 	}
 	return xpu.WriteMetricsTable(w, scopes, nil)
@@ -175,7 +176,7 @@ func writeRunReport(path string, res *orprof.Result, title string, tf *tableFlag
 	if err != nil {
 		return err
 	}
-	if tf.format == string(optable.FormatJSON) {
+	if tf.format == string(text.JSON) {
 		return outfile.Write(path, func(w io.Writer) error { return report.Write(w, b) })
 	}
 	m := html.ListModel(res.Events, optable.RankInfo{}, res.Device, profileMemory, tf.grouping())

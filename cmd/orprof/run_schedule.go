@@ -54,9 +54,12 @@ func (sf *stepFlags) stepsAlone() bool {
 // used reports whether any step flag was given (--steps 0 too, which runSteps refuses): run
 // then goes through runSteps.
 func (sf *stepFlags) used(fs *flag.FlagSet) bool {
-	steps := false
-	fs.Visit(func(f *flag.Flag) { steps = steps || f.Name == "steps" })
-	return sf.schedule != "" || sf.traceDir != "" || sf.gzip || steps || sf.http != "" || sf.loop || sf.maxEvents != 0
+	steps, maxEvents := false, false
+	fs.Visit(func(f *flag.Flag) {
+		steps = steps || f.Name == "steps"
+		maxEvents = maxEvents || f.Name == "http-max-events"
+	})
+	return sf.schedule != "" || sf.traceDir != "" || sf.gzip || steps || sf.http != "" || sf.loop || maxEvents
 }
 
 // runSteps runs the workload a step at a time under a Profiler until the schedule is done,
@@ -82,10 +85,10 @@ func runSteps(fs *flag.FlagSet, sf *stepFlags, workload, title string, opts orpr
 		return failFlag(stderr, "run", "--loop: add --http ADDR or --schedule (a loop needs something to capture)")
 	case sf.traceDir != "" && sf.schedule == "":
 		return failFlag(stderr, "run", "--trace-dir: needs --schedule")
-	case sf.maxEvents != 0 && sf.http == "":
+	case set["http-max-events"] && sf.http == "":
 		return failFlag(stderr, "run", "--http-max-events: needs --http (it bounds the captures served there)")
-	case sf.maxEvents < -1:
-		return failFlag(stderr, "run", "--http-max-events %d: must be -1 (no bound) or a count ≥ 1", sf.maxEvents)
+	case sf.maxEvents < -1 || set["http-max-events"] && sf.maxEvents == 0:
+		return failFlag(stderr, "run", "--http-max-events %d: must be -1 (no bound) or a count ≥ 1 (default %d)", sf.maxEvents, httpprof.DefaultMaxEvents)
 	case sf.gzip && sf.traceDir == "":
 		return failFlag(stderr, "run", "--trace-gzip: needs --trace-dir")
 	case sf.schedule != "" && set["trace"]:

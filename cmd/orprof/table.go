@@ -16,6 +16,7 @@ import (
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -65,7 +66,7 @@ func (tf *tableFlags) check() string {
 	if tf.maxNameWidth < 4 {
 		return fmt.Sprintf("--max-name-column-width %d: must be at least 4", tf.maxNameWidth)
 	}
-	if _, ok := optable.ParseFormat(tf.format); !ok {
+	if _, ok := text.ParseFormat(tf.format); !ok {
 		return fmt.Sprintf("--format %s: must be text, markdown, csv or json", quoteArg(tf.format))
 	}
 	if tf.sortBy != "" && tf.sortBy != "key" {

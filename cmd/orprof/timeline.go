@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/input"
+	"github.com/orprof/orprof/text"
 )
 
 // listFlag is a comma-separated list of integers and inclusive ranges ("1,3-5").
@@ -92,6 +94,7 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.QueueLength, "queue-length", o.QueueLength, "report the time each stream spent with at least `N` launches outstanding")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
+	rulesPath := fs.String("rules", "", "a `FILE` of category rules (lines: CATEGORY REGEXP), tried before the built-in ones, as orprof kernels --rules")
 	pos, exit, stop := parseFlags(fs, args)
 	if stop {
 		return exit
@@ -103,14 +106,20 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "timeline: --view %s: %v; run 'orprof timeline -h'", quoteArg(*view), err)
 	}
-	f := timeline.Format(*format)
+	f := text.Format(*format)
 	switch f {
-	case timeline.Text, timeline.Markdown, timeline.CSV, timeline.JSON:
+	case text.Text, text.Markdown, text.CSV, text.JSON:
 	default:
 		return fail(stderr, "timeline: --format %s: must be text, markdown, csv or json; run 'orprof timeline -h'", quoteArg(*format))
 	}
 	if o.QueueLength < 1 {
 		return fail(stderr, "timeline: --queue-length %d: must be ≥ 1; run 'orprof timeline -h'", o.QueueLength)
+	}
+	var rules *kernels.Rules
+	if *rulesPath != "" {
+		if rules, err = kernels.LoadRules(*rulesPath); err != nil {
+			return fail(stderr, "timeline: --rules %v", err)
+		}
 	}
 	o.Steps = steps.vals
 	if slices.Contains(pos, "-") && len(pos) > 1 {
@@ -121,6 +130,9 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	sums := summaryNames(ins)
+	if rules != nil && len(sums) == len(ins) {
+		return failFlag(stderr, "timeline", "--rules applies to traces; the inputs are summaries, whose device work was classed when they were written (give the traces)")
+	}
 	if link.set {
 		if len(sums) == len(ins) {
 			if len(ins) == 1 && ins[0].Name == input.StdinName {
@@ -131,7 +143,7 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		noteLinkSummaries(stderr, sums)
 	}
 	defer lazyGC(gcFloorFor(ins[0].Path))()
-	s, warns, err := timeline.LoadInputs(ins, o, timeline.ReadOptions{Link: link.mode()})
+	s, warns, err := timeline.LoadInputs(ins, o, timeline.ReadOptions{Link: link.mode(), Rules: rules})
 	var oe *timeline.OptionsError
 	if errors.As(err, &oe) {
 		// The analyses of a summary ran when it was written: the message names the summary,

@@ -69,3 +69,40 @@ func Respace(b []byte, comma, colon string) []byte {
 	}
 	return out
 }
+
+// LongKernelNames is a trace of n kernels, each with its own name of about nameLen bytes shaped
+// like a template-heavy CUDA or Triton kernel's (namespaces, template arguments, tile sizes),
+// each launched by an operator. Kernel classification is measured on it: its cost per byte of
+// distinct name is what such traces pay.
+func LongKernelNames(n, nameLen int) *trace.Trace {
+	t := &trace.Trace{BaseTimeNs: 1_700_000_000_000_000_000, StartNs: 1_700_000_000_000_000_000}
+	t.Processes = []trace.Process{{Pid: 1234, Name: "python", Label: "CPU"}, {Pid: 0, Name: "cuda:0", Label: "GPU 0"}}
+	t.Threads = []trace.Thread{{Pid: 1234, Tid: 1, Name: "thread 1"}}
+	parts := []string{"cutlass::gemm::kernel::GemmUniversal<", "cute::tuple<cute::C<128>, cute::C<256>, cute::C<64> >, ",
+		"at::native::(anonymous namespace)::vectorized_elementwise_kernel<4, ", "triton_red_fused__to_copy_add_mean_",
+		"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >, ",
+		"flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::half_t>, ",
+		"std::integral_constant<bool, true>, c10::BFloat16, ", "cutlass::epilogue::collective::EpilogueTensorBroadcast<", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize"}
+	ts := t.StartNs
+	for i := 0; i < n; i++ {
+		id := int64(i + 1)
+		b := []byte("void ns" + strconv.Itoa(i) + "::")
+		for j := 0; len(b) < nameLen; j++ {
+			b = append(b, parts[(i+j)%len(parts)]...)
+			b = strconv.AppendInt(b, int64(i*31+j), 10)
+			b = append(b, ", "...)
+		}
+		b = append(b[:nameLen-1], '>')
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "cpu_op", Name: "aten::op_" + strconv.Itoa(i%50),
+			Pid: 1234, Tid: 1, TsNs: ts, DurNs: 3_000, Args: []trace.Arg{trace.Int(trace.ArgExternalID, id)}})
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "cuda_runtime", Name: "cudaLaunchKernel",
+			Pid: 1234, Tid: 1, TsNs: ts + 500, DurNs: 1_000, Args: []trace.Arg{trace.Int(trace.ArgExternalID, id),
+				trace.Int(trace.ArgCorrelation, id)}})
+		t.Events = append(t.Events, trace.Event{Ph: 'X', Cat: "kernel", Name: string(b),
+			Pid: 0, Tid: 7, TsNs: ts + 1_000, DurNs: 2_000, Args: []trace.Arg{trace.Int(trace.ArgExternalID, id),
+				trace.Int(trace.ArgDevice, 0), trace.Int(trace.ArgStream, 7), trace.Int(trace.ArgCorrelation, id)}})
+		ts += 4_000
+	}
+	t.EndNs = ts
+	return t
+}

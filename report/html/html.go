@@ -31,6 +31,7 @@ import (
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/namecap"
+	"github.com/orprof/orprof/text"
 )
 
 //go:embed assets/report.css
@@ -276,7 +277,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Empty["kernels"] = true
 	default:
 		var b bytes.Buffer
-		if err := kernels.Write(&b, kernels.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
+		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
 			return nil, err
 		}
 		kernelsDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
@@ -305,7 +306,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	if d := m.Diff; d != nil {
 		rows := optable.Diff(d.Before, d.After)
 		var b bytes.Buffer
-		if err := optable.WriteDiff(&b, optable.FormatJSON, rows, optable.DiffOptions{}); err != nil {
+		if err := optable.WriteDiff(&b, text.JSON, rows, optable.DiffOptions{}); err != nil {
 			return nil, err
 		}
 		dp := &diffPage{Before: d.BeforeName, After: d.AfterName, Doc: json.RawMessage(b.Bytes())}
@@ -404,12 +405,12 @@ func findings(s *optable.Summary) []finding {
 	if topDev != nil && t.SelfDevice > 0 {
 		out = append(out, finding{"top-device", fmt.Sprintf("%s takes %.1f %% of the self %s time (%s of %s, %d calls).",
 			namecap.Cap(topDev.Key), topDev.SelfDeviceTimeTotal*100/t.SelfDevice, strings.ToUpper(deviceName(s)),
-			optable.FormatTime(topDev.SelfDeviceTimeTotal), optable.FormatTime(t.SelfDevice), topDev.Count)})
+			text.Time(topDev.SelfDeviceTimeTotal), text.Time(t.SelfDevice), topDev.Count)})
 	}
 	if topCPU != nil && t.SelfCPU > 0 {
 		out = append(out, finding{"top-cpu", fmt.Sprintf("%s takes %.1f %% of the self CPU time (%s of %s, %d calls).",
-			namecap.Cap(topCPU.Key), topCPU.SelfCPUTimeTotal*100/t.SelfCPU, optable.FormatTime(topCPU.SelfCPUTimeTotal),
-			optable.FormatTime(t.SelfCPU), topCPU.Count)})
+			namecap.Cap(topCPU.Key), topCPU.SelfCPUTimeTotal*100/t.SelfCPU, text.Time(topCPU.SelfCPUTimeTotal),
+			text.Time(t.SelfCPU), topCPU.Count)})
 	}
 	if n := len(s.Ranks); n > 1 {
 		// The rank whose own total is the largest, against the mean of the ranks.
@@ -427,7 +428,7 @@ func findings(s *optable.Summary) []finding {
 		}
 		if mean := sum / float64(n); mean > 0 {
 			out = append(out, finding{"slowest-rank", fmt.Sprintf("rank %d has the most %s time: %s, %.1f %% above the mean of the %d ranks (%s).",
-				s.Ranks[slow].Number, what, optable.FormatTime(by(s.Ranks[slow])), (by(s.Ranks[slow])/mean-1)*100, n, optable.FormatTime(mean))})
+				s.Ranks[slow].Number, what, text.Time(by(s.Ranks[slow])), (by(s.Ranks[slow])/mean-1)*100, n, text.Time(mean))})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package textfmt
+package text
 
 // Every test binary defines -update, so that `go test ./... -update` rewrites the golden
 // files of the packages that have some and runs the others' tests as usual.

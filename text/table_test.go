@@ -1,4 +1,4 @@
-package textfmt
+package text
 
 import (
 	"bytes"
@@ -49,12 +49,12 @@ func TestWriteMarkdown(t *testing.T) {
 		want string
 	}{
 		{"empty rows", Table{Head: []string{"Name", "Calls"}, Left: []bool{true}},
-			"| Name | Calls |\n| --- | ---: |\n"},
+			"| Name | Calls |\n|:-----|------:|\n"},
 		{"escaped cells and header", Table{Head: []string{"a|b", "% of x"}, Left: []bool{false, true},
 			Rows: [][]string{{"x_y", "1"}, {"*", "two\nlines"}}},
-			"| a\\|b | % of x |\n| ---: | --- |\n| x_y | 1 |\n| \\* | two&#xa;lines |\n"},
+			"| a\\|b | % of x        |\n|-----:|:--------------|\n|  x_y | 1             |\n|   \\* | two&#xa;lines |\n"},
 		{"left shorter than head", Table{Head: []string{"k", "v", "w"}, Left: []bool{true}, Rows: [][]string{{"", "", ""}}},
-			"| k | v | w |\n| --- | ---: | ---: |\n|  |  |  |\n"},
+			"| k | v | w |\n|:--|--:|--:|\n|   |   |   |\n"},
 	} {
 		var b bytes.Buffer
 		require.NoError(t, tc.t.WriteMarkdown(&b), tc.name)
@@ -71,7 +71,7 @@ func TestWriteCSV(t *testing.T) {
 		{"header only", Table{Head: []string{"key", "count"}}, "key,count\n"},
 		{"exact strings", Table{Head: []string{"key", "v"}, Rows: [][]string{
 			{"a,b", "-1.5"}, {`say "hi"`, "=1+2"}, {"two\nlines", " lead"}, {"x|y_z*", "@x"}}},
-			"key,v\n\"a,b\",-1.5\n\"say \"\"hi\"\"\",=1+2\n\"two\nlines\",\" lead\"\nx|y_z*,@x\n"},
+			"key,v\n\"a,b\",-1.5\n\"say \"\"hi\"\"\",'=1+2\ntwo\\nlines,\" lead\"\nx|y_z*,'@x\n"},
 	} {
 		var b bytes.Buffer
 		require.NoError(t, tc.t.WriteCSV(&b), tc.name)
@@ -120,7 +120,7 @@ func splitRow(line string) []string {
 		case '\\':
 			i++
 		case '|':
-			cells = append(cells, strings.TrimSuffix(strings.TrimPrefix(line[start:i], " "), " "))
+			cells = append(cells, strings.Trim(line[start:i], " "))
 			start = i + 1
 		}
 	}
@@ -148,19 +148,47 @@ func FuzzMarkdownCell(f *testing.F) {
 		require.Len(t, lines, 3)
 		cells := splitRow(lines[2])
 		require.Len(t, cells, 2, "row %q", lines[2])
-		if utf8.ValidString(a) && utf8.ValidString(b) {
-			assert.Equal(t, []string{a, b}, []string{unescapeMarkdown(t, cells[0]), unescapeMarkdown(t, cells[1])})
+		if utf8.ValidString(a) && utf8.ValidString(b) { // padding is not content: GitHub trims cells
+			assert.Equal(t, []string{strings.Trim(a, " "), strings.Trim(b, " ")}, []string{unescapeMarkdown(t, cells[0]), unescapeMarkdown(t, cells[1])})
 		}
-		// CSV reads back as written (encoding/csv's reader turns "\r\n" in a field into "\n").
+		// CSV reads back as CSVCell wrote it: no control character, no formula.
 		buf.Reset()
 		require.NoError(t, tb.WriteCSV(&buf))
 		rec, err := csv.NewReader(&buf).ReadAll()
 		require.NoError(t, err)
-		nl := strings.NewReplacer("\r\n", "\n")
-		want := []string{nl.Replace(a), nl.Replace(b)}
-		if strings.HasSuffix(want[1], "\r") {
-			return // a field's last "\r" before the closing quote is read as a line end
+		assert.Equal(t, [][]string{{"h1", "h2"}, {CSVCell(a), CSVCell(b)}}, rec)
+		for _, c := range rec[1] {
+			for _, r := range c {
+				require.False(t, r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0, "control character in %q", c)
+			}
+			if c != "" && strings.ContainsRune("=+-@", rune(c[0])) {
+				require.True(t, isNumber(c), "a formula: %q", c)
+			}
 		}
-		assert.Equal(t, [][]string{{"h1", "h2"}, want}, rec)
 	})
+}
+
+// TestCSVCell: control characters escaped, formulas defused, numbers (negative ones too) kept.
+func TestCSVCell(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                   "",
+		"aten::mm":           "aten::mm",
+		"-1.5":               "-1.5",
+		"+12":                "+12",
+		"-3e-05":             "-3e-05",
+		".5":                 ".5",
+		"=HYPERLINK(\"x\")":  "'=HYPERLINK(\"x\")",
+		"+cmd|' /C calc'!A0": "'+cmd|' /C calc'!A0",
+		"-foo":               "'-foo",
+		"-":                  "'-",
+		"-1.5e":              "'-1.5e",
+		"@SUM(A1)":           "'@SUM(A1)",
+		"\tx":                "'\\tx",
+		"\x1b[31mred\x1b[0m": "\\x1b[31mred\\x1b[0m",
+		"two\nlines":         "two\\nlines",
+		"a=b":                "a=b",
+		"bad\xff":            "bad\\xff",
+	} {
+		assert.Equal(t, want, CSVCell(in), "CSVCell(%q)", in)
+	}
 }
