@@ -38,6 +38,9 @@ type Options struct {
 	// NoIntern writes names, categories and arg keys inline in every event instead of
 	// interning them: only to measure what interning saves.
 	NoIntern bool
+	// AfterRank, when set, is called after each rank is written, its records dropped: where a
+	// command returns their memory to the system (debug.FreeOSMemory) before the next rank.
+	AfterRank func()
 }
 
 // Perfetto's field numbers (protos/perfetto/trace/...; see doc.go).
@@ -171,6 +174,10 @@ func convert(w io.Writer, inputs []Input, opts Options, asJSON bool) (*Stats, er
 			return nil, err
 		}
 		c.stats.Ranks++
+		if opts.AfterRank != nil {
+			r = nil
+			opts.AfterRank()
+		}
 	}
 	if err := c.w.Flush(); err != nil {
 		return nil, err
@@ -271,7 +278,10 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 			c.buf = b
 			pay = r.addPay(b)
 		}
-		r.slices.add(slice{start: ev.ts, end: ev.ts + dur, thread: th, seq: seq, pay: pay, flows: -1})
+		r.slices.add(slice{start: ev.ts, end: ev.ts + dur, thread: th, pay: pay})
+		if c.json {
+			r.sliceSeq = append(r.sliceSeq, seq)
+		}
 	case 'i', 'I', 'R':
 		th := r.thread(ev.pid, ev.tid)
 		r.noteTimes(ev)

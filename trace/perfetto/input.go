@@ -60,7 +60,7 @@ type aheadBlock struct {
 	err error
 }
 
-const aheadSize = 1 << 20
+const aheadSize = 1 << 18
 
 func newAhead(r io.Reader, c io.Closer) *ahead {
 	a := &ahead{blocks: make(chan aheadBlock, 2), free: make(chan []byte, 3), done: make(chan struct{}), c: c}

@@ -23,6 +23,8 @@ type rank struct {
 	lastTid   []byte
 	lastTh    int32
 	slices    list[slice]
+	sliceSeq  []int32         // each slice's place among the events (the JSON writer's order)
+	flowsOf   map[int32]int32 // a slice's first flow end in the write's list of bound ones
 	instants  []instant
 	counters  []sample
 	ctracks   []ctrack
@@ -71,17 +73,19 @@ type thread struct {
 
 type slice struct {
 	start, end int64
+	pay        payload
 	thread     int32
 	level      int32
-	pay        payload
-	seq        int32 // file order among events
-	flows      int32 // first flow bound to it (index into rank.bound), -1 when none
 }
 
-type payload struct{ chunk, off, end uint32 }
+// payload locates an event's encoded bytes: chunk (24 bits), offset (20) and length (20) in
+// one word; a payload of a chunk of its own (1 MiB or more) has the length all ones.
+type payload uint64
 
 // payChunk is the size of the chunks payloads are kept in.
-const payChunk = 1 << 20
+const payChunk = 1 << 18
+
+const payWhole = 1<<20 - 1
 
 type instant struct {
 	ts     int64
@@ -174,10 +178,20 @@ func (r *rank) addPay(b []byte) payload {
 	c := &r.chunks[n-1]
 	off := len(*c)
 	*c = append(*c, b...)
-	return payload{uint32(n - 1), uint32(off), uint32(len(*c))}
+	if len(b) >= payWhole {
+		return payload(uint64(n-1)<<40 | payWhole)
+	}
+	return payload(uint64(n-1)<<40 | uint64(off)<<20 | uint64(len(b)))
 }
 
-func (r *rank) payOf(p payload) []byte { return r.chunks[p.chunk][p.off:p.end] }
+func (r *rank) payOf(p payload) []byte {
+	c := r.chunks[p>>40]
+	if p&payWhole == payWhole {
+		return c
+	}
+	off := int(p >> 20 & payWhole)
+	return c[off : off+int(p&payWhole)]
+}
 
 // noteTimes keeps what clock alignment needs: the first ProfilerStep and collective.
 func (r *rank) noteTimes(ev *event) {
@@ -239,7 +253,7 @@ func (r *rank) layout() {
 			if c := cmp.Compare(y.end, x.end); c != 0 {
 				return c
 			}
-			return cmp.Compare(x.seq, y.seq)
+			return cmp.Compare(a, b)
 		})
 		open = open[:0]
 		for _, si := range t.slices {
