@@ -978,6 +978,8 @@ func TestOtherCommandsFlags(t *testing.T) {
 		{"convert a bad trace", []string{"convert", "-o", filepath.Join(empty, "x.json"), notDir}, "", 2, "", notDir},
 		{"convert an unknown flag", []string{"convert", "--format", "x", "-o", filepath.Join(empty, "x.pftrace"), notDir}, "", 2, "", "--format"},
 		{"convert -o is an input", []string{"convert", "-o", notDir, notDir}, "", 2, "", "-o"},
+		{"run --trace .pftrace --legacy-trace", []string{"run", "--steps", "1", "--trace", filepath.Join(empty, "r.pftrace"), "--legacy-trace"}, "", 2, "", "--legacy-trace"},
+		{"run --trace .pftrace", []string{"run", "--steps", "1", "--trace", filepath.Join(empty, "r.pftrace")}, "", 0, "", ""},
 		{"convert to .pftrace", []string{"convert", "-o", filepath.Join(empty, "ok.pftrace"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
 		{"convert to .perfetto-trace.gz", []string{"convert", "-o", filepath.Join(empty, "ok.perfetto-trace.gz"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
 		{"convert to .json.gz", []string{"convert", "-o", filepath.Join(empty, "ok.json.gz"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},

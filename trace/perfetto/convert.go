@@ -7,8 +7,10 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/orprof/orprof/internal/jsonscan"
+	"github.com/orprof/orprof/trace"
 )
 
 // Input is one trace to convert: its name in errors and a way to open it (called once, when
@@ -583,4 +585,24 @@ func (c *converter) value(s *jsonscan.Scanner, b []byte, depth int) ([]byte, err
 		return appendString(b, fDAlegacy, tok), nil
 	}
 	return appendDouble(b, fDAdouble, f), nil
+}
+
+// WriteTrace writes t, a profile's own trace (orprof run, httpprof), as a Perfetto trace:
+// the JSON trace.Write makes of it, converted, so that both files hold the same events.
+func WriteTrace(w io.Writer, t *trace.Trace) error {
+	var buf bytes.Buffer
+	if err := trace.Write(&buf, t); err != nil {
+		return err
+	}
+	_, err := Convert(w, []Input{{Name: "trace", Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(buf.Bytes())), nil
+	}}}, Options{})
+	return err
+}
+
+// IsPerfettoName reports whether an output's name asks for a Perfetto trace: it ends in
+// .pftrace or .perfetto-trace, optionally followed by .gz.
+func IsPerfettoName(path string) bool {
+	p := strings.TrimSuffix(path, ".gz")
+	return strings.HasSuffix(p, ".pftrace") || strings.HasSuffix(p, ".perfetto-trace")
 }
