@@ -142,6 +142,7 @@ func newRank(index int) *rank {
 
 // threadOf returns the index of the thread pid/tid, adding it (and its process) when new.
 func (r *rank) thread(pid, tid []byte) int32 {
+	pid, tid = numeric(pid), numeric(tid)
 	if r.lastTh >= 0 && bytes.Equal(pid, r.lastPid) && bytes.Equal(tid, r.lastTid) {
 		return r.lastTh
 	}
@@ -160,6 +161,7 @@ func (r *rank) thread(pid, tid []byte) int32 {
 }
 
 func (r *rank) proc(pid []byte) int32 {
+	pid = numeric(pid)
 	p, ok := r.procOf[string(pid)]
 	if !ok {
 		p = int32(len(r.procs))
@@ -451,4 +453,19 @@ func (r *rank) hasThreadRows(p int32) bool {
 		}
 	}
 	return false
+}
+
+// numeric is a pid or tid token with the quotes of a string of digits taken off: Kineto's 2021
+// traces wrote a thread's tid as "24572" on some events and 24572 on others, one thread.
+func numeric(tok []byte) []byte {
+	if len(tok) < 3 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return tok
+	}
+	in := tok[1 : len(tok)-1]
+	for i, c := range in {
+		if (c < '0' || c > '9') && !(i == 0 && c == '-' && len(in) > 1) {
+			return tok
+		}
+	}
+	return in
 }
