@@ -273,12 +273,13 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 		if c.json {
 			pay = r.addPay(c.jsonPayload(ev, true))
 		} else {
-			b, err := c.encodeEvent(c.buf[:0], ev)
+			// Encoded in place, at the end of the payloads.
+			start := r.payStart()
+			b, err := c.encodeEvent(r.chunks[len(r.chunks)-1], ev)
 			if err != nil {
 				return err
 			}
-			c.buf = b
-			pay = r.addPay(b)
+			pay = r.payEnd(b, start)
 		}
 		r.slices.add(slice{start: ev.ts, end: ev.ts + dur, thread: th, pay: pay})
 		if c.json {

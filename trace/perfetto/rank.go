@@ -172,18 +172,38 @@ func (r *rank) proc(pid []byte) int32 {
 }
 
 func (r *rank) addPay(b []byte) payload {
+	start := r.payStart()
+	return r.payEnd(append(r.chunks[len(r.chunks)-1], b...), start)
+}
+
+// payReserve is the room payStart leaves for a payload encoded in place: one that outgrows it
+// makes append move the chunk, which keeps its payloads at their offsets.
+const payReserve = 16 << 10
+
+// payStart returns the offset in the last chunk where a payload appended to it starts, adding
+// a chunk when the last has less than payReserve bytes free or holds payChunk bytes already
+// (an offset fits in 20 bits).
+func (r *rank) payStart() int {
 	n := len(r.chunks)
-	if n == 0 || len(r.chunks[n-1])+len(b) > cap(r.chunks[n-1]) {
-		r.chunks = append(r.chunks, make([]byte, 0, max(payChunk, len(b))))
+	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < payReserve || len(r.chunks[n-1]) >= payChunk {
+		r.chunks = append(r.chunks, make([]byte, 0, payChunk))
 		n++
 	}
-	c := &r.chunks[n-1]
-	off := len(*c)
-	*c = append(*c, b...)
-	if len(b) >= payWhole {
-		return payload(uint64(n-1)<<40 | payWhole)
+	return len(r.chunks[n-1])
+}
+
+// payEnd keeps b, the last chunk with a payload appended from start, and locates it.
+func (r *rank) payEnd(b []byte, start int) payload {
+	n := len(r.chunks)
+	if len(b)-start >= payWhole {
+		// Too long for the packed length: a chunk of its own.
+		own := append([]byte(nil), b[start:]...)
+		r.chunks[n-1] = b[:start]
+		r.chunks = append(r.chunks, own)
+		return payload(uint64(n)<<40 | payWhole)
 	}
-	return payload(uint64(n-1)<<40 | uint64(off)<<20 | uint64(len(b)))
+	r.chunks[n-1] = b
+	return payload(uint64(n-1)<<40 | uint64(start)<<20 | uint64(len(b)-start))
 }
 
 func (r *rank) payOf(p payload) []byte {
