@@ -86,10 +86,11 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	// A rank's records are kept until it is written, then dropped: collect often and give the
-	// memory back between ranks, so that the peak is about one rank's records, not twice that.
+	// memory back between ranks, so that the peak is about one rank's records (GOGC 15: the heap
+	// grows 15% past them at most), not twice that.
 	opts := perfetto.Options{AfterRank: debug.FreeOSMemory}
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(20))
+		defer debug.SetGCPercent(debug.SetGCPercent(15))
 	}
 	var st *perfetto.Stats
 	err = outfile.Write(*out, func(w io.Writer) error {

@@ -158,7 +158,7 @@ func convert(w io.Writer, inputs []Input, opts Options, asJSON bool) (*Stats, er
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("no trace to convert")
 	}
-	c := &converter{w: bufio.NewWriterSize(w, 1<<18), json: asJSON, opts: opts, names: newInterner(),
+	c := &converter{w: bufio.NewWriterSize(w, 1<<16), json: asJSON, opts: opts, names: newInterner(),
 		cats: newInterner(), keys: newInterner(), vals: newInterner(), as: jsonscan.NewBytes(nil, 0, "")}
 	c.jsonOut.multi = len(inputs) > 1
 	for i, in := range inputs {

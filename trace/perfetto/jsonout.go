@@ -107,6 +107,9 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 	}
 	pidOf := make([]string, len(r.procs))
 	meta := func(name, pid, tid string, key string, val []byte) {
+		if pid == "" || tid == "" {
+			return // a row without a pid or tid takes no metadata
+		}
 		sep()
 		b = append(b, `"ph": "M", "name": "`...)
 		b = append(b, name...)
