@@ -34,7 +34,8 @@
 //	sort_by=KEY        table: sort by a FunctionEventAvg attribute (cpu_time_total, count, …)
 //	row_limit=N        table: rows to print (-1: all; default 100)
 //	group_by_input_shape=B  table: group rows by input shapes too
-//	format=F           table: text (default), markdown, csv or json
+//	format=F           table: text (default), markdown, csv or json; trace: json (default) or
+//	                   pftrace (Perfetto's protobuf, every slice kept: trace/perfetto)
 //
 // report takes steps, seconds, activities, record_shapes, profile_memory, with_stack and
 // group_by_input_shape, and sends one self-contained HTML page (report/html).
@@ -63,6 +64,7 @@ import (
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/perfetto"
 )
 
 // Prefix is where programs usually mount the handler: mux.Handle(httpprof.Prefix, h).
@@ -146,7 +148,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 const index = `orprof on-demand capture
-  trace?steps=N | trace?seconds=S   the next N steps (or S seconds) as a Kineto trace (gzip=1: .json.gz)
+  trace?steps=N | trace?seconds=S   the next N steps (or S seconds) as a Kineto trace (gzip=1: .json.gz; format=pftrace: Perfetto's)
   table?steps=N | table?seconds=S   the same as PyTorch's key_averages() table (sort_by, row_limit, format)
   report?steps=N | report?seconds=S the same as one offline HTML report (group_by_input_shape)
   all: activities=LIST, record_shapes=1, profile_memory=1, with_stack=1
@@ -156,6 +158,7 @@ const index = `orprof on-demand capture
 type request struct {
 	capture   orprof.CaptureOptions
 	gzip      bool
+	pftrace   bool // trace: Perfetto's protobuf instead of Kineto JSON
 	sortBy    string
 	rowLimit  int
 	byShape   bool
@@ -182,6 +185,7 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 	switch kind {
 	case kindTrace:
 		allowed["gzip"] = true
+		allowed["format"] = true
 	case kindTable:
 		for _, k := range []string{"sort_by", "row_limit", "group_by_input_shape", "format"} {
 			allowed[k] = true
@@ -286,7 +290,15 @@ func (h *handler) parse(r *http.Request, kind int) (*request, error) {
 		}
 		req.rowLimit = n
 	}
-	if v, ok := get("format"); ok {
+	if v, ok := get("format"); ok && kind == kindTrace {
+		switch v {
+		case "json":
+		case "pftrace":
+			req.pftrace = true
+		default:
+			return nil, fmt.Errorf("format=%s: want json (Kineto's, the default) or pftrace (Perfetto's protobuf)", quote(v))
+		}
+	} else if ok {
 		f, ok := text.ParseFormat(v)
 		if !ok {
 			return nil, fmt.Errorf("format=%s: want text, markdown, csv or json", quote(v))
@@ -342,7 +354,7 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 	}
 	switch kind {
 	case kindTrace:
-		writeTrace(w, r, res, req.gzip, h.o.OmitSpans)
+		writeTrace(w, r, res, req.gzip, h.o.OmitSpans, req.pftrace)
 		return
 	case kindReport:
 		// The table and the op tree from the capture's events; the timeline, kernel, step and
@@ -396,15 +408,21 @@ func captureLength(c orprof.CaptureOptions) string {
 	return c.Duration.String()
 }
 
-func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile, omitSpans bool) {
+func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFile, omitSpans, pftrace bool) {
 	name := orprof.DefaultWorkerName() + "." + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".pt.trace.json"
+	if pftrace {
+		name = strings.TrimSuffix(name, ".json") + ".pftrace"
+	}
 	hdr := w.Header()
 	compress := false
-	if asFile {
+	switch {
+	case asFile:
 		name += ".gz"
 		hdr.Set("Content-Type", "application/gzip")
 		compress = true
-	} else {
+	case pftrace:
+		hdr.Set("Content-Type", "application/octet-stream")
+	default:
 		hdr.Set("Content-Type", "application/json")
 		hdr.Add("Vary", "Accept-Encoding")
 		if acceptsGzip(r) {
@@ -416,13 +434,17 @@ func writeTrace(w http.ResponseWriter, r *http.Request, res *orprof.Result, asFi
 	t := *res.Trace() // a copy: the result stays as it was
 	t.OmitSpans = t.OmitSpans || omitSpans
 	t.TraceName = name
+	write := trace.Write
+	if pftrace {
+		write = perfetto.WriteTrace
+	}
 	if !compress {
-		trace.Write(w, &t) //nolint:errcheck // a write error means the client left
+		write(w, &t) //nolint:errcheck // a write error means the client left
 		return
 	}
 	zw := gz.NewWriter(w)
-	trace.Write(zw, &t) //nolint:errcheck // a write error means the client left
-	zw.Close()          // always: it ends the compressing goroutine
+	write(zw, &t) //nolint:errcheck // a write error means the client left
+	zw.Close()    // always: it ends the compressing goroutine
 }
 
 func acceptsGzip(r *http.Request) bool {

@@ -319,7 +319,8 @@ func TestParameters(t *testing.T) {
 		{"trace?seconds=1e-12", `seconds="1e-12"`},
 		{"trace?steps=1&seconds=1", "not both"},
 		{"trace?steps=1&steps=2", `parameter "steps" given 2 times`},
-		{"trace?step=1", `unknown parameter "step" (have steps, seconds, activities, record_shapes, profile_memory, with_stack, gzip)`},
+		{"trace?step=1", `unknown parameter "step" (have steps, seconds, activities, record_shapes, profile_memory, with_stack, gzip, format)`},
+		{"trace?steps=1&format=text", `format="text": want json (Kineto's, the default) or pftrace (Perfetto's protobuf)`},
 		{"trace?steps=1&sort_by=count", `unknown parameter "sort_by"`},
 		{"table?steps=1&gzip=1", `unknown parameter "gzip"`},
 		{"trace?steps=1&activities=warp_drive", `activities="warp_drive": `},
@@ -527,4 +528,35 @@ func TestCaptureReportViews(t *testing.T) {
 	assert.Len(t, page.Steps.Ranks[0].Steps, 2)
 	require.NotNil(t, page.Kernels, "no kernels: %v", page.Why["kernels"])
 	assert.Contains(t, string(page.Kernels.Doc), `"orprof_kernels"`)
+}
+
+// TestCapturePftrace: format=pftrace sends the capture as a Perfetto trace (protobuf), as a
+// .pftrace file or, with gzip=1, a .pftrace.gz one.
+func TestCapturePftrace(t *testing.T) {
+	p, err := orprof.NewProfiler(orprof.ProfilerOptions{Options: orprof.Options{Device: "openreg"}})
+	require.NoError(t, err)
+	lp := startLoop(t, p, "mlp")
+	defer func() { lp.stop() }()
+	base := server(t, p).URL + httpprof.Prefix
+	for _, tc := range []struct{ query, suffix, ctype string }{
+		{"trace?steps=1&format=pftrace", ".pftrace", "application/octet-stream"},
+		{"trace?steps=1&format=pftrace&gzip=1", ".pftrace.gz", "application/gzip"},
+	} {
+		code, hdr, body, err := get(context.Background(), base+tc.query)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, code, string(body))
+		assert.Equal(t, tc.ctype, hdr.Get("Content-Type"))
+		assert.Contains(t, hdr.Get("Content-Disposition"), tc.suffix+`"`)
+		if strings.HasSuffix(tc.suffix, ".gz") {
+			z, err := gzip.NewReader(bytes.NewReader(body))
+			require.NoError(t, err)
+			body, err = io.ReadAll(z)
+			require.NoError(t, err)
+		}
+		// A Trace: packets (field 1, length-delimited), one holding a track event named
+		// ProfilerStep#N among them.
+		require.NotEmpty(t, body)
+		assert.Equal(t, byte(1<<3|2), body[0], "a Trace's first field is a packet")
+		assert.Contains(t, string(body), "ProfilerStep#")
+	}
 }

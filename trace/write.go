@@ -145,7 +145,9 @@ func Write(w io.Writer, t *Trace) error {
 		meta("process_labels", p.Pid, 0, ArgLabels, AppendString(nil, p.Label))
 		meta("process_sort_index", p.Pid, 0, "sort_index", strconv.AppendInt(nil, p.SortIndex, 10))
 	}
-	for _, th := range t.Threads {
+	// Complete events that overlap without nesting on their row go to rows of their own.
+	moves, extra := overlapRows(t)
+	for _, th := range append(t.Threads[:len(t.Threads):len(t.Threads)], extra...) {
 		meta("thread_name", th.Pid, th.Tid, "name", AppendString(nil, th.Name))
 		meta("thread_sort_index", th.Pid, th.Tid, "sort_index", strconv.AppendInt(nil, th.SortIndex, 10))
 	}
@@ -179,10 +181,14 @@ func Write(w io.Writer, t *Trace) error {
 			b = strconv.AppendInt(b, e.Pid, 10)
 		}
 		b = append(b, ", \"tid\": "...)
-		if e.TidStr != "" {
-			b = AppendString(b, e.TidStr)
+		tid, tidStr := e.Tid, e.TidStr
+		if m, ok := moves[i]; ok {
+			tid, tidStr = m.tid, m.tidStr
+		}
+		if tidStr != "" {
+			b = AppendString(b, tidStr)
 		} else {
-			b = strconv.AppendInt(b, e.Tid, 10)
+			b = strconv.AppendInt(b, tid, 10)
 		}
 		ts, dur := rel(e.TsNs), e.DurNs
 		if ts < 0 {

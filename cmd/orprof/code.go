@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 
 	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/input"
@@ -45,6 +46,9 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *nameWidth < 4 {
 		return fail(stderr, "code: --max-name-column-width %d: must be at least 4; run 'orprof code -h'", *nameWidth)
+	}
+	if slices.Contains(pos, "-") && len(pos) > 1 {
+		return fail(stderr, "code: - (stdin) can only be read alone")
 	}
 	ins, exit := loadInputs(stderr, "code", pos, stdin, input.Trace, input.CodeSummary)
 	if exit != 0 {

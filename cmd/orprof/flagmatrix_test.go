@@ -1012,6 +1012,19 @@ func TestOtherCommandsFlags(t *testing.T) {
 		{"code --by line", []string{"code", "--by", "line", "../../analysis/code/testdata/conv_train.json"}, "", 0, "Source line", ""},
 		{"code --by unknown", []string{"code", "--by", "file", "../../analysis/code/testdata/conv_train.json"}, "", 2, "", "--by"},
 		{"code without python stacks", []string{"code", "../../testdata/kineto/cpu_only.json.gz"}, "", 2, "", "with_stack=True"},
+		{"convert without -o", []string{"convert", notDir}, "", 2, "", "-o"},
+		{"convert -o of no known kind", []string{"convert", "-o", filepath.Join(empty, "x.txt"), notDir}, "", 2, "", "-o"},
+		{"convert -o -", []string{"convert", "-o", "-", notDir}, "", 2, "", "-o"},
+		{"convert without a trace", []string{"convert", "-o", filepath.Join(empty, "x.pftrace")}, "", 2, "", "TRACE"},
+		{"convert a missing trace", []string{"convert", "-o", filepath.Join(empty, "x.pftrace"), filepath.Join(empty, "nope")}, "", 2, "", "nope"},
+		{"convert a bad trace", []string{"convert", "-o", filepath.Join(empty, "x.json"), notDir}, "", 2, "", notDir},
+		{"convert an unknown flag", []string{"convert", "--format", "x", "-o", filepath.Join(empty, "x.pftrace"), notDir}, "", 2, "", "--format"},
+		{"convert -o is an input", []string{"convert", "-o", notDir, notDir}, "", 2, "", "-o"},
+		{"run --trace .pftrace --legacy-trace", []string{"run", "--steps", "1", "--trace", filepath.Join(empty, "r.pftrace"), "--legacy-trace"}, "", 2, "", "--legacy-trace"},
+		{"run --trace .pftrace", []string{"run", "--steps", "1", "--trace", filepath.Join(empty, "r.pftrace")}, "", 0, "", ""},
+		{"convert to .pftrace", []string{"convert", "-o", filepath.Join(empty, "ok.pftrace"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
+		{"convert to .perfetto-trace.gz", []string{"convert", "-o", filepath.Join(empty, "ok.perfetto-trace.gz"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
+		{"convert to .json.gz", []string{"convert", "-o", filepath.Join(empty, "ok.json.gz"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("KINETO_PLUGIN_LIB_DIR_PATH", tc.env)
@@ -1026,8 +1039,8 @@ func TestOtherCommandsFlags(t *testing.T) {
 			assert.Len(t, strings.Split(strings.TrimSuffix(line, "\n"), "\n"), 1, "one line: %q", line)
 			assert.Contains(t, line, tc.names, "the line names it")
 			assert.NotContains(t, line, "<nil>")
-			if strings.HasPrefix(tc.names, "--") && tc.args[0] == "conformance" {
-				assert.True(t, strings.HasSuffix(strings.TrimSpace(line), "run 'orprof conformance -h'"), "a bad flag's line points to -h: %q", line)
+			if strings.HasPrefix(tc.names, "--") && (tc.args[0] == "conformance" || tc.args[0] == "convert") {
+				assert.True(t, strings.HasSuffix(strings.TrimSpace(line), "run 'orprof "+tc.args[0]+" -h'"), "a bad flag's line points to -h: %q", line)
 			}
 			assert.Empty(t, out.String())
 		})

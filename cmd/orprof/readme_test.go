@@ -171,7 +171,7 @@ func TestCLIDocSynopses(t *testing.T) {
 		}
 	}
 	flagLine := regexp.MustCompile(`^\s+--?([a-z0-9][a-z0-9.-]*)`)
-	for _, cmd := range []string{"run", "table", "merge", "diff", "pprof", "report", "kernels", "timeline", "code", "conformance", "plugins"} {
+	for _, cmd := range []string{"run", "table", "merge", "diff", "pprof", "convert", "report", "kernels", "timeline", "code", "conformance", "plugins"} {
 		var stdout, stderr bytes.Buffer
 		require.Equal(t, 0, dispatch([]string{cmd, "-h"}, strings.NewReader(""), &stdout, &stderr), cmd)
 		syn, ok := synopses[cmd]

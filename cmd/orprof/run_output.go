@@ -20,6 +20,7 @@ import (
 	"github.com/orprof/orprof/report/html"
 	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/perfetto"
 	"github.com/orprof/orprof/trace/tracefile"
 	"github.com/orprof/orprof/xpu"
 )
@@ -42,6 +43,9 @@ func checkRunOutputs(tracePath, activities, metrics, metricsOut, format string) 
 // checkRunTraceFlags refuses the flags that shape the trace when no trace is written: --trace ""
 // without --schedule's --trace-dir or --http's clients. It returns the message, or "".
 func checkRunTraceFlags(fs *flag.FlagSet, tracePath string, sf *stepFlags) string {
+	if f := fs.Lookup("legacy-trace"); f != nil && f.Value.String() == "true" && perfetto.IsPerfettoName(tracePath) {
+		return "--legacy-trace: --trace " + quote.String(tracePath) + " is a Perfetto trace (protobuf), not a JSON array"
+	}
 	if tracePath != "" || sf.schedule != "" || sf.http != "" {
 		return ""
 	}
@@ -199,9 +203,12 @@ func writeTraceOutput(path string, stdout io.Writer, res *orprof.Result, legacy 
 			w = zw
 		}
 		var err error
-		if legacy {
+		switch {
+		case perfetto.IsPerfettoName(path):
+			err = perfetto.WriteTrace(w, res.Trace())
+		case legacy:
 			err = tracefile.WriteLegacy(w, res.Events, res.Device)
-		} else {
+		default:
 			err = trace.Write(w, res.Trace())
 		}
 		if zw != nil {

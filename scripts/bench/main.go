@@ -43,7 +43,7 @@ var (
 	noPython    = flag.Bool("no-python", false, "skip every python anchor")
 	noCallgrind = flag.Bool("no-callgrind", false, "skip the instruction counts (valgrind --tool=callgrind) of the cli section")
 	verbose     = flag.Bool("v", false, "print every raw benchmark line to stderr")
-	only        = flag.String("only", "", "comma-separated sections to run (recording, averages, reader, cli, ranks, export); all when empty")
+	only        = flag.String("only", "", "comma-separated sections to run (recording, averages, reader, cli, ranks, export, perfetto); all when empty")
 )
 
 // sample is a series of measurements of one thing, in its unit.
@@ -104,7 +104,7 @@ func add(r *row) *row { rows = append(rows, r); return r }
 var sections = []struct {
 	name string
 	run  func(root, tmp string)
-}{{"recording", recording}, {"averages", averages}, {"reader", reader}, {"cli", cli}, {"ranks", ranks}, {"export", export}}
+}{{"recording", recording}, {"averages", averages}, {"reader", reader}, {"cli", cli}, {"ranks", ranks}, {"export", export}, {"perfetto", perfettoSection}}
 
 func main() {
 	flag.Parse()
@@ -124,7 +124,7 @@ func main() {
 			known = known || sec.name == n
 		}
 		if !known {
-			fmt.Fprintf(os.Stderr, "bench: -only: no section %q (recording, averages, reader, cli, ranks, export)\n", n)
+			fmt.Fprintf(os.Stderr, "bench: -only: no section %q (recording, averages, reader, cli, ranks, export, perfetto)\n", n)
 			os.Exit(2)
 		}
 	}

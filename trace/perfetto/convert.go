@@ -7,8 +7,10 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/orprof/orprof/internal/jsonscan"
+	"github.com/orprof/orprof/trace"
 )
 
 // Input is one trace to convert: its name in errors and a way to open it (called once, when
@@ -38,6 +40,9 @@ type Options struct {
 	// NoIntern writes names, categories and arg keys inline in every event instead of
 	// interning them: only to measure what interning saves.
 	NoIntern bool
+	// AfterRank, when set, is called after each rank is written, its records dropped: where a
+	// command returns their memory to the system (debug.FreeOSMemory) before the next rank.
+	AfterRank func()
 }
 
 // Perfetto's field numbers (protos/perfetto/trace/...; see doc.go).
@@ -153,7 +158,7 @@ func convert(w io.Writer, inputs []Input, opts Options, asJSON bool) (*Stats, er
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("no trace to convert")
 	}
-	c := &converter{w: bufio.NewWriterSize(w, 1<<18), json: asJSON, opts: opts, names: newInterner(),
+	c := &converter{w: bufio.NewWriterSize(w, 1<<16), json: asJSON, opts: opts, names: newInterner(),
 		cats: newInterner(), keys: newInterner(), vals: newInterner(), as: jsonscan.NewBytes(nil, 0, "")}
 	c.jsonOut.multi = len(inputs) > 1
 	for i, in := range inputs {
@@ -171,6 +176,10 @@ func convert(w io.Writer, inputs []Input, opts Options, asJSON bool) (*Stats, er
 			return nil, err
 		}
 		c.stats.Ranks++
+		if opts.AfterRank != nil {
+			r = nil
+			opts.AfterRank()
+		}
 	}
 	if err := c.w.Flush(); err != nil {
 		return nil, err
@@ -264,14 +273,18 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 		if c.json {
 			pay = r.addPay(c.jsonPayload(ev, true))
 		} else {
-			b, err := c.encodeEvent(c.buf[:0], ev)
+			// Encoded in place, at the end of the payloads.
+			start := r.payStart()
+			b, err := c.encodeEvent(r.chunks[len(r.chunks)-1], ev)
 			if err != nil {
 				return err
 			}
-			c.buf = b
-			pay = r.addPay(b)
+			pay = r.payEnd(b, start)
 		}
-		r.slices.add(slice{start: ev.ts, end: ev.ts + dur, thread: th, seq: seq, pay: pay, flows: -1})
+		r.slices.add(slice{start: ev.ts, end: ev.ts + dur, thread: th, pay: pay})
+		if c.json {
+			r.sliceSeq = append(r.sliceSeq, seq)
+		}
 	case 'i', 'I', 'R':
 		th := r.thread(ev.pid, ev.tid)
 		r.noteTimes(ev)
@@ -573,4 +586,24 @@ func (c *converter) value(s *jsonscan.Scanner, b []byte, depth int) ([]byte, err
 		return appendString(b, fDAlegacy, tok), nil
 	}
 	return appendDouble(b, fDAdouble, f), nil
+}
+
+// WriteTrace writes t, a profile's own trace (orprof run, httpprof), as a Perfetto trace:
+// the JSON trace.Write makes of it, converted, so that both files hold the same events.
+func WriteTrace(w io.Writer, t *trace.Trace) error {
+	var buf bytes.Buffer
+	if err := trace.Write(&buf, t); err != nil {
+		return err
+	}
+	_, err := Convert(w, []Input{{Name: "trace", Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(buf.Bytes())), nil
+	}}}, Options{})
+	return err
+}
+
+// IsPerfettoName reports whether an output's name asks for a Perfetto trace: it ends in
+// .pftrace or .perfetto-trace, optionally followed by .gz.
+func IsPerfettoName(path string) bool {
+	p := strings.TrimSuffix(path, ".gz")
+	return strings.HasSuffix(p, ".pftrace") || strings.HasSuffix(p, ".perfetto-trace")
 }

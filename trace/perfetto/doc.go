@@ -32,8 +32,8 @@
 //
 // # Ranks
 //
-// Inputs are read one at a time: a rank is read whole into compact records (about 60 bytes
-// a slice plus its encoded fields), written, and dropped. Each process becomes a group
+// Inputs are read one at a time: a rank is read whole into compact records (32 bytes a
+// slice plus its encoded fields), written, and dropped. Each process becomes a group
 // named after its rank ("rank 3 · host", "rank 3 · GPU 0"). A trace without a wall clock (no
 // base time, times before 2000) is aligned on the first rank: its first ProfilerStep's start
 // on the first rank's, else its first collective's end.

@@ -60,11 +60,11 @@ type aheadBlock struct {
 	err error
 }
 
-const aheadSize = 1 << 20
+const aheadSize = 1 << 18
 
 func newAhead(r io.Reader, c io.Closer) *ahead {
-	a := &ahead{blocks: make(chan aheadBlock, 2), free: make(chan []byte, 3), done: make(chan struct{}), c: c}
-	for range 3 {
+	a := &ahead{blocks: make(chan aheadBlock, 1), free: make(chan []byte, 2), done: make(chan struct{}), c: c}
+	for range 2 {
 		a.free <- make([]byte, aheadSize)
 	}
 	go func() {

@@ -107,6 +107,9 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 	}
 	pidOf := make([]string, len(r.procs))
 	meta := func(name, pid, tid string, key string, val []byte) {
+		if pid == "" || tid == "" {
+			return // a row without a pid or tid takes no metadata
+		}
 		sep()
 		b = append(b, `"ph": "M", "name": "`...)
 		b = append(b, name...)
@@ -201,7 +204,7 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 	for si < r.slices.len() || fi < len(r.flows) || oi < len(r.others) {
 		next := int32(1<<31 - 1)
 		if si < r.slices.len() {
-			next = r.slices.at(int32(si)).seq
+			next = r.sliceSeq[si]
 		}
 		if fi < len(r.flows) && r.flows[fi].seq < next {
 			next = r.flows[fi].seq
@@ -211,7 +214,7 @@ func (c *converter) writeJSONRank(r *rank, last bool) error {
 		}
 		var err error
 		switch {
-		case si < r.slices.len() && r.slices.at(int32(si)).seq == next:
+		case si < r.slices.len() && r.sliceSeq[si] == next:
 			s := r.slices.at(int32(si))
 			err = write(s.thread, s.level, s.start, s.pay)
 			c.stats.Slices++

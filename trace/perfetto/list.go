@@ -1,7 +1,7 @@
 package perfetto
 
-// list is an append-only list kept in blocks, so that growing it never copies what it
-// holds (appending to one slice of ~140,000 records copies them about five times over).
+// list is an append-only list kept in blocks, so that growing it never copies what it holds
+// (append's growth copies a long slice several times over).
 type list[T any] struct {
 	blocks [][]T
 	n      int

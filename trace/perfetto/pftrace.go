@@ -63,7 +63,6 @@ func (c *converter) writeRank(r *rank) error {
 	}
 	c.buf = b
 
-	items := c.items(r)
 	// Flows bound to each slice, in slice order.
 	bound := make([]int32, 0, len(r.flows))
 	for i := range r.flows {
@@ -75,10 +74,11 @@ func (c *converter) writeRank(r *rank) error {
 		}
 	}
 	slices.SortStableFunc(bound, func(a, b int32) int { return int(r.flows[a].bound) - int(r.flows[b].bound) })
+	r.flowsOf = make(map[int32]int32, len(bound))
 	for i := len(bound) - 1; i >= 0; i-- {
-		r.slices.at(r.flows[bound[i]].bound).flows = int32(i)
+		r.flowsOf[r.flows[bound[i]].bound] = int32(i)
 	}
-	for _, it := range items {
+	err := c.packets(r, func(it item) error {
 		b = b[:0]
 		ts := it.ts + r.shift
 		b = appendUint(b, fPktTimestamp, uint64(max(ts, 0)))
@@ -92,8 +92,8 @@ func (c *converter) writeRank(r *rank) error {
 			b = appendUint(b, fTEtype, typeSliceBegin)
 			b = appendUint(b, fTEtrackUUID, r.threads[s.thread].uuids[s.level])
 			b = append(b, r.payOf(s.pay)...)
-			if s.flows >= 0 {
-				for j := s.flows; j < int32(len(bound)) && r.flows[bound[j]].bound == it.ref; j++ {
+			if first, ok := r.flowsOf[it.ref]; ok {
+				for j := first; j < int32(len(bound)) && r.flows[bound[j]].bound == it.ref; j++ {
 					b = c.flowField(b, &r.flows[bound[j]])
 				}
 			}
@@ -126,12 +126,10 @@ func (c *converter) writeRank(r *rank) error {
 			c.stats.Samples++
 		}
 		b = closeMsg(b, at)
-		if err := c.packet(b); err != nil {
-			return err
-		}
-	}
+		return c.packet(b)
+	})
 	c.buf = b
-	return nil
+	return err
 }
 
 // flowField appends a flow end's id: a flow's last end terminates it.
@@ -142,56 +140,142 @@ func (c *converter) flowField(b []byte, f *flowEnd) []byte {
 	return appendFixed64(b, fTEflowIDs, f.id)
 }
 
-// items lists the rank's packets in the order to write them: each level of each thread walked
-// so that its begins and ends nest, then everything sorted by time, stably, so that at one
-// time a track's packets keep their order.
-func (c *converter) items(r *rank) []item {
-	n := 2*r.slices.len() + len(r.instants) + len(r.counters) + len(r.flows)
-	items := make([]item, 0, n)
-	var stack []int32
+// cursor walks one source of packets in time order: a level of a thread (its slices' begins
+// and ends, in the order that nests), or the rank's instants, unbound flow ends or counter
+// values sorted by time.
+type cursor struct {
+	list  []int32
+	i     int
+	stack []int32 // a level's open slices
+	kind  uint8   // kBegin for a level, else the kind of the list
+	head  item
+}
+
+// next sets head to the cursor's next packet; false when it has none.
+func (c *cursor) next(r *rank) bool {
+	if c.kind != kBegin {
+		if c.i == len(c.list) {
+			return false
+		}
+		ref := c.list[c.i]
+		c.i++
+		c.head = item{ts: r.timeOf(c.kind, ref), ref: ref, kind: c.kind}
+		return true
+	}
+	if n := len(c.stack); n > 0 {
+		top := r.slices.at(c.stack[n-1])
+		if c.i == len(c.list) || top.end <= r.slices.at(c.list[c.i]).start {
+			c.head = item{ts: top.end, ref: c.stack[n-1], kind: kEnd}
+			c.stack = c.stack[:n-1]
+			return true
+		}
+	}
+	if c.i == len(c.list) {
+		return false
+	}
+	si := c.list[c.i]
+	c.i++
+	c.stack = append(c.stack, si)
+	c.head = item{ts: r.slices.at(si).start, ref: si, kind: kBegin}
+	return true
+}
+
+func (r *rank) timeOf(kind uint8, ref int32) int64 {
+	switch kind {
+	case kInstant:
+		return r.instants[ref].ts
+	case kUnbound:
+		return r.flows[ref].ts
+	}
+	return r.counters[ref].ts
+}
+
+// packets hands the rank's packets to fn in time order, ties in the order of their source
+// (a track's own order kept): a merge of the cursors, with no list of every packet made.
+func (c *converter) packets(r *rank, fn func(item) error) error {
+	var cs []*cursor
 	for ti := range r.threads {
 		t := &r.threads[ti]
-		for l := range t.levels {
-			stack = stack[:0]
-			for _, si := range t.slices {
-				s := r.slices.at(si)
-				if s.level != l {
-					continue
-				}
-				for len(stack) > 0 && r.slices.at(stack[len(stack)-1]).end <= s.start {
-					top := stack[len(stack)-1]
-					items = append(items, item{ts: r.slices.at(top).end, ref: top, kind: kEnd})
-					stack = stack[:len(stack)-1]
-				}
-				items = append(items, item{ts: s.start, ref: si, kind: kBegin})
-				stack = append(stack, si)
-			}
-			for i := len(stack) - 1; i >= 0; i-- {
-				items = append(items, item{ts: r.slices.at(stack[i]).end, ref: stack[i], kind: kEnd})
+		// The thread's slices, level by level (a stable split keeps each level sorted).
+		byLevel := make([][]int32, t.levels)
+		for _, si := range t.slices {
+			l := r.slices.at(si).level
+			byLevel[l] = append(byLevel[l], si)
+		}
+		for _, l := range byLevel {
+			if len(l) > 0 {
+				cs = append(cs, &cursor{list: l, kind: kBegin})
 			}
 		}
 	}
-	for i := range r.instants {
-		items = append(items, item{ts: r.instants[i].ts, ref: int32(i), kind: kInstant})
-	}
-	for i := range r.flows {
-		if r.flows[i].bound < 0 {
-			items = append(items, item{ts: r.flows[i].ts, ref: int32(i), kind: kUnbound})
+	sorted := func(n int, kind uint8, keep func(int) bool) {
+		var l []int32
+		for i := range n {
+			if keep(i) {
+				l = append(l, int32(i))
+			}
+		}
+		slices.SortStableFunc(l, func(a, b int32) int { return cmpInt(r.timeOf(kind, a), r.timeOf(kind, b)) })
+		if len(l) > 0 {
+			cs = append(cs, &cursor{list: l, kind: kind})
 		}
 	}
-	for i := range r.counters {
-		items = append(items, item{ts: r.counters[i].ts, ref: int32(i), kind: kSample})
+	sorted(len(r.instants), kInstant, func(int) bool { return true })
+	sorted(len(r.flows), kUnbound, func(i int) bool { return r.flows[i].bound < 0 })
+	sorted(len(r.counters), kSample, func(int) bool { return true })
+	// A binary heap of the cursors with a packet, by (time, position).
+	h := make([]int, 0, len(cs))
+	less := func(a, b int) bool {
+		x, y := cs[h[a]].head.ts, cs[h[b]].head.ts
+		return x < y || x == y && h[a] < h[b]
 	}
-	slices.SortStableFunc(items, func(a, b item) int {
-		switch {
-		case a.ts < b.ts:
-			return -1
-		case a.ts > b.ts:
-			return 1
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if l+1 < len(h) && less(l+1, l) {
+				m = l + 1
+			}
+			if !less(m, i) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
 		}
-		return 0
-	})
-	return items
+	}
+	for i, cu := range cs {
+		if cu.next(r) {
+			h = append(h, i)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(h) > 0 {
+		cu := cs[h[0]]
+		if err := fn(cu.head); err != nil {
+			return err
+		}
+		if !cu.next(r) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	return nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // descriptors writes the rank's tracks: a group per process ("rank R · host"), under it a track

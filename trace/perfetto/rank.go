@@ -23,6 +23,8 @@ type rank struct {
 	lastTid   []byte
 	lastTh    int32
 	slices    list[slice]
+	sliceSeq  []int32         // each slice's place among the events (the JSON writer's order)
+	flowsOf   map[int32]int32 // a slice's first flow end in the write's list of bound ones
 	instants  []instant
 	counters  []sample
 	ctracks   []ctrack
@@ -71,17 +73,19 @@ type thread struct {
 
 type slice struct {
 	start, end int64
+	pay        payload
 	thread     int32
 	level      int32
-	pay        payload
-	seq        int32 // file order among events
-	flows      int32 // first flow bound to it (index into rank.bound), -1 when none
 }
 
-type payload struct{ chunk, off, end uint32 }
+// payload locates an event's encoded bytes: chunk (24 bits), offset (20) and length (20) in
+// one word; a payload of a chunk of its own (1 MiB or more) has the length all ones.
+type payload uint64
 
 // payChunk is the size of the chunks payloads are kept in.
-const payChunk = 1 << 20
+const payChunk = 1 << 18
+
+const payWhole = 1<<20 - 1
 
 type instant struct {
 	ts     int64
@@ -138,6 +142,7 @@ func newRank(index int) *rank {
 
 // threadOf returns the index of the thread pid/tid, adding it (and its process) when new.
 func (r *rank) thread(pid, tid []byte) int32 {
+	pid, tid = numeric(pid), numeric(tid)
 	if r.lastTh >= 0 && bytes.Equal(pid, r.lastPid) && bytes.Equal(tid, r.lastTid) {
 		return r.lastTh
 	}
@@ -156,6 +161,7 @@ func (r *rank) thread(pid, tid []byte) int32 {
 }
 
 func (r *rank) proc(pid []byte) int32 {
+	pid = numeric(pid)
 	p, ok := r.procOf[string(pid)]
 	if !ok {
 		p = int32(len(r.procs))
@@ -166,18 +172,48 @@ func (r *rank) proc(pid []byte) int32 {
 }
 
 func (r *rank) addPay(b []byte) payload {
-	n := len(r.chunks)
-	if n == 0 || len(r.chunks[n-1])+len(b) > cap(r.chunks[n-1]) {
-		r.chunks = append(r.chunks, make([]byte, 0, max(payChunk, len(b))))
-		n++
-	}
-	c := &r.chunks[n-1]
-	off := len(*c)
-	*c = append(*c, b...)
-	return payload{uint32(n - 1), uint32(off), uint32(len(*c))}
+	start := r.payStart()
+	return r.payEnd(append(r.chunks[len(r.chunks)-1], b...), start)
 }
 
-func (r *rank) payOf(p payload) []byte { return r.chunks[p.chunk][p.off:p.end] }
+// payReserve is the room payStart leaves for a payload encoded in place: one that outgrows it
+// makes append move the chunk, which keeps its payloads at their offsets.
+const payReserve = 16 << 10
+
+// payStart returns the offset in the last chunk where a payload appended to it starts, adding
+// a chunk when the last has less than payReserve bytes free or holds payChunk bytes already
+// (an offset fits in 20 bits).
+func (r *rank) payStart() int {
+	n := len(r.chunks)
+	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < payReserve || len(r.chunks[n-1]) >= payChunk {
+		r.chunks = append(r.chunks, make([]byte, 0, payChunk))
+		n++
+	}
+	return len(r.chunks[n-1])
+}
+
+// payEnd keeps b, the last chunk with a payload appended from start, and locates it.
+func (r *rank) payEnd(b []byte, start int) payload {
+	n := len(r.chunks)
+	if len(b)-start >= payWhole {
+		// Too long for the packed length: a chunk of its own.
+		own := append([]byte(nil), b[start:]...)
+		r.chunks[n-1] = b[:start]
+		r.chunks = append(r.chunks, own)
+		return payload(uint64(n)<<40 | payWhole)
+	}
+	r.chunks[n-1] = b
+	return payload(uint64(n-1)<<40 | uint64(start)<<20 | uint64(len(b)-start))
+}
+
+func (r *rank) payOf(p payload) []byte {
+	c := r.chunks[p>>40]
+	if p&payWhole == payWhole {
+		return c
+	}
+	off := int(p >> 20 & payWhole)
+	return c[off : off+int(p&payWhole)]
+}
 
 // noteTimes keeps what clock alignment needs: the first ProfilerStep and collective.
 func (r *rank) noteTimes(ev *event) {
@@ -239,7 +275,7 @@ func (r *rank) layout() {
 			if c := cmp.Compare(y.end, x.end); c != 0 {
 				return c
 			}
-			return cmp.Compare(x.seq, y.seq)
+			return cmp.Compare(a, b)
 		})
 		open = open[:0]
 		for _, si := range t.slices {
@@ -437,4 +473,19 @@ func (r *rank) hasThreadRows(p int32) bool {
 		}
 	}
 	return false
+}
+
+// numeric is a pid or tid token with the quotes of a string of digits taken off: Kineto's 2021
+// traces wrote a thread's tid as "24572" on some events and 24572 on others, one thread.
+func numeric(tok []byte) []byte {
+	if len(tok) < 3 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return tok
+	}
+	in := tok[1 : len(tok)-1]
+	for i, c := range in {
+		if (c < '0' || c > '9') && !(i == 0 && c == '-' && len(in) > 1) {
+			return tok
+		}
+	}
+	return in
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -152,4 +153,37 @@ func str2(v any) string {
 		return ""
 	}
 	return string(v.(interface{ String() string }).String())
+}
+
+// TestLargeArgs: events whose encoded args outgrow a payload chunk, or the packed length
+// (1 MiB), keep every byte.
+func TestLargeArgs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents": [`)
+	for i, n := range []int{10, 40 << 10, 300 << 10, 1100 << 10, 10} {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"ph": "X", "cat": "c", "name": "e`)
+		b.WriteString(strings.Repeat("n", i))
+		b.WriteString(`", "pid": 1, "tid": 1, "ts": `)
+		b.WriteString(strconv.Itoa(10 * i))
+		b.WriteString(`, "dur": 5, "args": {"big": "`)
+		b.WriteString(strings.Repeat("x", n))
+		b.WriteString(`", "list": [`)
+		for j := range n / 1000 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Itoa(j))
+		}
+		b.WriteString(`]}}`)
+	}
+	b.WriteString(`]}`)
+	data := []byte(b.String())
+	var out bytes.Buffer
+	if _, err := Convert(&out, []Input{bytesInput("big.json", data)}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	holdsTo(t, decode(t, out.Bytes()), expect(readJSONTrace(t, data)))
 }

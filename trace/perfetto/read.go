@@ -55,8 +55,10 @@ func readJSON(r io.Reader, name string, h *header, fn func(*event) error, encode
 		h.legacy = true
 		return rd.events()
 	case '{':
-	default:
+	case '"', 't', 'f', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return s.ErrHere("a trace is a JSON object or array, not %s", s.ValueKind())
+	default:
+		return s.ErrHere("not JSON: it starts with %q", c)
 	}
 	it := s.Object()
 	sawEvents := false
