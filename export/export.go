@@ -211,7 +211,7 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	ops := make([]OpRow, len(sum.Rows))
 	for i := range sum.Rows {
 		a := &sum.Rows[i].Avg
-		ops[i] = OpRow{Rank: rank, Order: int64(i), Name: a.Key, NodeID: int64(a.NodeID), DeviceType: int64(a.DeviceType),
+		ops[i] = OpRow{Rank: rank, Order: int64(i), Name: a.Key, NodeID: int64(a.NodeID), DeviceType: int64(a.DeviceType.C10()),
 			IsLegacy: a.IsLegacy, IsUserAnnotation: a.IsUserAnnotation, IsAsync: a.IsAsync, IsRemote: a.IsRemote,
 			Scope: int64(a.Scope), OverloadName: a.OverloadName, InputShapes: a.InputShapes, Stack: strings.Join(a.Stack, "\n"),
 			HasParent: a.HasParent, Calls: a.Count, CPUTimeTotalUs: a.CPUTimeTotal, SelfCPUTimeTotalUs: a.SelfCPUTimeTotal,
