@@ -57,11 +57,16 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		}
 		rules = r
 	}
+	for _, in := range pos {
+		if outfile.Same(in, *out) {
+			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
+		}
+	}
 	paths, err := ranks.Expand(pos)
 	if err != nil {
 		return fail(stderr, "export: %v", err)
 	}
-	for _, in := range append(append([]string(nil), pos...), paths...) {
+	for _, in := range paths {
 		if outfile.Same(in, *out) {
 			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
 		}
