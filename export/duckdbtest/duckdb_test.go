@@ -301,18 +301,20 @@ type timelineJSON struct {
 	} `json:"idle"`
 	Stragglers struct {
 		Collectives []struct {
-			Rank  int64 `json:"rank"`
-			Items []struct {
-				Name    string `json:"name"`
-				StartNs int64  `json:"start_ns"`
-				EndNs   int64  `json:"end_ns"`
-				Op      string `json:"op"`
-				Group   string `json:"group"`
-				Seq     int64  `json:"seq"`
-				HasSeq  bool   `json:"has_seq"`
-			} `json:"items"`
+			Rank  int64            `json:"rank"`
+			Items []collectiveJSON `json:"items"`
 		} `json:"collectives"`
 	} `json:"stragglers"`
+}
+
+type collectiveJSON struct {
+	Name    string `json:"name"`
+	StartNs int64  `json:"start_ns"`
+	EndNs   int64  `json:"end_ns"`
+	Op      string `json:"op"`
+	Group   string `json:"group"`
+	Seq     int64  `json:"seq"`
+	HasSeq  bool   `json:"has_seq"`
 }
 
 // checkTimeline compares the steps, idle and collectives tables with orprof timeline --format
