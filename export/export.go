@@ -162,8 +162,6 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	steps := tbsteps.NewCollector()
 	var tl *timeline.Summary
 	var tb *tbsteps.Summary
-	var kerr error
-	var kfile File
 	rank := int64(pos)
 	meta := func(table string) []parquet.WriterOption {
 		return []parquet.WriterOption{
@@ -181,11 +179,6 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 		}
 		tb = steps.Finish(rank, path)
 		tl = tc.FinishInRead(td, timeline.RankInfo{Rank: int64(pos), Trace: path})
-		// The kernels table is written here, beside the rest of the read.
-		kfile, kerr = writeStream(name(TableKernels), meta(TableKernels), func(emit func([]KernelRow) error) error {
-			return rw.kernelRows(rank, batch, emit)
-		})
-		kfile.Table, kfile.Rank = TableKernels, rank
 	}
 	av, err := tracefile.OpenAverages(path, tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
 		Consumers: []tracefile.Consumer{rw, tc, steps}, ConsumersDone: done,
@@ -193,6 +186,12 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	if err != nil {
 		return res, err
 	}
+	// The kernels table is written once the read is done and its records are garbage: beside
+	// the read's peak, its writer's buffers would add to it.
+	kfile, kerr := writeStream(name(TableKernels), meta(TableKernels), func(emit func([]KernelRow) error) error {
+		return rw.kernelRows(rank, batch, emit)
+	})
+	kfile.Table, kfile.Rank = TableKernels, rank
 	if kerr != nil {
 		return res, fmt.Errorf("%s: kernels: %v", quote.String(path), kerr)
 	}

@@ -74,7 +74,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if code := refuseForeign(stderr, "export", paths, nil); code != 0 {
 		return code
 	}
-	defer lazyGC(reportGCFloor(paths))()
+	defer lazyGC(gcFloorFor(paths[0]))()
 	files, warns, err := export.Export(paths, *out, export.Options{
 		Grouping:         events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN},
 		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()),

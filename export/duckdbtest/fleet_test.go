@@ -2,13 +2,16 @@ package duckdbtest
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fleetQueries are docs/fleet.md's DuckDB queries, by the name of the comment before each.
@@ -182,4 +185,37 @@ func TestFleetQueries(t *testing.T) {
 			same(t, job, trimmed, want)
 		}
 	})
+}
+
+// TestFleetGroupByTiming times the ops table's GROUP BY that orprof merge makes (a job's rows
+// per key, summed over its ranks) over an export named by $ORPROF_FLEET_DIR, the median of
+// $ORPROF_FLEET_RUNS runs (scripts/bench-export.sh); skipped without it.
+func TestFleetGroupByTiming(t *testing.T) {
+	dir := os.Getenv("ORPROF_FLEET_DIR")
+	if dir == "" {
+		t.Skip("ORPROF_FLEET_DIR not set (scripts/bench-export.sh sets it)")
+	}
+	runs := 5
+	if n, err := strconv.Atoi(os.Getenv("ORPROF_FLEET_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	db := open(t)
+	for _, q := range []struct{ name, sum string }{
+		{"sum", "sum(%s)"},
+		{"sum in rank order", "list_reduce(list(%s ORDER BY rank), (a, b) -> a + b)"},
+	} {
+		s := func(col string) string { return fmt.Sprintf(q.sum, col) }
+		sql := `SELECT name, node_id, device_type, is_legacy, is_user_annotation, overload_name, input_shapes, stack,
+			sum(calls), ` + s("cpu_time_total_us") + `, ` + s("self_cpu_time_total_us") + `, ` + s("device_time_total_us") + `, ` +
+			s("self_device_time_total_us") + `, count(*) FROM ` + table(dir, "ops") + ` GROUP BY ALL`
+		var times []time.Duration
+		var rows int
+		for range runs {
+			start := time.Now()
+			rows = len(query(t, db, sql))
+			times = append(times, time.Since(start))
+		}
+		slices.Sort(times)
+		t.Logf("fleet GROUP BY (%s): %d rows, median %.3f s of %d runs", q.name, rows, times[len(times)/2].Seconds(), runs)
+	}
 }
