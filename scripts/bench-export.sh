@@ -51,7 +51,7 @@ rawbytes=$(stat -c %s "$raw")
 echo "== throughput: mtia_rank0, $rawbytes bytes of JSON, $runs runs each, interleaved"
 for f in "$raw" "$gz"; do
 	timed warm "$orprof" table "$f"
-	timed warm "$orprof" export -q -o "$tmp/warm" "$f"
+	timed warm "$orprof" export --quiet -o "$tmp/warm" "$f"
 done
 for i in $(seq "$runs"); do
 	for kind in raw gz; do
@@ -59,7 +59,7 @@ for i in $(seq "$runs"); do
 		[ "$kind" = gz ] && f=$gz
 		timed "table-$kind" "$orprof" table "$f"
 		rm -rf "$tmp/out"
-		timed "export-$kind" "$orprof" export -q -o "$tmp/out" "$f"
+		timed "export-$kind" "$orprof" export --quiet -o "$tmp/out" "$f"
 	done
 done
 outbytes=$(du -sb "$tmp/out" | cut -f1)
@@ -82,7 +82,7 @@ src=$root/testdata/kineto-extra/hta_sampled_rank0.json.gz
 mkdir "$tmp/ranks" "$tmp/sums"
 "$root/scripts/fleet-ranks.sh" "$src" "$nranks" "$tmp/ranks"
 inbytes=$(du -sb "$tmp/ranks" | cut -f1)
-timed fleet-export "$orprof" export -q -o "$tmp/fleet" "$tmp/ranks"
+timed fleet-export "$orprof" export --quiet -o "$tmp/fleet" "$tmp/ranks"
 fleetbytes=$(du -sb "$tmp/fleet" | cut -f1)
 read -r wall rss user sys < <(awk '$1 == "fleet-export" { print $2, $3, $4, $5 }' "$tmp/times")
 cpu=$(echo "$user + $sys" | bc -l)

@@ -27,7 +27,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	byStackN := fs.Int("group-by-stack-n", 0, "group the ops table's rows by the first `N` stack frames too")
 	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
 	rulesPath := fs.String("rules", "", "a `FILE` of kernel category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
-	quiet := fs.Bool("q", false, "print nothing but errors and warnings (default: one line per table written)")
+	quiet := fs.Bool("quiet", false, "print nothing but errors and warnings (default: one line per table written)")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
 	pos, exit, stop := parseFlags(fs, args)

@@ -972,7 +972,7 @@ func TestOtherCommandsFlags(t *testing.T) {
 		{"conformance --device unknown", []string{"conformance", "--device", "nope"}, "", 2, "", "--device"},
 		{"version takes no flag", []string{"version", "--dir", "x"}, "", 2, "", "--dir"},
 		{"export", []string{"export", "-o", filepath.Join(empty, "out"), exportTrace}, "", 0, "kernels: ", ""},
-		{"export -q", []string{"export", "-q", "-o", filepath.Join(empty, "outq"), exportTrace}, "", 0, "", ""},
+		{"export --quiet", []string{"export", "--quiet", "-o", filepath.Join(empty, "outq"), exportTrace}, "", 0, "", ""},
 		{"export --group-by-input-shape --group-by-stack-n --no-scope-metrics --link",
 			[]string{"export", "--group-by-input-shape", "--group-by-stack-n", "2", "--no-scope-metrics", "--link", "external-id",
 				"-o", filepath.Join(empty, "out2"), exportTrace}, "", 0, "ops: ", ""},

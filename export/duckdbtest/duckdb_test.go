@@ -371,7 +371,7 @@ func TestEachTraceEqualsOrprof(t *testing.T) {
 	for _, tr := range traces(t) {
 		t.Run(filepath.Base(tr), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			run(t, "export", "-q", "-o", dir, tr)
+			run(t, "export", "--quiet", "-o", dir, tr)
 			db := open(t)
 			checkKernels(t, db, dir, []string{tr})
 			checkOps(t, db, dir, []string{tr})
@@ -438,7 +438,7 @@ func TestRanksEqualOrprof(t *testing.T) {
 			job := t.TempDir()
 			inputs := ranked(t, filepath.Join(root, src), job, 3)
 			dir := filepath.Join(t.TempDir(), "out")
-			run(t, "export", "-q", "-o", dir, job)
+			run(t, "export", "--quiet", "-o", dir, job)
 			db := open(t)
 			checkKernels(t, db, dir, inputs)
 			checkOps(t, db, dir, inputs)

@@ -46,7 +46,7 @@ func TestFleetQueries(t *testing.T) {
 			t.Fatal(err)
 		}
 		jobs[name] = ranked(t, filepath.Join(root, src), in, 3)
-		run(t, "export", "-q", "-o", filepath.Join(tmp, name), in)
+		run(t, "export", "--quiet", "-o", filepath.Join(tmp, name), in)
 	}
 	db := open(t)
 	paths := func(q string, job string) string {
