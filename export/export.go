@@ -330,6 +330,10 @@ func writeRows[T any](path string, meta []parquet.WriterOption, rows []T) (File,
 	})
 }
 
+// codec compresses every file's pages: one for all, so that its pool of zstd encoders (each
+// with a window of history) serves every file and worker rather than one new encoder a file.
+var codec = &zstd.Codec{Level: zstd.SpeedFastest}
+
 // writeStream writes the rows that fill hands its emit function as one Parquet file at path:
 // zstd-compressed columns, dictionary-encoded strings, a row group every rowGroup rows.
 func writeStream[T any](path string, meta []parquet.WriterOption, fill func(emit func([]T) error) error) (File, error) {
@@ -337,8 +341,8 @@ func writeStream[T any](path string, meta []parquet.WriterOption, fill func(emit
 	if err != nil {
 		return File{}, err
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	opts := append([]parquet.WriterOption{parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+	bw := bufio.NewWriterSize(f, 64<<10)
+	opts := append([]parquet.WriterOption{parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(rowGroup), parquet.CreatedBy("orprof", "", "")}, meta...)
 	w := parquet.NewGenericWriter[T](bw, opts...)
 	var n int64
