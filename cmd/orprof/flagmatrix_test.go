@@ -980,6 +980,7 @@ func TestRunFlagMatrix(t *testing.T) {
 // (TestConformanceVerbose, TestConformancePlugin), --timeout (TestConformanceHangIsolatedNoRace);
 // here, what each mode refuses, in one line naming the flag.
 func TestOtherCommandsFlags(t *testing.T) {
+	const exportTrace = "../../testdata/kineto/cpu_only.json.gz"
 	empty := t.TempDir()
 	notDir := filepath.Join(empty, "file")
 	require.NoError(t, os.WriteFile(notDir, []byte("x"), 0o644))
@@ -1025,6 +1026,21 @@ func TestOtherCommandsFlags(t *testing.T) {
 		{"convert to .pftrace", []string{"convert", "-o", filepath.Join(empty, "ok.pftrace"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
 		{"convert to .perfetto-trace.gz", []string{"convert", "-o", filepath.Join(empty, "ok.perfetto-trace.gz"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
 		{"convert to .json.gz", []string{"convert", "-o", filepath.Join(empty, "ok.json.gz"), "../../trace/perfetto/testdata/overlaps.json"}, "", 0, "", ""},
+		{"export", []string{"export", "-o", filepath.Join(empty, "out"), exportTrace}, "", 0, "kernels: ", ""},
+		{"export --quiet", []string{"export", "--quiet", "-o", filepath.Join(empty, "outq"), exportTrace}, "", 0, "", ""},
+		{"export --group-by-input-shape --group-by-stack-n --no-scope-metrics --link",
+			[]string{"export", "--group-by-input-shape", "--group-by-stack-n", "2", "--no-scope-metrics", "--link", "external-id",
+				"-o", filepath.Join(empty, "out2"), exportTrace}, "", 0, "ops: ", ""},
+		{"export without -o", []string{"export", exportTrace}, "", 2, "", "-o"},
+		{"export -o -", []string{"export", "-o", "-", exportTrace}, "", 2, "", "-o -"},
+		{"export -o a file", []string{"export", "-o", notDir, exportTrace}, "", 2, "", "not a directory"},
+		{"export -o an input directory", []string{"export", "-o", empty, empty}, "", 2, "", "-o"},
+		{"export no trace", []string{"export", "-o", filepath.Join(empty, "out3")}, "", 2, "", "TRACE"},
+		{"export stdin", []string{"export", "-o", filepath.Join(empty, "out4"), "-"}, "", 2, "", "- (stdin)"},
+		{"export --group-by-stack-n -1", []string{"export", "--group-by-stack-n", "-1", "-o", filepath.Join(empty, "out5"), exportTrace}, "", 2, "", "--group-by-stack-n"},
+		{"export --rules missing", []string{"export", "--rules", filepath.Join(empty, "nope"), "-o", filepath.Join(empty, "out6"), exportTrace}, "", 2, "", "--rules"},
+		{"export --link bad", []string{"export", "--link", "nope", "-o", filepath.Join(empty, "out7"), exportTrace}, "", 2, "", "--link"},
+		{"export not a trace", []string{"export", "-o", filepath.Join(empty, "out8"), notDir}, "", 2, "", "file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("KINETO_PLUGIN_LIB_DIR_PATH", tc.env)

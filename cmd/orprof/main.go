@@ -10,6 +10,7 @@
 //	orprof timeline [--view V] [--format F] [--steps LIST] ... TRACE...
 //	orprof code [--by module|line] [--format F] ... TRACE...
 //	orprof report [-o FILE] TRACE... | --diff BEFORE AFTER
+//	orprof export -o DIR TRACE...
 //	orprof conformance (--lib PATH.so | --device NAME)
 //	orprof plugins [--dir DIR]
 //	orprof version
@@ -38,6 +39,7 @@ commands:
   timeline     where the device time went: breakdown, idle, overlap, launches, queue, steps, stragglers
   code         where in the code: time per nn.Module or source line, forward and backward, CPU and device
   report       write one offline HTML report of a profile (or a diff of two): tables, flame graph, charts
+  export       write Parquet tables of traces (kernels, ops, steps, collectives, idle, memory) for SQL engines
   conformance  check a device backend's profiler stubs
   plugins      list the Kineto plugins found and why any was refused
   version      print the module version and VCS revision of this binary
@@ -75,6 +77,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCode(args[1:], stdin, stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdin, stdout, stderr)
+	case "export":
+		return runExport(args[1:], stdout, stderr)
 	case "conformance":
 		return runConformance(args[1:], stdout, stderr)
 	case "plugins":
