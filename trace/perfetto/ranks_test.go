@@ -61,7 +61,7 @@ func TestRanksFuse(t *testing.T) {
 	}
 }
 
-// TestJSONNests converts to Kineto JSON and reads it back: on every row complete events
+// TestLargeJSONNests converts to Kineto JSON and reads it back: on every row complete events
 // nest, every event of the input is there with its times and args, flow ends sit on the row
 // of the slice they bind to, and the added rows say why they are there.
 func TestLargeJSONNests(t *testing.T) {
