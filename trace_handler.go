@@ -12,6 +12,7 @@ import (
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/trace"
+	"github.com/orprof/orprof/trace/perfetto"
 )
 
 // TraceHandlerOptions configure TensorBoardTraceHandler.
@@ -20,6 +21,9 @@ type TraceHandlerOptions struct {
 	Worker string
 	// Gzip writes .pt.trace.json.gz files.
 	Gzip bool
+	// Perfetto writes Perfetto traces, .pt.trace.pftrace[.gz] (trace/perfetto), in which no
+	// overlapping event is dropped, instead of Kineto JSON.
+	Perfetto bool
 	// Clock dates the files; nil is the system clock.
 	Clock devices.Clock
 }
@@ -50,6 +54,9 @@ func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, err
 		clock = devices.SystemClock{}
 	}
 	ext := ".pt.trace.json"
+	if o.Perfetto {
+		ext = ".pt.trace.pftrace"
+	}
 	if o.Gzip {
 		ext += ".gz"
 	}
@@ -78,7 +85,7 @@ func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, err
 	}
 	t := *res.Trace()
 	t.TraceName = name(ms)
-	if err := writeTrace(tmp, &t, o.Gzip); err != nil {
+	if err := writeTrace(tmp, &t, o.Gzip, o.Perfetto); err != nil {
 		tmp.Close()
 		return "", fmt.Errorf("trace handler: %s: %w", tmp.Name(), err)
 	}
@@ -98,12 +105,16 @@ func WriteTraceFile(dir string, res *Result, o TraceHandlerOptions) (string, err
 	return "", fmt.Errorf("trace handler: %s: 1000 names from %d ms on are taken", dir, ms)
 }
 
-func writeTrace(w io.Writer, t *trace.Trace, compress bool) error {
+func writeTrace(w io.Writer, t *trace.Trace, compress, pftrace bool) error {
+	write := trace.Write
+	if pftrace {
+		write = perfetto.WriteTrace
+	}
 	if !compress {
-		return trace.Write(w, t)
+		return write(w, t)
 	}
 	zw := gz.NewWriter(w)
-	err := trace.Write(zw, t)
+	err := write(zw, t)
 	if cerr := zw.Close(); err == nil { // always closed: it ends the compressing goroutine
 		err = cerr
 	}

@@ -85,3 +85,24 @@ func TestTensorBoardTraceHandler(t *testing.T) {
 	_, err = WriteTraceFile(filepath.Join(keep, "sub"), res, TraceHandlerOptions{})
 	assert.ErrorContains(t, err, "trace handler: ")
 }
+
+// TestTensorBoardTraceHandlerPerfetto: with Perfetto, the handler writes .pt.trace.pftrace
+// files, Perfetto's protobuf (a Trace of packets) holding the cycle's step.
+func TestTensorBoardTraceHandlerPerfetto(t *testing.T) {
+	dir := t.TempDir()
+	clk := devices.NewFakeClock(1_700_000_000_123_456_789)
+	h := TensorBoardTraceHandler(dir, TraceHandlerOptions{Worker: "w0", Perfetto: true, Clock: clk})
+	p, err := NewProfiler(ProfilerOptions{Schedule: &Schedule{Active: 1, Repeat: 1}, OnTraceReady: h})
+	require.NoError(t, err)
+	ctx := WithThread(context.Background(), NewThread())
+	require.NoError(t, p.Start(ctx))
+	Begin(ctx, Op{Name: "aten::mm"}).End()
+	require.NoError(t, p.Step(ctx))
+	require.NoError(t, p.Stop())
+	raw, err := os.ReadFile(filepath.Join(dir, "w0.1700000000123.pt.trace.pftrace"))
+	require.NoError(t, err)
+	require.NotEmpty(t, raw)
+	assert.Equal(t, byte(1<<3|2), raw[0], "a Trace's first field is a packet")
+	assert.Contains(t, string(raw), "aten::mm")
+	assert.Contains(t, string(raw), StepName(0))
+}

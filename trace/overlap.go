@@ -28,6 +28,48 @@ type moved struct {
 // a row of its own ("NAME · overlap L"), returned with its metadata. Rows whose events
 // already nest (the usual case) cost one pass.
 func overlapRows(t *Trace) (map[int]moved, []Thread) {
+	// One pass: each row's events checked as they come (sorted by start, they nest or not);
+	// only the rows that fail are laid out below.
+	type rowState struct {
+		last  int64
+		stack []int64
+		bad   bool
+	}
+	states := map[rowKey]*rowState{}
+	var lastKey rowKey
+	var st *rowState
+	var keys []rowKey
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Ph != 'X' || t.OmitSpans && e.PidStr != "" {
+			continue
+		}
+		k := rowKey{e.Pid, e.Tid, e.PidStr, e.TidStr}
+		if st == nil || k != lastKey {
+			if st = states[k]; st == nil {
+				st = &rowState{last: -1 << 63}
+				states[k] = st
+			}
+			lastKey = k
+		}
+		if st.bad {
+			continue
+		}
+		end := e.TsNs + max(e.DurNs, 0)
+		for len(st.stack) > 0 && st.stack[len(st.stack)-1] <= e.TsNs {
+			st.stack = st.stack[:len(st.stack)-1]
+		}
+		if e.TsNs < st.last || len(st.stack) > 0 && end > st.stack[len(st.stack)-1] {
+			st.bad, st.stack = true, nil
+			keys = append(keys, k)
+			continue
+		}
+		st.stack = append(st.stack, end)
+		st.last = e.TsNs
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
 	rows := map[rowKey][]int32{}
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -35,19 +77,12 @@ func overlapRows(t *Trace) (map[int]moved, []Thread) {
 			continue
 		}
 		k := rowKey{e.Pid, e.Tid, e.PidStr, e.TidStr}
-		rows[k] = append(rows[k], int32(i))
+		if s := states[k]; s != nil && s.bad {
+			rows[k] = append(rows[k], int32(i))
+		}
 	}
 	var out map[int]moved
 	var extra []Thread
-	var keys []rowKey
-	for k, idx := range rows {
-		if !nests(t.Events, idx) {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return nil, nil
-	}
 	slices.SortFunc(keys, func(a, b rowKey) int {
 		return cmp.Or(cmp.Compare(a.pidStr, b.pidStr), cmp.Compare(a.pid, b.pid), cmp.Compare(a.tidStr, b.tidStr), cmp.Compare(a.tid, b.tid))
 	})
@@ -102,29 +137,6 @@ func overlapRows(t *Trace) (map[int]moved, []Thread) {
 		}
 	}
 	return out, extra
-}
-
-// nests reports whether the complete events idx (in file order) nest on their row, in one
-// pass when they come sorted by start; otherwise it says no and the caller sorts.
-func nests(evs []Event, idx []int32) bool {
-	var stack []int64
-	last := int64(-1 << 63)
-	for _, i := range idx {
-		e := &evs[i]
-		if e.TsNs < last {
-			return false
-		}
-		end := e.TsNs + max(e.DurNs, 0)
-		for len(stack) > 0 && stack[len(stack)-1] <= e.TsNs {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 && end > stack[len(stack)-1] {
-			return false
-		}
-		stack = append(stack, end)
-		last = e.TsNs
-	}
-	return true
 }
 
 // rowName is a row's thread name and sort index, as its Thread gives them.

@@ -117,6 +117,9 @@ func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "convert: %v", err)
 	}
 	printWarnings(stderr, st.Warnings)
+	fmt.Fprintf(stderr, "orprof: %s written: %s, %s, %s, %s\n", *out, countNoun(st.Ranks, "rank", "ranks"),
+		countNoun(st.Slices, "slice", "slices"), countNoun(st.OverlapTracks, "overlap track", "overlap tracks"),
+		countNoun(st.FlowEnds, "flow end", "flow ends"))
 	return 0
 }
 

@@ -66,6 +66,7 @@ func TestConvertForms(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, dispatch([]string{"convert", "-o", out, ranks}, nil, &stdout, &stderr), stderr.String())
 	assert.Empty(t, stdout.String())
+	assert.Equal(t, "orprof: "+out+" written: 2 ranks, 20 slices, 4 overlap tracks, 8 flow ends\n", stderr.String())
 	f, err := os.Open(out)
 	require.NoError(t, err)
 	defer f.Close()

@@ -61,10 +61,10 @@ func TestRanksFuse(t *testing.T) {
 	}
 }
 
-// TestJSONNests converts to Kineto JSON and reads it back: on every row complete events
+// TestLargeJSONNests converts to Kineto JSON and reads it back: on every row complete events
 // nest, every event of the input is there with its times and args, flow ends sit on the row
 // of the slice they bind to, and the added rows say why they are there.
-func TestJSONNests(t *testing.T) {
+func TestLargeJSONNests(t *testing.T) {
 	paths := []string{filepath.Join("testdata", "overlaps.json")}
 	for _, p := range testTraces(t) {
 		if fi, err := os.Stat(p); err == nil && (fi.Size() < 1<<20 || !(testing.Short() || raceEnabled)) {
