@@ -32,7 +32,8 @@ func ParseFormat(s string) (Format, bool) { return text.ParseFormat(s) }
 // WriteOptions tune Write.
 type WriteOptions struct {
 	// RowLimit is how many rows text and markdown print (the largest; the none row is
-	// always printed); ≤ 0: all. csv and json print every row.
+	// always printed): N > 0 the first N, text.RowLimitNone none (the totals still print),
+	// 0 or text.RowLimitAll all. csv and json print every row.
 	RowLimit int
 	// TopKernels is how many kernels a row names (0: 3).
 	TopKernels int
@@ -58,6 +59,9 @@ func Write(w io.Writer, f Format, s *Summary, o WriteOptions) error {
 	}
 	rows := s.Sorted()
 	none := s.noneKey()
+	if f != CSV && o.RowLimit == text.RowLimitNone {
+		rows = nil
+	}
 	if f != CSV && o.RowLimit > 0 && len(rows) > o.RowLimit {
 		var kept []Row
 		for i, r := range rows {
@@ -272,6 +276,9 @@ func WriteKernels(w io.Writer, f Format, s *Summary, o WriteOptions) error {
 	shown := len(pairs)
 	if f != CSV && o.RowLimit > 0 && shown > o.RowLimit {
 		shown = o.RowLimit
+	}
+	if f != CSV && o.RowLimit == text.RowLimitNone {
+		shown = 0
 	}
 	t := &text.Table{Left: []bool{true, true}}
 	if f == CSV {

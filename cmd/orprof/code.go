@@ -22,7 +22,7 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("code", codeUsage, stderr)
 	by := fs.String("by", "module", "what a row is: module (an nn.Module's path) or line (a function of the user's code)")
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof code reads and merges)")
-	rowLimit := fs.Int("row-limit", 50, "rows text and markdown print, largest first; -1 prints all (csv and json print all)")
+	rowLimit := fs.Int("row-limit", 50, "rows text and markdown print, largest first; 0 none (the totals still print), -1 all (csv and json print all)")
 	nameWidth := fs.Int("max-name-column-width", 60, "width cap of the name columns of text")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
@@ -41,8 +41,8 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return fail(stderr, "code: --format %s: must be text, markdown, csv or json; run 'orprof code -h'", quote.String(*format))
 	}
-	if *rowLimit < -1 || *rowLimit == 0 {
-		return fail(stderr, "code: --row-limit %d: must be -1 (all) or a count ≥ 1; run 'orprof code -h'", *rowLimit)
+	if *rowLimit < -1 {
+		return fail(stderr, "code: --row-limit %d: must be -1 (all), 0 (none) or a count; run 'orprof code -h'", *rowLimit)
 	}
 	if *nameWidth < 4 {
 		return fail(stderr, "code: --max-name-column-width %d: must be at least 4; run 'orprof code -h'", *nameWidth)
@@ -67,7 +67,7 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "code: %v", err)
 	}
 	printWarnings(stderr, warns)
-	if err := code.Write(stdout, f, s, code.WriteOptions{RowLimit: max(*rowLimit, 0), MaxNameWidth: *nameWidth}); err != nil {
+	if err := code.Write(stdout, f, s, code.WriteOptions{RowLimit: rowLimitOf(*rowLimit), MaxNameWidth: *nameWidth}); err != nil {
 		return fail(stderr, "code: %v", err)
 	}
 	return 0

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,7 +114,7 @@ func TestCodeRefusals(t *testing.T) {
 		{[]string{"code"}, "TRACE"},
 		{[]string{"code", "--by", "file", codeTrace}, "--by"},
 		{[]string{"code", "--format", "html", codeTrace}, "--format"},
-		{[]string{"code", "--row-limit", "0", codeTrace}, "--row-limit"},
+		{[]string{"code", "--row-limit", "-2", codeTrace}, "--row-limit"},
 		{[]string{"code", "--max-name-column-width", "2", codeTrace}, "--max-name-column-width"},
 		{[]string{"code", "../../testdata/kineto/cpu_only.json.gz"}, "with_stack=True"},
 		{[]string{"code", "../../testdata/kineto/cpu_only.json.gz", "-"}, "stdin"},
@@ -209,5 +210,22 @@ func TestKernelsByCode(t *testing.T) {
 		assert.Empty(t, out)
 		assert.Equal(t, 1, strings.Count(errs, "\n"), "%v: %q", tc.args, errs)
 		assert.Contains(t, errs, tc.names)
+	}
+}
+
+// TestCodeRowLimitZero: --row-limit 0 prints no row and the totals, as in every command; the
+// kernels of each module likewise.
+func TestCodeRowLimitZero(t *testing.T) {
+	bert := "../../testdata/kineto-extra/tracelens_mi300_bert_small.json.gz"
+	for _, c := range []struct {
+		args []string
+		tr   string
+	}{{[]string{"code"}, codeTrace}, {[]string{"code", "--format", "markdown"}, codeTrace}, {[]string{"kernels", "--by", "module"}, bert}} {
+		c1, one, errs := codeCLI(nil, append(append(slices.Clone(c.args), "--row-limit", "1"), c.tr)...)
+		require.Equal(t, 0, c1, errs)
+		c0, none, errs := codeCLI(nil, append(append(slices.Clone(c.args), "--row-limit", "0"), c.tr)...)
+		require.Equal(t, 0, c0, errs)
+		assert.Less(t, strings.Count(none, "\n"), strings.Count(one, "\n"), "%v:\n%s\n---\n%s", c.args, one, none)
+		assert.NotContains(t, none, "Net_0/Heavy_0/Linear_", "%v: a row printed:\n%s", c.args, none)
 	}
 }

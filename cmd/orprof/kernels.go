@@ -117,7 +117,7 @@ func runKernelsByCode(stdin io.Reader, stdout, stderr io.Writer, paths []string,
 		return fail(stderr, "kernels: %v", err)
 	}
 	printWarnings(stderr, warns)
-	if err := code.WriteKernels(stdout, cf, s, code.WriteOptions{RowLimit: max(rowLimit, 0), MaxNameWidth: nameWidth}); err != nil {
+	if err := code.WriteKernels(stdout, cf, s, code.WriteOptions{RowLimit: rowLimitOf(rowLimit), MaxNameWidth: nameWidth}); err != nil {
 		return fail(stderr, "kernels: %v", err)
 	}
 	return 0
