@@ -81,7 +81,8 @@ func readInput(in *input.Input, pos int, o ReadOptions) (*Summary, []string, err
 	s := Attribute(cin, o.By)
 	s.Version = SummaryVersion
 	r := c.Rank()
-	s.Traces = []Trace{{File: in.Name, Rank: r.Number, FromTrace: r.Named}}
+	r.Trace = in.Name
+	s.Traces = []Trace{{r}}
 	return s, data.Warnings(in.Name), nil
 }
 

@@ -2,6 +2,7 @@ package code
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"compress/gzip"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/orprof/orprof/internal/gz"
 	"github.com/orprof/orprof/internal/quote"
+	"github.com/orprof/orprof/trace"
 )
 
 // SummaryVersion is the version of the JSON summary (its first key says it).
@@ -41,12 +43,30 @@ type Summary struct {
 	Unattributed []Unattributed `json:"unattributed,omitempty"`
 }
 
-// Trace is one input of a summary.
-type Trace struct {
-	File string `json:"file"`
-	Rank int64  `json:"rank"`
-	// FromTrace: the trace names its rank (else it is its position among the inputs).
-	FromTrace bool `json:"rank_from_trace,omitempty"`
+// Trace is one input of a summary: its rank, the one rank identity of every summary
+// (trace.Rank: the trace's own, or its position among the inputs; Trace is its file).
+type Trace struct{ trace.Rank }
+
+// traceJSON is Trace as the summary writes it.
+type traceJSON struct {
+	File      string `json:"file"`
+	Rank      int64  `json:"rank"`
+	FromTrace bool   `json:"rank_from_trace,omitempty"`
+}
+
+func (t Trace) MarshalJSON() ([]byte, error) {
+	return json.Marshal(traceJSON{File: t.Trace, Rank: t.Number, FromTrace: t.Named})
+}
+
+func (t *Trace) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var j traceJSON
+	if err := dec.Decode(&j); err != nil {
+		return err
+	}
+	t.Rank = trace.Rank{Number: j.Rank, Named: j.FromTrace, Trace: j.File}
+	return nil
 }
 
 // Row is one module (path), or one source line, or the none row.
