@@ -269,10 +269,10 @@ func loadRanks(args []string, o report.Options, stderr io.Writer) (*loaded, int)
 
 // reportGCFloor is lazyGC's floor for a report of inputs: the table's for the first input
 // (gcFloorFor), and a third more, at least 96 MiB. Beside the table's rows the report's one
-// read keeps the op tree, the kernel, timeline, step and memory consumers' records (the MTIA
-// trace: a 60 MB heap at its peak, against the table's 40): under the table's floor the
-// collector runs once at the peak and, its pacing restored on a heap of a few MB, ten times
-// more while the summaries finish (7 % of the report's instructions on that trace).
+// read keeps the op tree, the kernel, timeline, step and memory consumers' records, a heap
+// half as large again as the table's: under the table's floor the collector runs once at the
+// peak and, its pacing restored on a heap of a few MB, many times more while the summaries
+// finish.
 func reportGCFloor(inputs []string) int64 {
 	floor := int64(tableGCFloor)
 	if len(inputs) > 0 && inputs[0] != "-" {

@@ -14,8 +14,8 @@ import (
 // counts the bytes after the last member that do not start another one (TrailingBytes)
 // instead of failing on them. Its DEFLATE decoder (RFC 1951) writes into one flat buffer with
 // the 32 KiB window in front, reads the input 64 bits at a time, and copies matches 8 bytes
-// at a time: on the 87 MB MTIA trace in testdata it inflates faster than
-// github.com/klauspost/compress/gzip (see BenchmarkInflateMTIA). Every member's CRC-32 and
+// at a time, faster than github.com/klauspost/compress/gzip (BenchmarkInflateMTIA and
+// docs/performance.md say by how much). Every member's CRC-32 and
 // length are checked.
 //
 // Errors wrap ErrHeader, ErrCorrupt or ErrChecksum and name the compressed byte offset near
