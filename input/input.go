@@ -39,6 +39,18 @@ type Input struct {
 	rest io.Reader // the unread rest of a stream
 }
 
+// OpenArg identifies a command-line input: "-" is stdin (nil: os.Stdin), read as Read
+// reads it; anything else a path, as Open opens it.
+func OpenArg(arg string, stdin io.Reader) (*Input, error) {
+	if arg != "-" {
+		return Open(arg)
+	}
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	return Read(stdin, StdinName)
+}
+
 // Open identifies the input at path. A regular file is opened, its start read and closed:
 // the reader of its kind opens it again. A FIFO or device given by name is read once, in
 // full, and held. A directory is an error (Load expands directories).

@@ -29,17 +29,7 @@ type ReadOptions struct {
 // ByModule; functions of the user's code for ByLine) is an error saying so, not an empty
 // summary; another summary is refused (input.KindError).
 func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
-	var in *input.Input
-	var err error
-	if path == "-" {
-		r := o.Stdin
-		if r == nil {
-			r = os.Stdin
-		}
-		in, err = input.Read(r, input.StdinName)
-	} else {
-		in, err = input.Open(path)
-	}
+	in, err := input.OpenArg(path, o.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}

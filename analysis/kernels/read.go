@@ -38,17 +38,7 @@ type ReadOptions struct {
 // naming path). Another summary is refused (input.KindError), and so is a trace without
 // device activity (*NoDeviceError) unless o.AllowEmpty.
 func Open(path string, pos int, o ReadOptions) (*Summary, []string, error) {
-	var in *input.Input
-	var err error
-	if path == "-" {
-		stdin := o.Stdin
-		if stdin == nil {
-			stdin = os.Stdin
-		}
-		in, err = input.Read(stdin, input.StdinName)
-	} else {
-		in, err = input.Open(path)
-	}
+	in, err := input.OpenArg(path, o.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}

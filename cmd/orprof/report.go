@@ -186,13 +186,7 @@ func loadProfile(p string, stdin io.Reader, o report.Options, stderr io.Writer) 
 	if p != "-" && isDir(p) {
 		return loadRanks([]string{p}, o, stderr)
 	}
-	var in *input.Input
-	var err error
-	if p == "-" {
-		in, err = input.Read(stdin, input.StdinName)
-	} else {
-		in, err = input.Open(p)
-	}
+	in, err := input.OpenArg(p, stdin)
 	if err != nil {
 		return nil, fail(stderr, "report: %v", err)
 	}

@@ -104,13 +104,7 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if isTerminal(os.Stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
-	var in *input.Input
-	var err error
-	if pos[0] == "-" {
-		in, err = input.Read(stdin, input.StdinName)
-	} else {
-		in, err = input.Open(pos[0])
-	}
+	in, err := input.OpenArg(pos[0], stdin)
 	if err != nil {
 		return fail(stderr, "table: %v", err)
 	}
