@@ -8,7 +8,9 @@
 //  1. Needs says what it wants beyond the events: NeedLinks (each device event's operator,
 //     launch and rule, and collectives found through the launch), NeedMemory (the
 //     "[memory]" records, as events of KindMemory), NeedDeviceNames (every device event's
-//     name, once, before the first event). It returns the same bits every call.
+//     name, once, before the first event), NeedPython (the python_function events and
+//     fwdbwd flow ends, as events of KindPython and KindFlow, before the others). It returns
+//     the same bits every call.
 //  2. Begin is called once, before the first event, with the trace's Info: its rank
 //     (trace.Rank: the trace's own, else tracefile.Options.Position), form, device name,
 //     origin, the names asked for, and the counts of each kind of event to come. The counts
@@ -21,7 +23,7 @@
 //
 // The calls never overlap and happen in that order, but not necessarily on one goroutine, nor
 // on the reader's. When and where each runs is the reader's business, decided from Needs: a
-// consumer without NeedLinks is fed while the read links the others' events; the names are
+// consumer without NeedLinks or NeedPython is fed while the read links the others' events; the names are
 // collected while it links too; Finish runs beside the rest of the read (the table's rows).
 // A consumer keeps its own errors and reports them from Result.
 //

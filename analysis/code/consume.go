@@ -9,7 +9,7 @@ import (
 // tracefile's consumer contract (Attribute knows only Input).
 
 // Collector is a tracefile consumer that keeps what Attribute needs of a trace: the
-// python_function events and fwdbwd flows (tracefile.PythonConsumer), the host ops, and
+// python_function events and fwdbwd flows (tracefile.NeedPython), the host ops, and
 // the device events with the op each is linked to.
 type Collector struct {
 	in    Input
@@ -26,8 +26,8 @@ type Collector struct {
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
-// Needs asks for the device events' links to their operators.
-func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks }
+// Needs asks for the device events' links to their operators and the Python layer.
+func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks | tracefile.NeedPython }
 
 // Begin keeps the trace's rank and makes the lists at the sizes the read will fill.
 func (c *Collector) Begin(info *tracefile.Info) {
@@ -45,22 +45,26 @@ func (c *Collector) Finish() {}
 // Rank is the trace's rank, as Begin was told it.
 func (c *Collector) Rank() trace.Rank { return c.rank }
 
-// Python takes a python_function event or a fwdbwd flow.
-func (c *Collector) Python(p *tracefile.PythonEvent) {
-	if p.Flow == 0 {
+// python takes a python_function event or one end of a fwdbwd flow.
+func (c *Collector) python(ev *tracefile.Event) {
+	if ev.Kind == tracefile.KindPython {
 		if k := len(c.spans) - 1; k < 0 || len(c.spans[k]) == cap(c.spans[k]) {
 			c.spans = append(c.spans, make([]Span, 0, spanChunk))
 		}
 		k := len(c.spans) - 1
-		c.spans[k] = append(c.spans[k], Span{Name: p.Name, Tid: p.Tid, StartNs: p.StartNs, EndNs: p.EndNs})
+		c.spans[k] = append(c.spans[k], Span{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs})
 		c.nSpans++
 		return
 	}
-	c.in.Flows = append(c.in.Flows, Flow{ID: p.ID, Start: p.Flow == 's', Tid: p.Tid, AtNs: p.StartNs})
+	c.in.Flows = append(c.in.Flows, Flow{ID: ev.FlowID, Start: ev.FlowStart, Tid: ev.Tid, AtNs: ev.StartNs})
 }
 
 // Event takes a host op or a device event.
 func (c *Collector) Event(ev *tracefile.Event) {
+	if ev.Kind == tracefile.KindPython || ev.Kind == tracefile.KindFlow {
+		c.python(ev) // (not counted: OpIndex counts the converted events)
+		return
+	}
 	i := c.n
 	c.n++
 	switch {

@@ -79,6 +79,10 @@ const (
 	NeedMemory
 	// NeedDeviceNames: the names of the device events, each once, in Info.DeviceNames.
 	NeedDeviceNames
+	// NeedPython: the trace's Python layer too — its python_function events (KindPython)
+	// and the ends of its fwdbwd flows (KindFlow) — in file order, before any other event. A
+	// read keeps none of it otherwise: a trace with stacks has more of it than operators.
+	NeedPython
 )
 
 // Info is what a consumer is told before its first event.
@@ -144,10 +148,16 @@ const (
 	// KindMemory is a "[memory]" record (NeedMemory): an allocation or a free at one time
 	// (StartNs = EndNs), on a host thread; Event.Memory says what it is.
 	KindMemory
+	// KindPython is a python_function event (NeedPython): one Python call the profiler's
+	// tracer saw, "file.py(12): func", "nn.Module: Linear_0" or "<built-in …>".
+	KindPython
+	// KindFlow is one end of a fwdbwd flow (NeedPython), at its time on its thread: it ties
+	// an autograd node run in backward to the forward op that made it (FlowID, FlowStart).
+	KindFlow
 )
 
 var kindNames = [...]string{"op", "user_annotation", "runtime", "kernel", "memcpy", "memset", "sync",
-	"device_annotation", "device_other", "scope_metrics", "memory"}
+	"device_annotation", "device_other", "scope_metrics", "memory", "python", "flow"}
 
 // String returns the kind's lower-case name ("op", "kernel", …).
 func (k Kind) String() string {
@@ -221,6 +231,10 @@ type Event struct {
 	// made it has the same sequence number on the thread PyTorch numbers FwdThread (its own
 	// thread count from 1, not the trace's tid). −1 and 0 for other events.
 	SequenceNr, FwdThread int64
+	// FlowID is a KindFlow event's "id", shared by the flow's two ends; FlowStart is true at
+	// its start ("s", the forward op) and false at its end ("f", the backward op).
+	FlowID    int64
+	FlowStart bool
 }
 
 // LinkRule says how a device event was charged to a host operator: the rules are tried in

@@ -12,37 +12,13 @@ import "math"
 // a "fwdbwd" flow: an "s" event on the forward op's thread at its start, an "f" event
 // ("bp": "e") on the backward op's thread at its start, the two sharing an "id".
 //
-// A read keeps none of them unless a consumer is a PythonConsumer: they are not FunctionEvents,
-// and a trace with stacks has more of them than operators.
-
-// PythonEvent is a python_function event or one end of a fwdbwd flow.
-type PythonEvent struct {
-	// Flow is 0 for a python_function event, 's' or 'f' for the start or the end of a fwdbwd
-	// flow.
-	Flow byte
-	// Name is the python_function event's name ("fwdbwd" for a flow).
-	Name string
-	// StartUs, EndUs, StartNs and EndNs are the event's times as an Event's are; a flow's
-	// end is its start.
-	StartUs, EndUs float64
-	StartNs, EndNs int64
-	Pid, Tid       int64
-	// ID is a flow's "id" (0 for a python_function event).
-	ID int64
-}
-
-// PythonConsumer is a Consumer that also takes the trace's python_function events and
-// fwdbwd flows: Python is called for each, in file order, on the consumer's goroutine, before
-// its first Event. The *PythonEvent is valid during the call only (its strings may be kept).
-type PythonConsumer interface {
-	Consumer
-	Python(p *PythonEvent)
-}
+// A read keeps none of them unless a consumer needs them (NeedPython): they are not
+// FunctionEvents, and a trace with stacks has more of them than operators.
 
 // wantsPython reports whether a read must keep the Python layer for one of cs.
 func wantsPython(cs []Consumer) bool {
 	for _, c := range cs {
-		if _, ok := c.(PythonConsumer); ok {
+		if c.Needs()&NeedPython != 0 {
 			return true
 		}
 	}
@@ -103,29 +79,34 @@ func (d *decoder) keepPython(ev *evFields) {
 	d.py.add(r)
 }
 
-// feedPython hands the Python layer to the PythonConsumers among cs.
+// feedPython hands the Python layer to the consumers among cs that need it, as events of
+// KindPython and KindFlow.
 func (d *decoder) feedPython(cs []Consumer, times func(*rawEvent) (float64, float64)) {
-	var pcs []PythonConsumer
+	var pcs []Consumer
 	for _, c := range cs {
-		if pc, ok := c.(PythonConsumer); ok {
-			pcs = append(pcs, pc)
+		if c.Needs()&NeedPython != 0 {
+			pcs = append(pcs, c)
 		}
 	}
 	if len(pcs) == 0 {
 		return
 	}
 	kineto := d.format == Kineto
-	var p PythonEvent
+	var ev Event
 	var raw rawEvent
 	for _, ch := range d.py.chunks {
 		for i := range ch {
 			r := &ch[i]
 			raw.ts, raw.dur = r.ts, r.dur
-			p = PythonEvent{Flow: r.flow, Name: d.nameStrs[r.name], Pid: r.pid, Tid: r.tid, ID: r.id}
-			p.StartUs, p.EndUs = times(&raw)
-			p.StartNs, p.EndNs = raw.timesNs(kineto)
+			ev = Event{Kind: KindPython, Name: d.nameStrs[r.name], Pid: r.pid, Tid: r.tid, Stream: -1, OpIndex: -1,
+				SequenceNr: -1}
+			if r.flow != 0 {
+				ev.Kind, ev.FlowID, ev.FlowStart = KindFlow, r.id, r.flow == 's'
+			}
+			ev.StartUs, ev.EndUs = times(&raw)
+			ev.StartNs, ev.EndNs = raw.timesNs(kineto)
 			for _, c := range pcs {
-				c.Python(&p)
+				c.Event(&ev)
 			}
 		}
 	}

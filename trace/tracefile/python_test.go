@@ -7,28 +7,34 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orprof/orprof/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// pyCollect records what a PythonConsumer is handed, in order.
+// pyCollect records what a consumer that needs the Python layer is handed, in order.
 type pyCollect struct {
 	got    []string
 	events int
 }
 
-func (c *pyCollect) Python(p *PythonEvent) {
-	if c.events > 0 {
-		c.got = append(c.got, "python after an event")
-	}
-	if p.Flow != 0 {
-		c.got = append(c.got, fmt.Sprintf("flow %c %d tid=%d at=%d", p.Flow, p.ID, p.Tid, p.StartNs))
+func (c *pyCollect) Event(ev *Event) {
+	switch ev.Kind {
+	case KindPython, KindFlow:
+		if c.events > 0 {
+			c.got = append(c.got, "python after an event")
+		}
+		if ev.Kind == KindFlow {
+			end := byte('f')
+			if ev.FlowStart {
+				end = 's'
+			}
+			c.got = append(c.got, fmt.Sprintf("flow %c %d tid=%d at=%d", end, ev.FlowID, ev.Tid, ev.StartNs))
+			return
+		}
+		c.got = append(c.got, fmt.Sprintf("py %s tid=%d %d-%d", ev.Name, ev.Tid, ev.StartNs, ev.EndNs))
 		return
 	}
-	c.got = append(c.got, fmt.Sprintf("py %s tid=%d %d-%d", p.Name, p.Tid, p.StartNs, p.EndNs))
-}
-
-func (c *pyCollect) Event(ev *Event) {
 	c.events++
 	if ev.Kind == KindOp {
 		c.got = append(c.got, fmt.Sprintf("op %s seq=%d fwd=%d", ev.Name, ev.SequenceNr, ev.FwdThread))
@@ -56,7 +62,7 @@ func pyTrace(pad int) string {
 	return b.String()
 }
 
-// TestPythonConsumer: a PythonConsumer gets the python_function events and the fwdbwd flows,
+// TestPythonConsumer: a consumer that needs the Python layer gets the python_function events and the fwdbwd flows,
 // in file order, before the events; host ops carry their sequence number and forward
 // thread; a sequential and a parallel read agree.
 func TestPythonConsumer(t *testing.T) {
@@ -88,12 +94,12 @@ func TestPythonConsumer(t *testing.T) {
 	}
 }
 
-// plainCollect is a Consumer that is not a PythonConsumer.
+// plainCollect is a Consumer that does not need the Python layer.
 type plainCollect struct{ n int }
 
 func (c *plainCollect) Event(*Event) { c.n++ }
 
-// TestPythonLayerOnlyOnRequest: without a PythonConsumer the Python layer is not kept (the
+// TestPythonLayerOnlyOnRequest: without a consumer that needs it the Python layer is not kept (the
 // same events and no skipped ones), and a python_function event with a bad time is skipped
 // and counted only when it is read.
 func TestPythonLayerOnlyOnRequest(t *testing.T) {
@@ -134,18 +140,16 @@ func TestPythonLayerRealTrace(t *testing.T) {
 	assert.Equal(t, 1810, flows)
 }
 
-// moduleCalls counts the nn.Module calls of a trace: a PythonConsumer.
+// moduleCalls counts the nn.Module calls of a trace: a consumer that needs the Python layer.
 type moduleCalls struct{ n map[string]int }
 
-func (m *moduleCalls) Event(*Event) {}
-
-func (m *moduleCalls) Python(p *PythonEvent) {
-	if name, ok := strings.CutPrefix(p.Name, "nn.Module: "); ok && p.Flow == 0 {
+func (m *moduleCalls) Event(ev *Event) {
+	if name, ok := strings.CutPrefix(ev.Name, "nn.Module: "); ok && ev.Kind == KindPython {
 		m.n[name]++
 	}
 }
 
-func ExamplePythonConsumer() {
+func ExampleNeeds_python() {
 	m := &moduleCalls{n: map[string]int{}}
 	_, err := Read(strings.NewReader(pyTrace(0)), "py.json", Options{Consumers: []Consumer{m}})
 	if err != nil {
@@ -156,12 +160,27 @@ func ExamplePythonConsumer() {
 	// Output: map[Linear_0:1]
 }
 
-func (*pyCollect) Needs() Needs    { return NeedLinks }
+func (*pyCollect) Needs() Needs    { return NeedLinks | NeedPython }
 func (*pyCollect) Begin(*Info)     {}
 func (*pyCollect) Finish()         {}
 func (*plainCollect) Needs() Needs { return 0 }
 func (*plainCollect) Begin(*Info)  {}
 func (*plainCollect) Finish()      {}
-func (*moduleCalls) Needs() Needs  { return 0 }
+func (*moduleCalls) Needs() Needs  { return NeedPython }
 func (*moduleCalls) Begin(*Info)   {}
 func (*moduleCalls) Finish()       {}
+
+// TestPythonNeedsNoLinks: a consumer that needs the Python layer and no links gets it on
+// every read path, the table's (which feeds link-free consumers early) included.
+func TestPythonNeedsNoLinks(t *testing.T) {
+	path := filepath.Join(requireShared(t, "kineto-extra"), "tracelens_mi300_bert_small.json.gz")
+	for name, read := range map[string]func(Options) error{
+		"Open":          func(o Options) error { _, err := Open(path, o); return err },
+		"OpenConsumers": func(o Options) error { _, err := OpenConsumers(path, o); return err },
+		"OpenAverages":  func(o Options) error { _, err := OpenAverages(path, o, events.AverageOptions{}); return err },
+	} {
+		m := &moduleCalls{n: map[string]int{}}
+		require.NoError(t, read(Options{Consumers: []Consumer{m}}), name)
+		assert.NotEmpty(t, m.n, "%s: no nn.Module call handed over", name)
+	}
+}

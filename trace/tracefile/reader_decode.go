@@ -58,7 +58,7 @@ type evFields struct {
 	hasLabels bool
 	unused    bool  // the event cannot contribute: its remaining members are only validated
 	comm      int32 // 1 + the index in decoder.comms of its collective args; 0: none
-	flowID    int64 // a flow's "id" (read only for a PythonConsumer)
+	flowID    int64 // a flow's "id" (read only for NeedPython)
 }
 
 // skipArgs names the event arguments a read does not need: they are validated and skipped, and
@@ -91,7 +91,7 @@ type decoder struct {
 	// skipScopeMetrics is Options.SkipScopeMetrics.
 	skipScopeMetrics bool
 	// python is whether a consumer takes the python_function events and fwdbwd flows
-	// (PythonConsumer); py holds their records, apart from raws (python.go).
+	// (NeedPython); py holds their records, apart from raws (python.go).
 	python bool
 	py     pyList
 

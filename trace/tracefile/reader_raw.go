@@ -38,8 +38,8 @@ const (
 	catInstant                        // cpu_instant_event
 	catDevScopeMetrics                // a scope profiler's "metrics: <kernel>" slice (cat "kernel"): set by keep
 	catIgnored                        // overhead, counters, … : not FunctionEvents
-	catPython                         // python_function: kept only for a PythonConsumer (python.go)
-	catFwdBwd                         // fwdbwd flows: kept only for a PythonConsumer
+	catPython                         // python_function: kept only for NeedPython (python.go)
+	catFwdBwd                         // fwdbwd flows: kept only for NeedPython
 )
 
 // classifyCat maps a "cat" value to one of the categories above.

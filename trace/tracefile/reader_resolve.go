@@ -544,7 +544,7 @@ func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 		if n&NeedDeviceNames != 0 {
 			named = append(named, c)
 		}
-		if n&NeedLinks == 0 {
+		if n&(NeedLinks|NeedPython) == 0 {
 			early = append(early, c)
 		} else {
 			d.late = append(d.late, c)
