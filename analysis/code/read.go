@@ -51,16 +51,7 @@ func readInput(in *input.Input, pos int, o ReadOptions) (*Summary, []string, err
 	}
 	c := NewCollector()
 	opts := tracefile.Options{Link: o.Link, Position: pos, Consumers: []tracefile.Consumer{c}}
-	var data *tracefile.Data
-	var err error
-	if in.Held() {
-		rc, _ := in.Stream()
-		data, err = tracefile.ReadConsumers(rc, in.Name, opts)
-	} else {
-		// A trace is opened by the reader itself, which maps a file and inflates gzip on
-		// every core.
-		data, err = tracefile.OpenConsumers(in.Path, opts)
-	}
+	data, err := in.ReadConsumers(opts)
 	if err != nil {
 		return nil, nil, err
 	}

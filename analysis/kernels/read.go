@@ -68,14 +68,7 @@ func readInput(in *input.Input, pos int, o ReadOptions) (*Summary, []string, err
 	}
 	c := NewCollector()
 	opts := tracefile.Options{Link: o.Link, Position: pos, Consumers: append([]tracefile.Consumer{c}, o.Consumers...)}
-	var data *tracefile.Data
-	var err error
-	if in.Held() {
-		rc, _ := in.Stream()
-		data, err = tracefile.ReadConsumers(rc, in.Name, opts)
-	} else {
-		data, err = tracefile.OpenConsumers(in.Path, opts)
-	}
+	data, err := in.ReadConsumers(opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -122,14 +122,7 @@ func readInput(in *input.Input, pos int, o ReadOptions) (*optable.Summary, []str
 	default:
 		return nil, nil, tracefile.DeviceLink{}, &input.KindError{Name: in.Name, Kind: in.Kind}
 	}
-	var av *tracefile.Averages
-	var err error
-	if in.Held() {
-		rc, _ := in.Stream()
-		av, err = tracefile.ReadAverages(rc, in.Name, o.traceOptions(), o.Grouping)
-	} else {
-		av, err = tracefile.OpenAverages(in.Path, o.traceOptions(), o.Grouping)
-	}
+	av, err := in.ReadAverages(o.traceOptions(), o.Grouping)
 	if err != nil {
 		return nil, nil, tracefile.DeviceLink{}, err
 	}

@@ -31,14 +31,7 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 func readTrace(in *input.Input, o Options, pos int, link tracefile.LinkMode, rules *kernels.Rules) (*Summary, []string, error) {
 	c := NewConsumer(o, rules)
 	opts := tracefile.Options{Consumers: []tracefile.Consumer{c}, Link: link, Position: pos}
-	var td *tracefile.Data
-	var err error
-	if in.Held() {
-		rc, _ := in.Stream()
-		td, err = tracefile.ReadConsumers(rc, in.Name, opts)
-	} else {
-		td, err = tracefile.OpenConsumers(in.Path, opts)
-	}
+	td, err := in.ReadConsumers(opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -111,13 +111,7 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := input.Check([]*input.Input{in}, "table", input.Trace); err != nil {
 		return fail(stderr, "table: %v", err)
 	}
-	var av *tracefile.Averages
-	if in.Held() {
-		rc, _ := in.Stream()
-		av, err = tracefile.ReadAverages(rc, in.Name, opts, tf.grouping())
-	} else {
-		av, err = tracefile.OpenAverages(in.Path, opts, tf.grouping())
-	}
+	av, err := in.ReadAverages(opts, tf.grouping())
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -228,8 +228,9 @@ func (c *converter) read(index int, in Input) (*rank, error) {
 	return r, nil
 }
 
-// epochNs is 2000-01-01 in ns since the Unix epoch: a trace whose times are past it without a
-// base time has them on the wall clock already (Kineto before baseTimeNanoseconds).
+// epochNs is the first instant of the year 2000, in ns since the Unix epoch: a trace whose
+// times are past it without a base time has them on the wall clock already (Kineto before
+// baseTimeNanoseconds).
 const epochNs = 946684800 * 1_000_000_000
 
 // align sets the rank's shift onto the output clock: a trace on the wall clock (a base time,
