@@ -133,6 +133,26 @@ func DecodeStrict(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// checked is a summary type whose JSON is its struct's and that checks itself once read.
+type checked[T any] interface {
+	*T
+	Summary
+	Check() error
+}
+
+// ReadStrict is a Kind's Read for a summary whose JSON is its struct's (MarshalTo's): the
+// document decoded strictly (DecodeStrict), then checked; an error names member.
+func ReadStrict[T any, P checked[T]](data []byte, member string) (Summary, error) {
+	p := P(new(T))
+	if err := DecodeStrict(data, p); err != nil {
+		return nil, Clip(member, err)
+	}
+	if err := p.Check(); err != nil {
+		return nil, Clip(member, err)
+	}
+	return p, nil
+}
+
 // MarshalTo writes v as encoding/json marshals it (a Kind's Write for a summary whose JSON is
 // its struct's).
 func MarshalTo(w io.Writer, v any) error {

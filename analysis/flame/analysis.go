@@ -23,16 +23,7 @@ var Analysis = &analysis.Kind{
 		return Merge(trees...), nil
 	},
 	Write: func(w io.Writer, s analysis.Summary) error { return analysis.MarshalTo(w, s) },
-	Read: func(data []byte, member string) (analysis.Summary, error) {
-		var t Tree
-		if err := analysis.DecodeStrict(data, &t); err != nil {
-			return nil, analysis.Clip(member, err)
-		}
-		if err := t.Check(); err != nil {
-			return nil, analysis.Clip(member, err)
-		}
-		return &t, nil
-	},
+	Read:  analysis.ReadStrict[Tree],
 }
 
 // Analysis names the summary's kind: "flame".

@@ -35,16 +35,7 @@ var Analysis = &analysis.Kind{
 		return st, nil
 	},
 	Write: func(w io.Writer, s analysis.Summary) error { return analysis.MarshalTo(w, s) },
-	Read: func(data []byte, member string) (analysis.Summary, error) {
-		var s Summary
-		if err := analysis.DecodeStrict(data, &s); err != nil {
-			return nil, analysis.Clip(member, err)
-		}
-		if err := s.Check(); err != nil {
-			return nil, analysis.Clip(member, err)
-		}
-		return &s, nil
-	},
+	Read:  analysis.ReadStrict[Summary],
 }
 
 // Analysis names the summary's kind: "steps".
