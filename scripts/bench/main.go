@@ -496,6 +496,33 @@ func export(root, tmp string) {
 
 // --- orprof table against python and gzip ----------------------------------------------------
 
+// mtiaRun makes what a section that runs the orprof binary on mtia_rank0 needs: the trace gz
+// inflated to raw, and the binary built at bin. On a failure it adds each row of names with
+// the reason and reports false; fail adds them for a later one.
+func mtiaRun(root, gz, raw, bin string, names []string) (data []byte, fail func(string), ok bool) {
+	fail = func(why string) {
+		for _, n := range names {
+			add(&row{what: n, note: why})
+		}
+	}
+	data, err := gunzip(gz)
+	if err != nil {
+		fail(err.Error())
+		return nil, fail, false
+	}
+	if err := os.WriteFile(raw, data, 0o644); err != nil {
+		fail(err.Error())
+		return nil, fail, false
+	}
+	build := exec.Command("go", "build", "-o", bin, "./cmd/orprof")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fail("building orprof failed: " + firstLine(out))
+		return nil, fail, false
+	}
+	return data, fail, true
+}
+
 func cli(root, tmp string) {
 	gz := filepath.Join(root, "testdata", "kineto", "mtia_rank0.json.gz")
 	raw := filepath.Join(tmp, "mtia_rank0.json")
@@ -506,18 +533,8 @@ func cli(root, tmp string) {
 		"`orprof report` mtia_rank0 raw (target: within 1.3× of `orprof table`)",
 		"`orprof table` mtia_rank0 re-saved as json.dump writes it (\", \" and \": \")", "`orprof table` mtia_rank0 minified",
 		"`orprof kernels` mtia_rank0 raw (target: as fast as `orprof table`, ≥ 1 GB/s, peak RSS ≤ 0.5× the file)"}
-	fail := func(why string) {
-		for _, n := range names {
-			add(&row{what: n, note: why})
-		}
-	}
-	data, err := gunzip(gz)
-	if err != nil {
-		fail(err.Error())
-		return
-	}
-	if err := os.WriteFile(raw, data, 0o644); err != nil {
-		fail(err.Error())
+	data, fail, ok := mtiaRun(root, gz, raw, bin, names)
+	if !ok {
 		return
 	}
 	// The same events in the layouts analysis tools re-save traces in (issue 25: within 1.3× of
@@ -528,12 +545,6 @@ func cli(root, tmp string) {
 			fail(err.Error())
 			return
 		}
-	}
-	build := exec.Command("go", "build", "-o", bin, "./cmd/orprof")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fail("building orprof failed: " + firstLine(out))
-		return
 	}
 	mb := float64(len(data)) / 1e6
 	type job struct {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 
@@ -28,24 +27,8 @@ func perfettoSection(root, tmp string) {
 		"`orprof convert -o x.pftrace` mtia_rank0.json.gz",
 		"`orprof convert -o x.pftrace` of 16 ranks of mtia_rank0.json.gz (target: peak RSS ≤ 0.5× one input)",
 	}
-	fail := func(why string) {
-		for _, n := range names {
-			add(&row{what: n, note: why})
-		}
-	}
-	data, err := gunzip(gz)
-	if err != nil {
-		fail(err.Error())
-		return
-	}
-	if err := os.WriteFile(raw, data, 0o644); err != nil {
-		fail(err.Error())
-		return
-	}
-	build := exec.Command("go", "build", "-o", bin, "./cmd/orprof")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fail("building orprof failed: " + firstLine(out))
+	data, fail, ok := mtiaRun(root, gz, raw, bin, names)
+	if !ok {
 		return
 	}
 	// 16 ranks: the same events, each file's distributedInfo naming its rank.
