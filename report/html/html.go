@@ -1,7 +1,7 @@
 // Package html renders orprof's summaries as one self-contained HTML file: the report of
 // `orprof report`, `orprof run --report` and httpprof's /debug/orprof/report. The file has no
 // external reference at all — its CSS and JavaScript are inline, its charts are SVG drawn by
-// the page's own script (assets/report.js, about 500 lines, no library), and a
+// the page's own script (assets/js, one file per view, no library), and a
 // Content-Security-Policy forbids every fetch — so it opens from disk, offline, in any current
 // browser.
 //
@@ -15,11 +15,13 @@ package html
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	stdhtml "html"
 	"io"
+	"io/fs"
+	"path"
 	"slices"
 	"strings"
 
@@ -37,8 +39,33 @@ import (
 //go:embed assets/report.css
 var css string
 
-//go:embed assets/report.js
-var script string
+//go:embed assets/js/*.js
+var scripts embed.FS
+
+// script is the page's script: the files of assets/js in name order, one closure. 00-lib.js
+// holds the formats and the chart and table helpers; each view is a file that adds its entry
+// to VIEWS; 99-boot.js builds the tabs.
+var script = func() string {
+	names, err := fs.Glob(scripts, "assets/js/*.js")
+	if err != nil {
+		panic(err)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteString("// orprof report: draws the summaries embedded in this file (the JSON in #orprof-data) as\n")
+	b.WriteString("// tables, SVG charts and canvas. It computes no figure of its own: every number shown is a\n")
+	b.WriteString("// field of those summaries, or a share of two of them.\n(function () {\n  \"use strict\";\n")
+	for _, n := range names {
+		data, err := scripts.ReadFile(n)
+		if err != nil {
+			panic(err)
+		}
+		b.WriteString("  // ---- " + path.Base(n) + " ----\n")
+		b.Write(data)
+	}
+	b.WriteString("})();\n")
+	return b.String()
+}()
 
 // Model is what a report shows: the summaries of one profile (or of several ranks merged),
 // and of a diff. Nil members are views without data; the Why fields say why when the caller

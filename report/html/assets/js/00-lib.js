@@ -1,0 +1,296 @@
+  var D = JSON.parse(document.getElementById("orprof-data").textContent);
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var PALETTE = ["#2f6fd6", "#e8833a", "#3aa374", "#c94f7c", "#8a63d2", "#c9a227", "#4fb3c9", "#7a8699", "#b5533c", "#5c9e31"];
+
+  // ---- formatting (the table's own formats: PyTorch's units) ----
+  function fmtTime(us) {
+    if (us === null || us === undefined || isNaN(us)) return "";
+    if (us >= 1e6) return (us / 1e6).toFixed(3) + "s";
+    if (us >= 1e3) return (us / 1e3).toFixed(3) + "ms";
+    return us.toFixed(3) + "us";
+  }
+  function fmtSigned(us) { return us > 0 ? "+" + fmtTime(us) : us < 0 ? "-" + fmtTime(-us) : fmtTime(0); }
+  function fmtMem(n) {
+    var a = Math.abs(n), K = 1024, M = K * K, G = M * K;
+    if (a >= G) return (n / G).toFixed(2) + " GB";
+    if (a >= M) return (n / M).toFixed(2) + " MB";
+    if (a >= K) return (n / K).toFixed(2) + " KB";
+    return String(n) + " B";
+  }
+  function fmtPct(part, total) { return total ? (part * 100 / total).toFixed(2) + "%" : ""; }
+  function fmtInt(n) { return String(n); }
+
+  // ---- DOM helpers ----
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) {
+      if (k === "text") e.textContent = attrs[k];
+      else if (k === "cls") e.className = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
+    (kids || []).forEach(function (c) { if (c) e.appendChild(c); });
+    return e;
+  }
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  function title(node, text) { var t = svg("title"); t.textContent = text; node.appendChild(t); return node; }
+  function why(msg) { return el("div", { cls: "why", text: msg, "data-why": "1" }); }
+  function h2(text) { return el("h2", { text: text }); }
+  function card(k, v, id) {
+    return el("div", { cls: "card" }, [el("div", { cls: "k", text: k }), el("div", { cls: "v", text: v, "data-card": id || k })]);
+  }
+  function legend(items) {
+    return el("div", { cls: "legend" }, items.map(function (it) {
+      var i = el("i"); i.style.background = it.color;
+      return el("span", {}, [i, document.createTextNode(it.label)]);
+    }));
+  }
+
+  // ---- charts (SVG) ----
+  // hbars: one horizontal bar per item, or stacked segments when item.parts is set.
+  function hbars(items, o) {
+    o = o || {};
+    var width = o.width || 900, bar = o.bar || 18, gap = 6, lw = o.labelWidth || 280, rw = 150;
+    var h = items.length * (bar + gap) + 24;
+    var s = svg("svg", { width: width, height: h, viewBox: "0 0 " + width + " " + h, role: "img", "class": o.cls || "hbars" });
+    var max = 0;
+    items.forEach(function (it) {
+      var v = it.parts ? it.parts.reduce(function (a, p) { return a + Math.max(p.value, 0); }, 0) : Math.abs(it.value);
+      max = Math.max(max, v);
+    });
+    var plot = width - lw - rw;
+    for (var g = 0; g <= 4; g++) {
+      var x = lw + plot * g / 4;
+      s.appendChild(svg("line", { x1: x, x2: x, y1: 0, y2: h - 20, "class": "grid" }));
+      var t = svg("text", { x: x, y: h - 6, "text-anchor": "middle", "class": "lbl" });
+      t.textContent = (o.fmt || fmtTime)(max * g / 4);
+      s.appendChild(t);
+    }
+    items.forEach(function (it, i) {
+      var y = i * (bar + gap) + 2;
+      var lab = svg("text", { x: lw - 6, y: y + bar - 5, "text-anchor": "end" });
+      lab.textContent = it.label.length > 44 ? it.label.slice(0, 43) + "\u2026" : it.label;
+      title(lab, it.label);
+      s.appendChild(lab);
+      var x = lw, parts = it.parts || [{ value: Math.abs(it.value), color: it.color || o.color || PALETTE[0], name: "" }];
+      parts.forEach(function (p) {
+        var w = max > 0 ? plot * Math.max(p.value, 0) / max : 0;
+        var r = svg("rect", { x: x, y: y, width: Math.max(w, 0), height: bar, fill: p.color, "data-v": p.value });
+        title(r, it.label + (p.name ? " \u2014 " + p.name : "") + ": " + (o.fmt || fmtTime)(p.value));
+        s.appendChild(r);
+        x += w;
+      });
+      var v = svg("text", { x: x + 4, y: y + bar - 5, "class": "lbl" });
+      v.textContent = it.text !== undefined ? it.text : (o.fmt || fmtTime)(it.value);
+      s.appendChild(v);
+    });
+    return s;
+  }
+
+  // curve: step lines of series [{name, color, points: [[x, y], ...]}] over a shared x axis.
+  function curve(series, o) {
+    var width = o.width || 900, height = o.height || 260, l = 70, r = 40, t = 10, b = 26;
+    var s = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "class": "curve" });
+    var x0 = Infinity, x1 = -Infinity, y1 = 0;
+    series.forEach(function (se) {
+      se.points.forEach(function (p) { x0 = Math.min(x0, p[0]); x1 = Math.max(x1, p[0]); y1 = Math.max(y1, p[1]); });
+    });
+    if (!(x1 > x0)) { x1 = x0 + 1; }
+    if (!(y1 > 0)) y1 = 1;
+    var X = function (v) { return l + (width - l - r) * (v - x0) / (x1 - x0); };
+    var Y = function (v) { return height - b - (height - t - b) * v / y1; };
+    for (var g = 0; g <= 4; g++) {
+      var yv = y1 * g / 4;
+      s.appendChild(svg("line", { x1: l, x2: width - r, y1: Y(yv), y2: Y(yv), "class": "grid" }));
+      var ty = svg("text", { x: l - 4, y: Y(yv) + 4, "text-anchor": "end", "class": "lbl" });
+      ty.textContent = o.fmtY(yv);
+      s.appendChild(ty);
+      var xv = x0 + (x1 - x0) * g / 4;
+      var tx = svg("text", { x: X(xv), y: height - 8, "text-anchor": "middle", "class": "lbl" });
+      tx.textContent = o.fmtX(xv);
+      s.appendChild(tx);
+    }
+    s.appendChild(svg("line", { x1: l, x2: l, y1: t, y2: height - b, "class": "axis" }));
+    series.forEach(function (se) {
+      var d = "", prev = null;
+      se.points.forEach(function (p, i) {
+        if (i === 0) d += "M" + X(p[0]).toFixed(1) + "," + Y(p[1]).toFixed(1);
+        else d += "H" + X(p[0]).toFixed(1) + "V" + Y(p[1]).toFixed(1);
+        prev = p;
+      });
+      if (prev) d += "H" + X(x1).toFixed(1);
+      s.appendChild(title(svg("path", { d: d, fill: "none", stroke: se.color, "stroke-width": 1.5 }), se.name));
+    });
+    return s;
+  }
+
+  // icicle: the op call tree, root on top, each node as wide as its share of the chosen time.
+  function icicle(box, tree, metric) {
+    var width = 1100, row = 20, focus = tree.root, path = [tree.root];
+    var crumb = el("div", { cls: "crumb" });
+    var holder = el("div");
+    box.appendChild(crumb);
+    box.appendChild(holder);
+    function val(n) { return metric() === "device" ? n.device_ns : n.cpu_ns; }
+    function depth(n) { var d = 0; (n.children || []).forEach(function (c) { d = Math.max(d, depth(c)); }); return d + 1; }
+    function draw() {
+      width = Math.max(box.clientWidth || 0, 600);
+      holder.textContent = "";
+      crumb.textContent = "";
+      path.forEach(function (n, i) {
+        if (i) crumb.appendChild(document.createTextNode(" \u203A "));
+        var a = el("a", { text: i === 0 ? "all" : n.name });
+        a.onclick = function () { focus = n; path = path.slice(0, i + 1); draw(); };
+        crumb.appendChild(a);
+      });
+      var total = val(focus);
+      crumb.appendChild(document.createTextNode("  \u2014 " + fmtTime(total / 1000) + " " + (metric() === "device" ? "device" : "CPU") + " time"));
+      if (!(total > 0)) { holder.appendChild(why("No " + (metric() === "device" ? "device" : "CPU") + " time under this node.")); return; }
+      var rows = Math.min(depth(focus), 40);
+      var s = svg("svg", { width: width, height: rows * row, viewBox: "0 0 " + width + " " + rows * row, "class": "flame", role: "img" });
+      var count = 0;
+      function place(n, x, d, chain) {
+        var w = width * val(n) / total;
+        if (w < 0.4 || d >= rows) return;
+        var hue = n.kernel ? 145 : (n.name.charCodeAt(0) * 37 + n.name.length * 11) % 40 + 10;
+        var g = svg("g", { "data-name": n.name });
+        var r = svg("rect", { x: x, y: d * row, width: w, height: row - 1, fill: "hsl(" + hue + ",70%," + (n.kernel ? 62 : 66) + "%)",
+          "data-cpu": n.cpu_ns, "data-device": n.device_ns });
+        title(r, n.name + (n.kernel ? " (device)" : "") + "\nCPU " + fmtTime(n.cpu_ns / 1000) + " (self " + fmtTime(n.self_cpu_ns / 1000) +
+          ")\ndevice " + fmtTime(n.device_ns / 1000) + " (self " + fmtTime(n.self_device_ns / 1000) + ")\ncalls " + n.calls);
+        r.onclick = function () { focus = n; path = chain; draw(); };
+        g.appendChild(r);
+        if (w > 40) {
+          var t = svg("text", { x: x + 3, y: d * row + 14 });
+          var chars = Math.floor((w - 6) / 6.2);
+          t.textContent = n.name.length > chars ? n.name.slice(0, Math.max(chars - 1, 1)) + "\u2026" : n.name;
+          g.appendChild(t);
+        }
+        s.appendChild(g);
+        count++;
+        var cx = x;
+        (n.children || []).forEach(function (c) { place(c, cx, d + 1, chain.concat([c])); cx += width * val(c) / total; });
+      }
+      var x = 0;
+      if (focus === tree.root) (focus.children || []).forEach(function (c) { place(c, x, 0, [tree.root, c]); x += width * val(c) / total; });
+      else place(focus, 0, 0, path);
+      s.setAttribute("data-nodes", count);
+      holder.appendChild(s);
+    }
+    box.redraw = draw;
+    draw();
+  }
+
+  // sortable, filterable table over rows of objects; cols: {key, label, fmt, get, cls, num}
+  function dataTable(box, rows, cols, o) {
+    o = o || {};
+    var tools = el("div", { cls: "tools" });
+    var filter = el("input", { type: "search", placeholder: o.placeholder || "filter by name (substring)", "data-filter": "1" });
+    var count = el("span", { cls: "count", "data-count-of": o.id || "" });
+    tools.appendChild(filter);
+    tools.appendChild(count);
+    box.appendChild(tools);
+    var wrap = el("div", { cls: "tbl-wrap" });
+    var table = el("table", { "data-table": o.id || "" });
+    var thead = el("thead"), tbody = el("tbody");
+    var hr = el("tr");
+    var sortCol = null, dir = 0;
+    cols.forEach(function (c, i) {
+      var th = el("th", { text: c.label, "data-col": c.key, cls: c.cls || "" });
+      if (c.tip) th.title = c.tip;
+      th.onclick = function () {
+        if (sortCol === i) dir = -dir; else { sortCol = i; dir = c.num === false ? 1 : -1; }
+        hr.querySelectorAll("th").forEach(function (h) { h.classList.remove("asc", "desc"); });
+        th.classList.add(dir > 0 ? "asc" : "desc");
+        render();
+      };
+      hr.appendChild(th);
+    });
+    thead.appendChild(hr);
+    table.appendChild(thead);
+    table.appendChild(tbody);
+    wrap.appendChild(table);
+    box.appendChild(wrap);
+    function get(r, c) { return c.get ? c.get(r) : r[c.key]; }
+    function render() {
+      var q = filter.value.toLowerCase();
+      var shown = rows.filter(function (r) { return !q || (o.text ? o.text(r) : String(r.key)).toLowerCase().indexOf(q) >= 0; });
+      if (sortCol !== null) {
+        var c = cols[sortCol];
+        shown = shown.map(function (r, i) { return [r, i]; });
+        shown.sort(function (a, b) {
+          var x = get(a[0], c), y = get(b[0], c);
+          var d = typeof x === "string" || typeof y === "string" ? String(x).localeCompare(String(y)) : x - y;
+          return d !== 0 ? d * dir : a[1] - b[1];
+        });
+        shown = shown.map(function (p) { return p[0]; });
+      }
+      var frag = document.createDocumentFragment();
+      shown.forEach(function (r) {
+        var tr = el("tr", { "data-key": String(r.key) });
+        cols.forEach(function (c) {
+          var v = get(r, c);
+          var td = el("td", { text: c.fmt ? c.fmt(v, r) : String(v), cls: (c.cls || "") + (c.tone ? " " + c.tone(v, r) : "") });
+          if (c.cls === "name") td.title = String(v);
+          td.setAttribute("data-col", c.key);
+          td.setAttribute("data-v", typeof v === "object" ? JSON.stringify(v) : String(v));
+          tr.appendChild(td);
+        });
+        frag.appendChild(tr);
+      });
+      tbody.textContent = "";
+      tbody.appendChild(frag);
+      count.textContent = shown.length + " of " + rows.length + " rows";
+      count.setAttribute("data-shown", shown.length);
+    }
+    filter.oninput = render;
+    render();
+  }
+
+  // ---- views ----
+  // Each view file adds its entry: [id, label, build, order]; the tabs follow order.
+  var VIEWS = [];
+  var T = D.table, S = T && T.summary, DEV = S && S.device ? S.device.toUpperCase() : "";
+
+  function opCols(memory) {
+    var tot = T.self_cpu_time_total, dtot = T.self_device_time_total;
+    var c = [
+      { key: "key", label: "Name", cls: "name", num: false },
+      { key: "self_cpu_time_total", label: "Self CPU", fmt: fmtTime },
+      { key: "self_cpu_pct", label: "Self CPU %", get: function (r) { return tot ? r.self_cpu_time_total * 100 / tot : 0; }, fmt: function (v, r) { return fmtPct(r.self_cpu_time_total, tot); } },
+      { key: "cpu_time_total", label: "CPU total", fmt: fmtTime },
+      { key: "cpu_time", label: "CPU time avg", fmt: fmtTime }
+    ];
+    if (DEV) {
+      c.push({ key: "self_device_time_total", label: "Self " + DEV, fmt: fmtTime });
+      c.push({ key: "self_device_pct", label: "Self " + DEV + " %", get: function (r) { return dtot ? r.self_device_time_total * 100 / dtot : 0; }, fmt: function (v, r) { return fmtPct(r.self_device_time_total, dtot); } });
+      c.push({ key: "device_time_total", label: DEV + " total", fmt: fmtTime });
+      c.push({ key: "device_time", label: DEV + " time avg", fmt: fmtTime });
+    }
+    if (memory) {
+      c.push({ key: "cpu_memory_usage", label: "CPU Mem", fmt: fmtMem });
+      c.push({ key: "self_cpu_memory_usage", label: "Self CPU Mem", fmt: fmtMem });
+      if (DEV) {
+        c.push({ key: "device_memory_usage", label: DEV + " Mem", fmt: fmtMem });
+        c.push({ key: "self_device_memory_usage", label: "Self " + DEV + " Mem", fmt: fmtMem });
+      }
+    }
+    c.push({ key: "count", label: "# of Calls", fmt: fmtInt });
+    if (S.group_by_input_shape) c.push({ key: "input_shapes", label: "Input Shapes", cls: "name", num: false });
+    if (S.group_by_stack_n > 0) c.push({ key: "stack", label: "Source Location", cls: "name", num: false, get: function (r) { return (r.stack || []).join("\n"); } });
+    if (S.ranks.length > 1) {
+      c.push({ key: "ranks", label: "Ranks", fmt: fmtInt });
+    }
+    return c;
+  }
+
+  function topRows(field, n) {
+    // User annotations (ProfilerStep*, record_function ranges) span the operators they hold.
+    return T.rows.filter(function (r) { return r[field] > 0 && !r.is_user_annotation; })
+      .map(function (r, i) { return [r, i]; })
+      .sort(function (a, b) { return b[0][field] - a[0][field] || a[1] - b[1]; })
+      .slice(0, n).map(function (p) { return p[0]; });
+  }
