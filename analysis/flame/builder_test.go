@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/orprof/orprof/analysis/flame"
@@ -40,8 +41,8 @@ func treeJSON(t *testing.T, tr *flame.Tree) string {
 }
 
 // The op tree made while the trace streams through the table's Averager (tracefile.Options.Tree,
-// no event kept; what orprof report does), and the one a Builder makes of a List's walk
-// (FromList), are the tree folded from `orprof pprof`'s profile of the same events (the oracle:
+// no event kept; what orprof report does), the one Open hands Options.Tree, and the one a
+// Builder makes of a List's walk (FromList), are the tree folded from `orprof pprof`'s profile of the same events (the oracle:
 // FromProfile(pprof.FromList)), node for node and nanosecond for nanosecond, on every trace in
 // testdata, in every grouping ReadAverages takes (grouping by stack reads through a List).
 func TestStreamedTreeIsPprofTree(t *testing.T) {
@@ -61,6 +62,13 @@ func TestStreamedTreeIsPprofTree(t *testing.T) {
 			if got := treeJSON(t, flame.FromList(l)); got != want {
 				t.Errorf("FromList (the List's walk) differs from pprof's tree:\n got %.600s\nwant %.600s", got, want)
 			}
+			b := flame.NewBuilder()
+			if _, err := tracefile.Open(path, tracefile.Options{Tree: b.Add}); err != nil {
+				t.Fatal(err)
+			}
+			if got := treeJSON(t, b.Tree()); got != want {
+				t.Errorf("Open with Options.Tree: the tree differs from pprof's:\n got %.600s\nwant %.600s", got, want)
+			}
 			for _, g := range groupings {
 				b := flame.NewBuilder()
 				av, err := tracefile.OpenAverages(path, tracefile.Options{NoShapes: true, NoStacks: true, Tree: b.Add}, g)
@@ -75,6 +83,14 @@ func TestStreamedTreeIsPprofTree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// ReadConsumers makes no events: it refuses Options.Tree rather than ignore it.
+func TestReadConsumersRefusesTree(t *testing.T) {
+	_, err := tracefile.OpenConsumers("../../trace/tracefile/testdata/reader/link.json", tracefile.Options{Tree: flame.NewBuilder().Add})
+	if err == nil || !strings.Contains(err.Error(), "Options.Tree") {
+		t.Fatalf("err = %v, want a refusal naming Options.Tree", err)
 	}
 }
 

@@ -11,8 +11,12 @@ import (
 
 // ReadConsumers reads a trace as Read does for its Options.Consumers alone: they get every
 // event, and no FunctionEvent is made or kept (Data.Events is nil), so the read costs the
-// records and the links and no more. Shapes and stacks are not rendered.
+// records and the links and no more. Shapes and stacks are not rendered. Options.Tree
+// is refused: there are no events to walk.
 func ReadConsumers(r io.Reader, name string, opts Options) (*Data, error) {
+	if opts.Tree != nil {
+		return nil, &Error{File: name, Offset: -1, Msg: "Options.Tree needs the events: use Read or ReadAverages"}
+	}
 	skip := skipArgs{shapes: true, stacks: true}
 	return decodeTrace(r, name, opts, defaultParConfig(), skip, func(d *decoder) *Data {
 		if d.raws.n >= 1<<16 {

@@ -213,11 +213,11 @@ type Options struct {
 	// Link selects the rules that charge device events to operators; the zero value applies
 	// them all (LinkRule lists them).
 	Link LinkMode
-	// Tree, for ReadAverages and OpenAverages (other reads ignore it), is handed every event
-	// of PyTorch's tree in list order, after the same-name collapse, with its parent, self
-	// times and kernels (events.TreeEvent), while the rows are made: the op call tree of the
-	// trace (analysis/flame.Builder.Add) from the same streaming read, no event kept. It is
-	// called on one goroutine before ReadAverages returns.
+	// Tree is handed every event of PyTorch's tree in list order, after the same-name
+	// collapse, with its parent, self times and kernels (events.TreeEvent): the op call tree
+	// of the trace (analysis/flame.Builder.Add) from the same read. ReadAverages calls it
+	// while the rows are made, keeping no event; Read once the events are made. It is called
+	// on one goroutine before the read returns. ReadConsumers makes no events and refuses it.
 	Tree func(*events.TreeEvent)
 }
 
@@ -228,7 +228,11 @@ type Options struct {
 // *Error naming name and, where it has one, the byte offset. What it accepts and how each
 // field is read is the package doc's "Reading" section.
 func Read(r io.Reader, name string, opts Options) (*Data, error) {
-	return readTrace(r, name, opts, defaultParConfig())
+	td, err := readTrace(r, name, opts, defaultParConfig())
+	if err == nil && opts.Tree != nil {
+		events.NewList(td.Events, events.ListOptions{}).WalkTree(opts.Tree)
+	}
+	return td, err
 }
 
 // Averages is a trace read for its operator table alone (ReadAverages).
