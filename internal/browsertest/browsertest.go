@@ -10,6 +10,7 @@ package browsertest
 
 import (
 	"context"
+	"strings"
 
 	"fmt"
 	"os"
@@ -56,9 +57,10 @@ type Browser struct {
 }
 
 // Start starts a headless Chromium for t, or skips t saying why there is none. It is stopped
-// when t ends.
+// when t ends. Browser tests run without -race (see skipUnderRace).
 func Start(t testing.TB) *Browser {
 	t.Helper()
+	skipUnderRace(t)
 	path, why := Exec()
 	if path == "" {
 		t.Skip("browser test skipped: " + why)
@@ -268,5 +270,19 @@ func checkClean(t testing.TB, p Tab) {
 	}
 	if r := p.Requests(); len(r) > 0 {
 		t.Errorf("%d network requests, the first: %s", len(r), r[0])
+	}
+}
+
+// skipUnderRace skips t in a -race build. The browser is another process: the race detector
+// sees only the test's side, the CLI run in process, which the other tests cover, and slows it
+// several times. .ci/run runs the browser tests without -race by name, so a browser test's
+// name must say Browser or Firefox.
+func skipUnderRace(t testing.TB) {
+	t.Helper()
+	if !strings.Contains(t.Name(), "Browser") && !strings.Contains(t.Name(), "Firefox") {
+		t.Fatalf("%s starts a browser: its name must contain Browser or Firefox (.ci/run runs those without -race)", t.Name())
+	}
+	if raceEnabled {
+		t.Skip("browser tests run without -race (.ci/run's second test step)")
 	}
 }

@@ -32,11 +32,11 @@ const probeCSP = `<!doctype html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'"></head><body>
 <img src="SERVER/csp.png"><script>fetch("SERVER/csp.json").catch(() => {}); document.body.dataset.ready = "1";</script></body></html>`
 
-// TestRecorders: in each browser, the page's console error and uncaught exception are
+// TestRecordersBrowser: in each browser, the page's console error and uncaught exception are
 // recorded as errors and its two requests as requests, and under a Content-Security-Policy
 // like the report's the two refused requests are recorded as errors; Eval reads values back
 // as JSON; Click reaches a button below the fold; Screenshot writes a PNG.
-func TestRecorders(t *testing.T) {
+func TestRecordersBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts browsers")
 	}

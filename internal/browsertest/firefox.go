@@ -64,6 +64,7 @@ var listening = regexp.MustCompile(`WebDriver BiDi listening on (ws://\S+)`)
 // there is none. It is stopped when t ends.
 func StartFirefox(t testing.TB) *Firefox {
 	t.Helper()
+	skipUnderRace(t)
 	path, why := FirefoxExec()
 	if path == "" {
 		t.Skip("Firefox test skipped: " + why)
