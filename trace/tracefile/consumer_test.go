@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,14 +65,27 @@ func (c *collect) Event(ev *Event) { c.evs = append(c.evs, *ev) }
 // FunctionEvent the read makes (memory events aside), in file order, with the kinds, times and
 // links the events have: the device time a consumer charges to each op is the op's kernels, the
 // links' rules sum to DeviceLink's, and runtime calls name the op their work went to.
+// The large trace is TestConsumerSeesWhatTheTableSeesLarge's.
 func TestConsumerSeesWhatTheTableSees(t *testing.T) {
-	files := consumerTraces(t)
+	consumerSees(t, slices.DeleteFunc(consumerTraces(t), isLarge))
+}
+
+// TestConsumerSeesWhatTheTableSeesLarge is TestConsumerSeesWhatTheTableSees on the large
+// trace, run without -race (.ci/run's second step), which makes it take minutes.
+func TestConsumerSeesWhatTheTableSeesLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("large trace: run without -race and -short")
+	}
+	consumerSees(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
+}
+
+// isLarge reports whether f is the 87 MB trace.
+func isLarge(f string) bool { return strings.Contains(f, "mtia") }
+
+func consumerSees(t *testing.T, files []string) {
 	for _, f := range files {
 		for _, o := range []Options{{}, {Link: LinkExternalID}} {
 			t.Run(filepath.Base(f)+"/"+o.Link.String(), func(t *testing.T) {
-				if testing.Short() && strings.Contains(f, "mtia") {
-					t.Skip("large trace skipped in -short mode")
-				}
 				var c, c2 collect
 				o.Consumers = []Consumer{&c, &c2}
 				td, err := Open(f, o)
@@ -88,35 +102,35 @@ func TestConsumerSeesWhatTheTableSees(t *testing.T) {
 				kernelUs := map[int]float64{}
 				for i, ev := range c.evs {
 					fe := &evs[i]
-					require.Equal(t, fe.TraceName, ev.Name, "event %d", i)
-					require.Equal(t, fe.StartUs, ev.StartUs)
-					require.Equal(t, fe.EndUs, ev.EndUs)
-					require.Equal(t, usToNsSat(ev.StartUs)+td.OriginNs, ev.StartNs, "event %d: the same time in ns on the trace's clock", i)
-					require.Equal(t, usToNsSat(ev.EndUs)+td.OriginNs, ev.EndNs, "event %d", i)
-					require.Equal(t, fe.DeviceType != devices.CPU, ev.Kind.Device(), "event %d %q", i, ev.Name)
+					eq(t, fe.TraceName, ev.Name, "event %d", i)
+					eq(t, fe.StartUs, ev.StartUs, "event %d", i)
+					eq(t, fe.EndUs, ev.EndUs, "event %d", i)
+					eq(t, usToNsSat(ev.StartUs)+td.OriginNs, ev.StartNs, "event %d: the same time in ns on the trace's clock", i)
+					eq(t, usToNsSat(ev.EndUs)+td.OriginNs, ev.EndNs, "event %d", i)
+					eq(t, fe.DeviceType != devices.CPU, ev.Kind.Device(), "event %d %q", i, ev.Name)
 					if ev.Kind.Device() {
-						require.Equal(t, fe.ID, ev.Correlation)
+						eq(t, fe.ID, ev.Correlation, "event %d", i)
 						if ev.Kind.DeviceTime() {
 							byRule[ev.Rule] += ev.EndUs - ev.StartUs
 						}
 						if ev.Op != "" {
-							require.NotEqual(t, Unlinked, ev.Rule)
+							ne(t, Unlinked, ev.Rule, "event %d", i)
 							op := &evs[ev.OpIndex]
-							require.Equal(t, op.Name, ev.Op)
+							eq(t, op.Name, ev.Op, "event %d", i)
 							kernelUs[ev.OpIndex] += ev.EndUs - ev.StartUs
 							if ev.Rule == ByLaunch || ev.Rule == ByOrder {
-								require.NotZero(t, ev.Launch, "event %d %q", i, ev.Name)
+								ne(t, 0, ev.Launch, "event %d %q", i, ev.Name)
 							}
 						} else {
-							require.Equal(t, Unlinked, ev.Rule)
-							require.Equal(t, -1, ev.OpIndex)
+							eq(t, Unlinked, ev.Rule, "event %d", i)
+							eq(t, -1, ev.OpIndex, "event %d", i)
 						}
 					} else {
-						require.Equal(t, int64(-1), ev.Stream)
-						require.Equal(t, Unlinked, ev.Rule)
+						eq(t, int64(-1), ev.Stream, "event %d", i)
+						eq(t, Unlinked, ev.Rule, "event %d", i)
 					}
 					if ev.Kind.Host() && fe.Scope != events.ScopeUserScope || ev.Kind == KindUserAnnotation {
-						require.Equal(t, fe.ID, ev.ExternalID)
+						eq(t, fe.ID, ev.ExternalID, "event %d", i)
 					}
 				}
 				for i := range evs {
@@ -139,7 +153,19 @@ func TestConsumerSeesWhatTheTableSees(t *testing.T) {
 // TestLinkCoverage is the promise: on the five traces whose kernels the External id
 // links to nothing, the rules charge at least 98 % of the device time to operators (99.9 %
 // where the rule can reach every event), and each of the range profiler's 77 kernels gets an op.
-func TestLinkCoverage(t *testing.T) {
+// The large trace is TestLinkCoverageLarge's.
+func TestLinkCoverage(t *testing.T) { linkCoverage(t, false) }
+
+// TestLinkCoverageLarge is TestLinkCoverage on the large trace, run without -race (.ci/run's
+// second step).
+func TestLinkCoverageLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("large trace: run without -race and -short")
+	}
+	linkCoverage(t, true)
+}
+
+func linkCoverage(t *testing.T, large bool) {
 	for _, tt := range []struct {
 		file    string
 		min     float64 // % of the device time linked
@@ -152,10 +178,10 @@ func TestLinkCoverage(t *testing.T) {
 		{"kineto/cuda_cupti_range_profiler.json.gz", 100, ByOrder, 0},
 		{"kineto/mtia_rank0.json.gz", 99.9, ByLaunch, 2},
 	} {
+		if isLarge(tt.file) != large {
+			continue
+		}
 		t.Run(tt.file, func(t *testing.T) {
-			if testing.Short() && strings.Contains(tt.file, "mtia") {
-				t.Skip("large trace skipped in -short mode")
-			}
 			var c collect
 			td, err := Open(filepath.Join(sharedTestdata, tt.file), Options{Consumers: []Consumer{&c}})
 			require.NoError(t, err)
@@ -488,4 +514,18 @@ func TestPreparingLinkFreeConsumer(t *testing.T) {
 	assert.Empty(t, p.missed, "device names Begin was not given")
 	assert.NotEmpty(t, p.device)
 	assert.Equal(t, 1, p.finished)
+}
+
+// eq and ne fail t unless want and got are equal (unequal): the checks of a loop over every
+// event of a trace, where testify's reflection and t.Helper would cost minutes under -race.
+func eq[T comparable](t *testing.T, want, got T, format string, args ...any) {
+	if want != got {
+		t.Fatalf("%s: got %v, want %v", fmt.Sprintf(format, args...), got, want)
+	}
+}
+
+func ne[T comparable](t *testing.T, bad, got T, format string, args ...any) {
+	if bad == got {
+		t.Fatalf("%s: got %v", fmt.Sprintf(format, args...), got)
+	}
 }
