@@ -977,7 +977,7 @@ func TestRunFlagMatrix(t *testing.T) {
 
 // TestOtherCommandsFlags: the flags of plugins, conformance and version in their modes. The
 // checks conformance runs (each in a child process) are TestConformance*'s: -v there
-// (TestConformanceVerbose, TestConformancePlugin), --timeout (TestConformanceHangIsolatedNoRace);
+// (TestConformanceVerboseNoRace, TestConformancePlugin), --timeout (TestConformanceHangIsolatedNoRace);
 // here, what each mode refuses, in one line naming the flag.
 func TestOtherCommandsFlags(t *testing.T) {
 	const exportTrace = "../../testdata/kineto/cpu_only.json.gz"
