@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/orprof/orprof/analysis/kernels"
@@ -474,4 +475,94 @@ func gpuFindings(s *Summary) []Finding {
 		}
 	}
 	return out
+}
+
+// plotTables are the plots' figures as tables of the view (text, markdown, csv), after the
+// view's own: the GPU summary per device (breakdown), the launch delays per stream (queue),
+// the work by category per step (steps); none when the summary has no such figures.
+func plotTables(s *Summary, view string) []*table {
+	switch view {
+	case "breakdown":
+		t := &table{title: "GPU summary per device (the TensorBoard plugin's; µs)",
+			header: []string{"rank", "device", "kernels", "kernel time", "utilization %", "tensor cores %", "SM efficiency %", "achieved occupancy %"}}
+		opt := func(p *float64, scale float64) string {
+			if p == nil {
+				return "-"
+			}
+			return strconv.FormatFloat(*p*scale, 'f', 2, 64)
+		}
+		for _, b := range s.Breakdown {
+			for i := range b.GPU {
+				g := &b.GPU[i]
+				tc := "-"
+				if x, ok := g.TensorCoreShare(); ok {
+					tc = strconv.FormatFloat(100*x, 'f', 2, 64)
+				}
+				t.rows = append(t.rows, []string{fmtInt(b.Rank), fmtInt(int64(g.Device)), fmtInt(int64(g.Kernels)), fmtUs(g.KernelNs),
+					strconv.FormatFloat(100*g.Utilization(), 'f', 2, 64), tc, opt(g.SMEfficiency, 100), opt(g.AchievedOccupancyPct, 1)})
+			}
+		}
+		if len(t.rows) > 0 {
+			return []*table{t}
+		}
+	case "queue":
+		t := &table{title: "Launch delay per stream (µs; the call's end to the work's start)",
+			header: []string{"rank", "device", "stream", "launches", "mean", "min", "max", "negative", "≥ 1 ms"}}
+		ms := delayBucket(1000_000)
+		for _, q := range s.Queue {
+			d := q.Delay
+			if d == nil || d.Count == 0 {
+				continue
+			}
+			var over int64
+			for _, n := range d.Buckets[ms:] {
+				over += n
+			}
+			t.rows = append(t.rows, []string{fmtInt(q.Rank), fmtInt(int64(q.Device)), fmtInt(q.Stream), fmtInt(int64(d.Count)),
+				fmtUs(d.SumNs / int64(d.Count)), fmtUs(d.MinNs), fmtUs(d.MaxNs), fmtInt(d.Buckets[0]), fmtInt(over)})
+		}
+		if len(t.rows) > 0 {
+			return []*table{t}
+		}
+	case "steps":
+		has := make([]bool, len(kernels.Categories()))
+		for _, rs := range s.Steps {
+			for _, st := range rs.Steps {
+				for _, c := range st.Kernels {
+					if k, ok := kernels.ParseCategory(c.Category); ok {
+						has[k] = true
+					}
+				}
+			}
+		}
+		header := []string{"rank", "step"}
+		var cols []string
+		for k, h := range has {
+			if h {
+				cols = append(cols, kernels.Category(k).String())
+			}
+		}
+		if len(cols) == 0 {
+			return nil
+		}
+		t := &table{title: "Device work per step by kernel category (µs, summed over streams), and data loading",
+			header: append(append(header, cols...), "data loader")}
+		for _, rs := range s.Steps {
+			for _, st := range rs.Steps {
+				row := []string{fmtInt(rs.Rank), fmtInt(st.Step)}
+				for _, c := range cols {
+					v := int64(0)
+					for _, k := range st.Kernels {
+						if k.Category == c {
+							v = k.Ns
+						}
+					}
+					row = append(row, fmtUs(v))
+				}
+				t.rows = append(t.rows, append(row, fmtUs(st.DataLoaderNs)))
+			}
+		}
+		return []*table{t}
+	}
+	return nil
 }
