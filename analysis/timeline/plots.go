@@ -462,18 +462,6 @@ func gpuFindings(s *Summary) []Finding {
 			}
 		}
 	}
-	for _, rs := range s.Steps {
-		var dl, all int64
-		for _, st := range rs.Steps {
-			dl += st.DataLoaderNs
-			all += st.EndNs - st.StartNs
-		}
-		if all > 0 && float64(dl)/float64(all) > recDataLoader {
-			x := float64(dl) / float64(all)
-			out = append(out, Finding{View: "steps", Rank: rs.Rank, Share: x,
-				Text: fmt.Sprintf("input loading took %.1f%% of the steps' time; more DataLoader workers (num_workers), pinned memory and prefetching hide it", 100*x)})
-		}
-	}
 	return out
 }
 

@@ -17,6 +17,9 @@ import (
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
+// loaders are the data loader ranges plotOracle read last.
+var loaders []span
+
 // plotEvent is a device work event as plotOracle reads it from the JSON.
 type plotEvent struct {
 	dev, stream, corr int64
@@ -77,6 +80,7 @@ func plotOracle(t *testing.T, path string) ([]plotEvent, []span) {
 		return float64(float32(f)) // as the reader keeps it
 	}
 	launches := map[int64][2]int64{}
+	loaders = nil
 	stepRanges := map[int64]span{}
 	var evs []plotEvent
 	for _, e := range doc.TraceEvents {
@@ -92,6 +96,9 @@ func plotOracle(t *testing.T, path string) ([]plotEvent, []span) {
 				launches[corr] = [2]int64{start, end}
 			}
 		case "cpu_op", "user_annotation", "operator":
+			if strings.HasPrefix(e.Name, "enumerate(DataLoader)#") && strings.HasSuffix(e.Name, ".__next__") {
+				loaders = append(loaders, span{start, end})
+			}
 			if n, ok := stepNumber(e.Name); ok {
 				if r, seen := stepRanges[n]; seen {
 					stepRanges[n] = span{min(r.start, start), max(r.end, end)}
@@ -288,6 +295,19 @@ func checkSteps(t *testing.T, s *Summary, evs []plotEvent, steps []span) {
 		}
 		if !reflect.DeepEqual(got, want[i]) {
 			t.Errorf("step %d: %v, want %v", st.Step, got, want[i])
+		}
+		// The data loader's time in the step's window: the union of its ranges, by the ns.
+		var dl int64
+		for tm := st.StartNs; tm < st.EndNs && len(loaders) > 0; tm += 1000 {
+			for _, l := range loaders {
+				if l.start <= tm && tm < l.end {
+					dl += 1000
+					break
+				}
+			}
+		}
+		if st.DataLoaderNs != dl {
+			t.Errorf("step %d: data loader %d ns, want %d", st.Step, st.DataLoaderNs, dl)
 		}
 	}
 }
