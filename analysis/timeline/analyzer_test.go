@@ -286,7 +286,7 @@ func TestQueue(t *testing.T) {
 	if q != want {
 		t.Errorf("got  %+v\nwant %+v", q, want)
 	}
-	wantSeries := &QueueSeries{Exact: true, Points: [][2]int64{{0, 1}, {1 * us, 2}, {2 * us, 3}, {20 * us, 2}, {30 * us, 1}, {40 * us, 0}}}
+	wantSeries := &QueueSeries{Exact: true, StartNs: 0, Points: [][2]int64{{0, 1}, {1 * us, 2}, {2 * us, 3}, {20 * us, 2}, {30 * us, 1}, {40 * us, 0}}}
 	if !reflect.DeepEqual(series, wantSeries) {
 		t.Errorf("series %+v, want %+v", series, wantSeries)
 	}

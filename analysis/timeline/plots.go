@@ -20,13 +20,16 @@ import (
 // QueueSeriesPoints bounds the points of a stream's queue series.
 const QueueSeriesPoints = 256
 
-// QueueSeries is a stream's queue length over time as a step series: Points are (time ns,
-// length), each length holding until the next point's time; the last point is the time the
-// queue emptied for good (length 0). Exact: every change of the length, when the stream has
-// at most QueueSeriesPoints; otherwise its span is cut into QueueSeriesPoints buckets of
-// BucketNs and each point is a bucket's start and the greatest length during it.
+// QueueSeries is a stream's queue length over time as a step series: Points are (ns after
+// StartNs, length), each length holding until the next point's time; the first point is at
+// StartNs (the stream's first launch), the last the time the queue emptied for good (length
+// 0). Times are offsets so that a page's JavaScript numbers hold them exactly. Exact: every
+// change of the length, when the stream has at most QueueSeriesPoints; otherwise its span is
+// cut into QueueSeriesPoints buckets of BucketNs and each point is a bucket's start and the
+// greatest length during it.
 type QueueSeries struct {
 	Exact    bool       `json:"exact"`
+	StartNs  int64      `json:"start_ns"`
 	BucketNs int64      `json:"bucket_ns"`
 	Points   [][2]int64 `json:"points"`
 }
@@ -298,10 +301,18 @@ func queuePlots(qs []StreamQueue, groups [][]*rec) {
 // seriesOf is the QueueSeries of the changes ch ((time, length after it), in time order,
 // ending at length 0).
 func seriesOf(ch [][2]int64) *QueueSeries {
-	if len(ch) <= QueueSeriesPoints {
-		return &QueueSeries{Exact: true, Points: slices.Clip(append([][2]int64{}, ch...))}
+	if len(ch) == 0 {
+		return nil
 	}
-	t0, t1 := ch[0][0], ch[len(ch)-1][0]
+	t0 := ch[0][0]
+	if len(ch) <= QueueSeriesPoints {
+		pts := make([][2]int64, len(ch))
+		for i, c := range ch {
+			pts[i] = [2]int64{c[0] - t0, c[1]}
+		}
+		return &QueueSeries{Exact: true, StartNs: t0, Points: pts}
+	}
+	t1 := ch[len(ch)-1][0]
 	w := (t1 - t0 + QueueSeriesPoints - 1) / QueueSeriesPoints
 	w = max(w, 1)
 	pts := make([][2]int64, 0, QueueSeriesPoints+1)
@@ -317,10 +328,10 @@ func seriesOf(ch [][2]int64) *QueueSeries {
 			top = max(top, ch[i][1])
 			cur = ch[i][1]
 		}
-		pts = append(pts, [2]int64{lo, top})
+		pts = append(pts, [2]int64{lo - t0, top})
 	}
-	pts = append(pts, [2]int64{t1, 0})
-	return &QueueSeries{BucketNs: w, Points: pts}
+	pts = append(pts, [2]int64{t1 - t0, 0})
+	return &QueueSeries{StartNs: t0, BucketNs: w, Points: pts}
 }
 
 // gpuSummaries are the GPU summaries of the devices of the rank's kernels, in device order.

@@ -205,7 +205,12 @@ func checkQueues(t *testing.T, s *Summary, evs []plotEvent) {
 		switch {
 		case sr == nil:
 			t.Errorf("stream %d: no series", q.Stream)
+		case sr.StartNs != changes[0][0]:
+			t.Errorf("stream %d: series from %d, the first launch at %d", q.Stream, sr.StartNs, changes[0][0])
 		case len(changes) <= QueueSeriesPoints:
+			for i := range changes {
+				changes[i][0] -= sr.StartNs
+			}
 			if !sr.Exact || !reflect.DeepEqual(sr.Points, changes) {
 				t.Errorf("stream %d: series %+v, want the %d changes exactly", q.Stream, sr, len(changes))
 			}
@@ -214,7 +219,7 @@ func checkQueues(t *testing.T, s *Summary, evs []plotEvent) {
 				t.Errorf("stream %d: %d points, exact %v", q.Stream, len(sr.Points), sr.Exact)
 			}
 			for i, p := range sr.Points[:len(sr.Points)-1] {
-				lo, hi := p[0], p[0]+sr.BucketNs
+				lo, hi := sr.StartNs+p[0], sr.StartNs+p[0]+sr.BucketNs
 				top := at(lo)
 				for _, c := range changes {
 					if c[0] >= lo && c[0] < hi {
