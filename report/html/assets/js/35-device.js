@@ -145,19 +145,20 @@
     var d = q.delay, n = d.buckets.length, last = 0;
     d.buckets.forEach(function (c, i) { if (c > 0) last = i; });
     var shown = d.buckets.slice(0, last + 1), top = Math.max.apply(null, shown.concat([1]));
-    var width = 900, height = 150, l = 50, bw = Math.min(40, (width - l - 10) / shown.length);
+    var width = 900, height = 190, l = 50, bw = Math.min(44, (width - l - 10) / shown.length), base = height - 62;
     var s = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "class": "hist",
       "data-delay-stream": label, "data-count": String(d.count) });
     shown.forEach(function (c, i) {
-      var h = (height - 40) * c / top, x = l + i * bw;
-      var rc = svg("rect", { x: x + 1, y: height - 30 - h, width: bw - 2, height: h, fill: i === 0 ? "#b5533c" : PALETTE[0], "data-bucket": String(i), "data-count": String(c) });
+      var h = (base - 16) * c / top, x = l + i * bw;
+      var rc = svg("rect", { x: x + 1, y: base - h, width: bw - 2, height: h, fill: i === 0 ? "#b5533c" : PALETTE[0], "data-bucket": String(i), "data-count": String(c) });
       s.appendChild(title(rc, delayLabel(i, n) + ": " + c + " launches"));
-      var tx = svg("text", { x: x + bw / 2, y: height - 16, "text-anchor": "middle", "class": "lbl" });
+      var ty = base + 12, tx = svg("text", { x: x + bw / 2, y: ty, "text-anchor": "end", "class": "lbl", transform: "rotate(-40 " + (x + bw / 2) + " " + ty + ")" });
       tx.textContent = delayLabel(i, n);
-      tx.style.fontSize = "9px";
+      tx.style.fontSize = "10px";
       s.appendChild(tx);
       if (c > 0) {
-        var v = svg("text", { x: x + bw / 2, y: height - 33 - h, "text-anchor": "middle", "class": "lbl" });
+        var v = svg("text", { x: x + bw / 2, y: base - h - 3, "text-anchor": "middle", "class": "lbl" });
+        v.style.fontSize = "10px";
         v.textContent = String(c);
         s.appendChild(v);
       }
@@ -198,7 +199,7 @@
     // Recommendations: the findings the summaries derive (the plugin's rules among them).
     sec.appendChild(h2("Recommendations"));
     var recs = (tl.findings || []).map(function (x) { return { id: "timeline-" + x.view, text: (x.rank >= 0 && multi ? "rank " + x.rank + ": " : "") + x.text }; })
-      .concat(D.findings || []);
+      .concat((D.findings || []).filter(function (x) { return x.id === "steps-dataloader"; }));
     if (recs.length) sec.appendChild(el("ul", { cls: "findings" }, recs.map(function (x) { return el("li", { text: x.text, "data-recommendation": x.id || "" }); })));
     else sec.appendChild(why("Nothing to recommend: no figure crossed a threshold (data loading above 5 % of the step, device idle 20 %, launch-bound, exposed communication 10 %, no tensor cores on GEMM/convolution)."));
 

@@ -18,7 +18,7 @@
       });
       sec.appendChild(legend(series.map(function (se) { return { label: se.name, color: se.color }; })));
       sec.appendChild(zoomPlot(series, { id: "memory", height: 280, marks: marks, fmtX: function (v) { return fmtTime(v); }, fmtY: fmtMem }));
-      sec.appendChild(el("div", { cls: "sub", text: "Time from the first memory record. Drag to zoom into a window, double-click to see it all; the dashed line is each device's first peak." }));
+      sec.appendChild(el("div", { cls: "sub", text: "Time from the first memory record; the dashed line is each device's first peak." }));
       M.devices.forEach(function (d, i) { peakBlocks(sec, d, i); });
       if (M.devices.some(function (d) { return d.relative; })) {
         sec.appendChild(el("div", { cls: "sub", text: "The trace has no allocator totals: the curve is the running sum of its [memory] records' bytes from 0 at the first record (what the profile allocated), not the allocator's total." }));
@@ -49,7 +49,7 @@
     }
     var blocks = d.peak_allocs || [];
     var listed = blocks.reduce(function (a, b) { return a + b.bytes; }, 0);
-    sec.appendChild(el("div", { cls: "sub", "data-peak-live": String(d.peak_live), text: d.peak_live + " blocks allocated during the profile were live at the peak, " + fmtMem(d.peak_live_bytes) +
+    sec.appendChild(el("div", { cls: "sub", "data-peak-live": String(d.peak_live), text: d.peak_live + (d.peak_live === 1 ? " block" : " blocks") + " allocated during the profile " + (d.peak_live === 1 ? "was" : "were") + " live at the peak, " + fmtMem(d.peak_live_bytes) +
       " in all" + (d.relative ? "" : " (the allocator's total counts " + fmtMem(Math.max(d.peak_allocated - d.peak_live_bytes, 0)) + " more, allocated before the profile started)") +
       (blocks.length < d.peak_live ? "; the largest " + blocks.length + " are listed (" + fmtMem(listed) + "), " + (d.peak_live - blocks.length) + " smaller ones left out." : ".") }));
     if (!blocks.length) return;
