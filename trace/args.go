@@ -32,6 +32,12 @@ const (
 	ArgMemDeviceID       = "Device Id"
 	ArgMemTotalAllocated = "Total Allocated"
 	ArgMemTotalReserved  = "Total Reserved"
+	// ArgMemAddr is a "[memory]" instant's block address.
+	ArgMemAddr = "Addr"
+	// ArgBlocksPerSM and ArgOccupancy are a kernel's CUPTI estimates of its blocks per SM and
+	// achieved occupancy in percent.
+	ArgBlocksPerSM = "blocks per SM"
+	ArgOccupancy   = "est. achieved occupancy %"
 	// ArgDevice is a device event's device index (Kineto's "device").
 	ArgDevice = "device"
 	// ArgStream is a device event's stream (Kineto's "stream").

@@ -14,6 +14,15 @@
 // and the Device says so (Relative). The peaks are over every record, before the curve is cut.
 // Cutting keeps, per time bucket, the first point and the points of the bucket's lowest and
 // highest allocation, so a peak is never cut off the curve.
+//
+// The blocks behind a peak: replaying the records up to the first allocation peak, an
+// allocation makes its block ("Addr") live and a free of that address ends it; the blocks live
+// at the peak, the largest MaxPeakAllocs of them listed with their size, time and the host
+// operator that allocated them (the innermost cpu_op on the record's thread whose span holds
+// its time; "" when none does). Only blocks allocated during the profile are known: one
+// allocated before it started and freed after is in the totals, not in the list. To name the
+// operators, a Collector keeps the host operators' spans and names of a trace that has memory
+// records (40 bytes each), none otherwise.
 package memcurve
 
 import (
@@ -32,6 +41,17 @@ import (
 
 // MaxPoints bounds the points of one device's curve.
 const MaxPoints = 3000
+
+// MaxPeakAllocs bounds the blocks a device lists as live at its peak.
+const MaxPeakAllocs = 20
+
+// Alloc is a block live at a device's peak: its bytes, when it was allocated (µs from the
+// summary's StartNs) and by which host operator ("" when unknown).
+type Alloc struct {
+	Bytes int64   `json:"bytes"`
+	AtUs  float64 `json:"at_us"`
+	Op    string  `json:"op"`
+}
 
 // Device is one device's curve.
 type Device struct {
@@ -52,6 +72,13 @@ type Device struct {
 	PeakAtNs      int64 `json:"peak_at_ns"`
 	// Points are [time in µs from the summary's StartNs, allocated bytes, reserved bytes].
 	Points [][3]float64 `json:"points"`
+	// HasAddr says the records carry block addresses, so the blocks live at the peak are
+	// known: PeakLive of them, PeakLiveBytes in all, PeakAllocs the largest (at most
+	// MaxPeakAllocs, the largest first; ties the earliest first).
+	HasAddr       bool    `json:"has_addr"`
+	PeakLive      int     `json:"peak_live"`
+	PeakLiveBytes int64   `json:"peak_live_bytes"`
+	PeakAllocs    []Alloc `json:"peak_allocs,omitempty"`
 }
 
 // rankPrefix and rankSep name a device in a summary of several ranks (Merge): "rank 3 ·
@@ -67,13 +94,23 @@ type Summary struct {
 
 type rec struct {
 	t, bytes, alloc, res int64
+	addr, tid            int64
 	typ, id              int32
+}
+
+// hostOp is a host operator's span and name, on its thread.
+type hostOp struct {
+	start, end, tid int64
+	name            string
 }
 
 // Collector gathers the memory records of one trace: an analysis (analysis.Analysis) that
 // needs the memory records and no links.
 type Collector struct {
 	recs []rec
+	// ops are the host operators, kept when the trace has memory records (opsWanted).
+	ops       []hostOp
+	opsWanted bool
 	// done are the curves once drawn (Finish was called).
 	done *Summary
 }
@@ -85,16 +122,22 @@ func NewCollector() *Collector { return &Collector{} }
 func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedMemory }
 
 // Begin sizes the list for the read's memory records.
-func (c *Collector) Begin(info *tracefile.Info) { c.recs = reserve.Room(c.recs, info.Counts.Memory) }
+func (c *Collector) Begin(info *tracefile.Info) {
+	c.recs = reserve.Room(c.recs, info.Counts.Memory)
+	c.opsWanted = info.Counts.Memory > 0
+}
 
 // Event takes one "[memory]" record (KindMemory), at its time on the trace's own clock; it
 // ignores the trace's other events.
 func (c *Collector) Event(ev *tracefile.Event) {
 	if ev.Kind != tracefile.KindMemory {
+		if c.opsWanted && ev.Kind == tracefile.KindOp && !strings.HasPrefix(ev.Name, "ProfilerStep#") {
+			c.ops = append(c.ops, hostOp{ev.StartNs, ev.EndNs, ev.Tid, ev.Name})
+		}
 		return
 	}
 	m := &ev.Memory
-	c.recs = append(c.recs, rec{ev.StartNs, m.Bytes, m.TotalAllocated, m.TotalReserved, int32(m.DeviceType), int32(m.DeviceID)})
+	c.recs = append(c.recs, rec{ev.StartNs, m.Bytes, m.TotalAllocated, m.TotalReserved, m.Addr, ev.Tid, int32(m.DeviceType), int32(m.DeviceID)})
 }
 
 // Finish draws the curves of the records handed over.
@@ -105,8 +148,8 @@ func (c *Collector) Summary() *Summary { return c.done }
 
 // finish is Finish's work.
 func (c *Collector) finish() *Summary {
-	all := c.recs
-	c.recs = nil
+	all, ops := c.recs, c.ops
+	c.recs, c.ops = nil, nil
 	if len(all) == 0 {
 		return nil
 	}
@@ -122,7 +165,9 @@ func (c *Collector) finish() *Summary {
 		for j < len(all) && all[j].typ == all[i].typ && all[j].id == all[i].id {
 			j++
 		}
-		s.Devices = append(s.Devices, curve(all[i:j], s.StartNs))
+		d, peak := curve(all[i:j], s.StartNs)
+		peakBlocks(&d, all[i:j], peak, s.StartNs, ops)
+		s.Devices = append(s.Devices, d)
 		i = j
 	}
 	return s
@@ -153,8 +198,9 @@ func upper(s string) string {
 	return string(b)
 }
 
-// curve is one device's curve from its records in time order.
-func curve(rs []rec, start int64) Device {
+// curve is one device's curve from its records in time order, and the index in rs of its
+// first allocation peak (−1: none).
+func curve(rs []rec, start int64) (Device, int) {
 	d := Device{Name: deviceName(int64(rs[0].typ), int64(rs[0].id)), DeviceType: int64(rs[0].typ), DeviceID: int64(rs[0].id),
 		Records: len(rs), Relative: true, HasReserved: true}
 	for _, r := range rs {
@@ -170,7 +216,8 @@ func curve(rs []rec, start int64) Device {
 	}
 	pts := make([][3]float64, 0, len(rs))
 	var sum int64
-	for _, r := range rs {
+	peak := -1
+	for i, r := range rs {
 		if r.bytes > 0 {
 			d.Allocs++
 		}
@@ -185,6 +232,9 @@ func curve(rs []rec, start int64) Device {
 			res = 0
 		}
 		if a > d.PeakAllocated || len(pts) == 0 {
+			if a > d.PeakAllocated || peak < 0 {
+				peak = i
+			}
 			if a > d.PeakAllocated {
 				d.PeakAtNs = r.t
 			}
@@ -194,7 +244,60 @@ func curve(rs []rec, start int64) Device {
 		pts = append(pts, [3]float64{float64(r.t-start) / 1000, float64(a), float64(res)})
 	}
 	d.Points = cut(pts, MaxPoints)
-	return d
+	return d, peak
+}
+
+// peakBlocks fills d's blocks live at its peak: the records rs (the device's, in time order)
+// replayed through rs[peak]; ops are the host operators that may have allocated them.
+func peakBlocks(d *Device, rs []rec, peak int, start int64, ops []hostOp) {
+	for _, r := range rs {
+		if r.addr != 0 {
+			d.HasAddr = true
+			break
+		}
+	}
+	if !d.HasAddr || peak < 0 {
+		return
+	}
+	live := map[int64]int{} // address → index in rs of its allocation
+	for i, r := range rs[:peak+1] {
+		switch {
+		case r.addr == 0:
+		case r.bytes > 0:
+			live[r.addr] = i
+		case r.bytes < 0:
+			delete(live, r.addr)
+		}
+	}
+	idx := make([]int, 0, len(live))
+	for _, i := range live {
+		idx = append(idx, i)
+		d.PeakLiveBytes += rs[i].bytes
+	}
+	d.PeakLive = len(idx)
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Or(cmp.Compare(rs[b].bytes, rs[a].bytes), cmp.Compare(a, b)) })
+	for _, i := range idx[:min(len(idx), MaxPeakAllocs)] {
+		r := rs[i]
+		d.PeakAllocs = append(d.PeakAllocs, Alloc{Bytes: r.bytes, AtUs: float64(r.t-start) / 1000, Op: opAt(ops, r.tid, r.t)})
+	}
+}
+
+// opAt is the innermost host operator on thread tid whose span holds t (the latest to start
+// among those that do, the shortest on a tie): "" when none does.
+func opAt(ops []hostOp, tid, t int64) string {
+	best := -1
+	for i, o := range ops {
+		if o.tid != tid || t < o.start || t >= o.end {
+			continue
+		}
+		if b := best; b < 0 || o.start > ops[b].start || o.start == ops[b].start && o.end < ops[b].end {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return ops[best].name
 }
 
 // cut keeps at most max points: per bucket of equal time, its first point and those of
@@ -261,6 +364,13 @@ func Merge(ranks []int64, sums []*Summary) *Summary {
 					pts[k] = [3]float64{p[0] + shift, p[1], p[2]}
 				}
 				d.Points = pts
+				if d.PeakAllocs != nil {
+					al := slices.Clone(d.PeakAllocs)
+					for k := range al {
+						al[k].AtUs += shift
+					}
+					d.PeakAllocs = al
+				}
 			}
 			out.Devices = append(out.Devices, d)
 		}
@@ -302,6 +412,8 @@ func (s *Summary) Check() error {
 			return bad("a negative peak")
 		case len(d.Points) > MaxPoints:
 			return bad(fmt.Sprintf("%d points, more than %d", len(d.Points), MaxPoints))
+		case len(d.PeakAllocs) > MaxPeakAllocs || len(d.PeakAllocs) > d.PeakLive:
+			return bad(fmt.Sprintf("%d blocks at the peak, more than %d or than its %d live ones", len(d.PeakAllocs), MaxPeakAllocs, d.PeakLive))
 		}
 		for k, p := range d.Points {
 			if p[0] < 0 || p[0] != p[0] || k > 0 && p[0] < d.Points[k-1][0] {

@@ -50,9 +50,11 @@ func TestCurves(t *testing.T) {
 		t.Fatal("no curve")
 	}
 	got := fmt.Sprint(s.Devices)
-	want := "[{CPU 0 -1 2 1 true false 64 0 20000 [[10 64 0] [50 0 0]]} " +
-		"{CUDA 0 1 0 3 2 false true 2560 4096 30000 [[0 1536 4096] [20 2560 4096] [40 2048 4096]]} " +
-		"{CUDA 1 1 1 1 1 false true 100 2048 40000 [[30 100 2048]]}]"
+	// The blocks live at each peak: CUDA 0's at its second record are the two allocated so
+	// far (1024 bytes of its total were allocated before the profile: not listed).
+	want := "[{CPU 0 -1 2 1 true false 64 0 20000 [[10 64 0] [50 0 0]] true 1 64 [{64 10 aten::empty}]} " +
+		"{CUDA 0 1 0 3 2 false true 2560 4096 30000 [[0 1536 4096] [20 2560 4096] [40 2048 4096]] true 2 1536 [{1024 20 aten::empty} {512 0 aten::empty}]} " +
+		"{CUDA 1 1 1 1 1 false true 100 2048 40000 [[30 100 2048]] true 1 100 [{100 30 aten::empty}]}]"
 	if got != want {
 		t.Errorf("curves\n got %s\nwant %s", got, want)
 	}

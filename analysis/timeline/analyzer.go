@@ -38,6 +38,7 @@ type Part struct {
 	launches []launchRec
 	steps    []stepRec
 	colls    map[string]*collRec // communication kernels known by name alone
+	plot     plotRecs            // what the plots' figures need beside (plots.go)
 }
 
 type devRec struct {
@@ -49,6 +50,7 @@ type devRec struct {
 	class      Class
 	htaComp    bool // HolisticTraceAnalysis would call it COMPUTATION
 	notHTA     bool // HolisticTraceAnalysis's idle breakdown does not read its category
+	cat        catTC
 }
 
 // collRec is a communication kernel's name and what the trace says of its call.
@@ -83,6 +85,8 @@ func (p *Part) Add(e *Event) {
 	case Op:
 		if n, ok := stepNumber(e.Name); ok {
 			p.steps = append(p.steps, stepRec{n, e.StartNs, e.EndNs})
+		} else if dataLoader(e.Name) {
+			p.plot.loaders = append(p.plot.loaders, span{e.StartNs, max(e.EndNs, e.StartNs)})
 		}
 	case Launch:
 		if e.Correlation != 0 {
@@ -98,7 +102,11 @@ func (p *Part) Add(e *Event) {
 			hta = htaComputation(e.Name)
 		}
 		r := devRec{start: e.StartNs, end: max(e.EndNs, e.StartNs), corr: e.Correlation, stream: e.Stream,
-			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && hta, notHTA: e.NotHTAKernel}
+			device: int32(e.Device), class: c, htaComp: c != Sync && c != Annotation && hta, notHTA: e.NotHTAKernel,
+			cat: e.catTC(c)}
+		if e.kargs {
+			p.plot.kargs = append(p.plot.kargs, kargRec{r.start, r.end, e.blocks, e.occ, r.device})
+		}
 		if c == Communication {
 			r.coll = p.collective(e)
 		}
@@ -158,6 +166,10 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 		// to the peak (a few ms; the MTIA trace's peak RSS drops by a fifth).
 		runtime.GC()
 	}
+	var x plotRecs
+	for _, p := range a.parts {
+		x.add(&p.plot, a.shift)
+	}
 	launch := make(map[int64]launchRec, nl)
 	stepsRaw := make([]stepRec, 0, ns)
 	for _, p := range a.parts {
@@ -185,10 +197,10 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 			}
 			recs = append(recs, r)
 		}
-		p.dev, p.launches, p.steps, p.colls = nil, nil, nil, nil
+		p.dev, p.launches, p.steps, p.colls, p.plot = nil, nil, nil, nil, plotRecs{}
 	}
 	a.parts = nil
-	return analyze(recs, steps, a.opts, info)
+	return analyze(recs, steps, a.opts, info, &x)
 }
 
 // mergeSteps turns the ProfilerStep ranges into one per step number (the union of its ranges
@@ -208,7 +220,7 @@ func mergeSteps(raw []stepRec) []stepRec {
 }
 
 // analyze is Finish's work on the records.
-func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
+func analyze(recs []rec, steps []stepRec, o Options, info RankInfo, x *plotRecs) *Summary {
 	rank := info.Number
 	// Each device event belongs to the step whose host range holds its launch's start (its own
 	// start when it has no launch).
@@ -318,6 +330,7 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo) *Summary {
 	s.Launches = []Launches{launchesOf(recs, in, o, rank, htaKeep)}
 	s.Queue = queues(keys, groups, o, rank, htaKeep)
 	s.Stragglers.Collectives = []RankCollectives{collectivesOf(recs, in, rank)}
+	plots(s, recs, in, groups, windows, selected, rankWin, x)
 	s.derive()
 	return s
 }

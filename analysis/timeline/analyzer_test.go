@@ -281,8 +281,20 @@ func TestQueue(t *testing.T) {
 	want := StreamQueue{Stream: 7, Launches: 3, SpanNs: 40 * us, Max: 3, AreaNs: (1 + 2 + 3*18 + 2*10 + 10) * us,
 		AtOrAboveNs: 29 * us, HTAMax: 3}
 	q.HTAMean = 0
+	series, delay := q.Series, q.Delay
+	q.Series, q.Delay = nil, nil
 	if q != want {
 		t.Errorf("got  %+v\nwant %+v", q, want)
+	}
+	wantSeries := &QueueSeries{Exact: true, StartNs: 0, Points: [][2]int64{{0, 1}, {1 * us, 2}, {2 * us, 3}, {20 * us, 2}, {30 * us, 1}, {40 * us, 0}}}
+	if !reflect.DeepEqual(series, wantSeries) {
+		t.Errorf("series %+v, want %+v", series, wantSeries)
+	}
+	// Delays 9, 18 and 27 µs: buckets [8, 16) µs and [16, 32) µs.
+	wantDelay := &StreamDelay{Count: 3, SumNs: 54 * us, MinNs: 9 * us, MaxNs: 27 * us, Buckets: make([]int64, len(DelayBoundsNs)+1)}
+	wantDelay.Buckets[5], wantDelay.Buckets[6] = 1, 2
+	if !reflect.DeepEqual(delay, wantDelay) {
+		t.Errorf("delay %+v, want %+v", delay, wantDelay)
 	}
 }
 

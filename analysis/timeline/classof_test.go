@@ -33,7 +33,7 @@ func TestOneClassifier(t *testing.T) {
 		{user, tracefile.KindMemcpy, "Memcpy DtoH", Memory},
 	} {
 		c := newClassifier(tc.rules)
-		if got, _ := c.class(tc.kind, tc.name); got != tc.want {
+		if got, _, _ := c.class(tc.kind, tc.name); got != tc.want {
 			t.Errorf("%v %q: %v, want %v", tc.kind, tc.name, got, tc.want)
 		}
 		r := tc.rules

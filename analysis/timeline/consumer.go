@@ -57,7 +57,10 @@ func (c *Consumer) Event(ev *tracefile.Event) {
 		e.Kind = Launch
 	case ev.Kind.Device():
 		e.Kind = Device
-		e.Class, e.hta = c.cls.class(ev.Kind, ev.Name)
+		e.Class, e.hta, e.cat = c.cls.class(ev.Kind, ev.Name)
+		if ev.Kind == tracefile.KindKernel && (ev.BlocksPerSM >= 0 || ev.OccupancyPct >= 0) {
+			e.kargs, e.blocks, e.occ = true, ev.BlocksPerSM, ev.OccupancyPct
+		}
 		e.NotHTAKernel = ev.Kind != tracefile.KindKernel && ev.Kind != tracefile.KindMemcpy && ev.Kind != tracefile.KindMemset
 		if ev.Comm != nil && e.Class == Communication {
 			e.Comm = commID(ev.Comm)
@@ -105,6 +108,7 @@ type classifier struct {
 type nameInfo struct {
 	d   kernels.Decision
 	hta uint8
+	tc  bool // kernels.TensorCore
 }
 
 func newClassifier(rules *kernels.Rules) classifier {
@@ -119,7 +123,7 @@ func (c *classifier) info(name string) nameInfo {
 	if in, ok := c.names[name]; ok {
 		return in
 	}
-	in := nameInfo{d: c.rules.Lookup(name), hta: htaNo}
+	in := nameInfo{d: c.rules.Lookup(name), hta: htaNo, tc: kernels.TensorCore(name)}
 	if htaComputation(name) {
 		in.hta = htaYes
 	}
@@ -127,8 +131,10 @@ func (c *classifier) info(name string) nameInfo {
 	return in
 }
 
-// class is the class of a device event of kind k named name, and htaComputation's answer.
-func (c *classifier) class(k tracefile.Kind, name string) (Class, uint8) {
+// class is the class of a device event of kind k named name, htaComputation's answer, and
+// its category with its tensor-core flag.
+func (c *classifier) class(k tracefile.Kind, name string) (Class, uint8, catTC) {
 	in := c.info(name)
-	return ClassOf(k, in.d.Of(k)), in.hta
+	cat := in.d.Of(k)
+	return ClassOf(k, cat), in.hta, makeCatTC(cat, in.tc)
 }

@@ -104,6 +104,17 @@
 // and mean are given beside, by its rules (kernels, copies and fills, whole µs, its last-step
 // filter).
 //
+// Plots (plots.go): the figures the report's Device view draws, each bounded. Per stream, the
+// queue length as a step series (every change up to QueueSeriesPoints, else the greatest
+// length per bucket, so a peak is never lost; times as offsets from the first launch) and its
+// launch delays as a histogram over DelayBoundsNs. Per step, its work by kernel category
+// (durations summed, as the kernel view sums them) and the data loader's time. Per device of a
+// rank, the TensorBoard plugin's GPU summary over the rank's window: utilization, the kernel
+// time of tensor-core kernels (kernels.TensorCore), SM efficiency (the running kernels' blocks
+// per SM, at most 1, averaged over the window) and achieved occupancy (weighted by kernel
+// time), from CUPTI's estimates where the trace carries them. The plugin's "no tensor cores"
+// recommendation joins the findings.
+//
 // Stragglers (across ranks). A rank's collectives are its communication kernels in start
 // order, each with what the trace says of its call: PyTorch's c10d records every collective
 // and point-to-point call in a record_param_comms op whose args name its process group

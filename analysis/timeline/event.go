@@ -80,6 +80,12 @@ type Event struct {
 	// hta is what htaComputation says of Name when the caller knows it already (Consumer,
 	// once per name): htaUnknown, htaYes or htaNo.
 	hta uint8
+	// cat is the kernel category and tensor-core flag when the caller knows them (Consumer,
+	// once per name; 0: worked out from Name and Class). kargs says blocks and occ hold the
+	// kernel's "blocks per SM" and "est. achieved occupancy %" (−1: absent).
+	cat         catTC
+	kargs       bool
+	blocks, occ float32
 }
 
 const (

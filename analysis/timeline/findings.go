@@ -69,6 +69,7 @@ func findings(s *Summary) []Finding {
 			}
 		}
 	}
+	out = append(out, gpuFindings(s)...)
 	st := s.Stragglers
 	if st.Matched >= 4 {
 		ranks := slices.Clone(st.Ranks)

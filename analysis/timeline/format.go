@@ -77,7 +77,7 @@ func Write(w io.Writer, f text.Format, s *Summary, views []string) error {
 			}
 			continue
 		}
-		for j, t := range tablesOf(s, v) {
+		for j, t := range append(tablesOf(s, v), plotTables(s, v)...) {
 			switch f {
 			case text.Text:
 				if i > 0 || j > 0 {

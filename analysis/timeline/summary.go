@@ -109,6 +109,8 @@ type RankBreakdown struct {
 	Times
 	// HTA is HolisticTraceAnalysis's temporal breakdown of the same trace.
 	HTA HTABreakdown `json:"hta"`
+	// GPU is the TensorBoard plugin's GPU summary of each device of the rank (plots.go).
+	GPU []DeviceGPU `json:"gpu,omitempty"`
 }
 
 // HTABreakdown is what HolisticTraceAnalysis's get_temporal_breakdown gives for the rank, by
@@ -287,6 +289,10 @@ type StreamQueue struct {
 	// mean over change points (not weighted by time).
 	HTAMax  int     `json:"hta_max"`
 	HTAMean float64 `json:"hta_mean"`
+	// Series is the queue length over time, Delay the launch delays of the stream's work: the
+	// Device view's plots (plots.go).
+	Series *QueueSeries `json:"series,omitempty"`
+	Delay  *StreamDelay `json:"delay,omitempty"`
 }
 
 // Mean is the time-weighted mean queue length.
@@ -312,6 +318,11 @@ type Step struct {
 	StartNs     int64 `json:"start_ns"`
 	EndNs       int64 `json:"end_ns"`
 	Times       Times `json:"times"`
+	// Kernels is the step's device work by kernel category (kernels.Categories' order, the
+	// categories it has); DataLoaderNs the time data loader ranges ran in its window
+	// (plots.go).
+	Kernels      []CategoryTime `json:"kernels,omitempty"`
+	DataLoaderNs int64          `json:"data_loader_ns,omitempty"`
 }
 
 // SlowestStep names the longest step window of any rank.

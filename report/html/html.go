@@ -145,6 +145,7 @@ type timelinePage struct {
 	Idle        []timeline.StreamIdle    `json:"idle"`
 	Overlap     []timeline.Overlap       `json:"overlap"`
 	Launches    []timeline.Launches      `json:"launches"`
+	Queue       []timeline.StreamQueue   `json:"queue"`
 	Steps       []timeline.RankSteps     `json:"steps"`
 	SlowestStep *timeline.SlowestStep    `json:"slowest_step,omitempty"`
 	Stragglers  []timeline.StragglerRank `json:"stragglers"`
@@ -266,7 +267,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		bd := slices.DeleteFunc(slices.Clone(t.Breakdown), func(b timeline.RankBreakdown) bool { return empty[b.Rank] })
 		st := slices.DeleteFunc(slices.Clone(t.Steps), func(s timeline.RankSteps) bool { return empty[s.Rank] })
 		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: bd, Idle: t.Idle, Overlap: t.Overlap,
-			Launches: t.Launches, Steps: st, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
+			Launches: t.Launches, Queue: t.Queue, Steps: st, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
 	}
 	p.Steps = m.Steps
 	if m.Steps != nil {

@@ -119,6 +119,8 @@ type Memory struct {
 	Bytes                         int64
 	DeviceType, DeviceID          int64
 	TotalAllocated, TotalReserved int64
+	// Addr is the block's address ("Addr"; 0 when absent): an allocation and its free share it.
+	Addr int64
 }
 
 // Kind is what a converted event is.
@@ -228,6 +230,9 @@ type Event struct {
 	// thread. nil for every other event. It is the read's: the struct is valid during the
 	// call only, as the Event is (its strings may be kept).
 	Comm *Collective
+	// BlocksPerSM and OccupancyPct are a kernel's "blocks per SM" and "est. achieved
+	// occupancy %" as Kineto writes CUPTI's estimates (−1 when absent; 0 for host events).
+	BlocksPerSM, OccupancyPct float32
 	// Memory is a KindMemory event's record; zero for every other event.
 	Memory Memory
 	// SequenceNr and FwdThread are a host operator's "Sequence number" (−1: none) and "Fwd

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/orprof/orprof/internal/jsonscan"
@@ -40,9 +41,12 @@ type evFields struct {
 	seq, fwd  int64
 	bytes     int64
 	memDev    int64
-	memDevID  int64 // "[memory]": "Device Id" (−1: none)
-	memAlloc  int64 // "[memory]": "Total Allocated" (−1: none)
-	memRes    int64 // "[memory]": "Total Reserved" (−1: none)
+	memDevID  int64   // "[memory]": "Device Id" (−1: none)
+	memAlloc  int64   // "[memory]": "Total Allocated" (−1: none)
+	memRes    int64   // "[memory]": "Total Reserved" (−1: none)
+	memAddr   int64   // "[memory]": "Addr" (0: none)
+	blocksSM  float32 // kernels: "blocks per SM" (−1: none)
+	occPct    float32 // kernels: "est. achieved occupancy %" (−1: none)
 	shapes    int32
 	stack     int32
 	devUs     int64
@@ -568,7 +572,7 @@ func (d *decoder) event() error {
 		return nil // before the fields are reset: two thirds of the MTIA trace's events
 	}
 	*ev = evFields{at: at, seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, memDevID: -1, memAlloc: -1, memRes: -1,
-		labels: ev.labels[:0]}
+		blocksSM: -1, occPct: -1, labels: ev.labels[:0]}
 	var err error
 	var laid, meta, all bool
 	if phLaid {
@@ -997,6 +1001,12 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 		ev.memAlloc, err = d.argInt(ev.memAlloc)
 	case trace.ArgMemTotalReserved:
 		ev.memRes, err = d.argInt(ev.memRes)
+	case trace.ArgMemAddr:
+		ev.memAddr, err = d.argInt(ev.memAddr)
+	case trace.ArgBlocksPerSM:
+		ev.blocksSM, err = d.argFloat32(ev.blocksSM)
+	case trace.ArgOccupancy:
+		ev.occPct, err = d.argFloat32(ev.occPct)
 	case trace.ArgScope:
 		ev.scope, err = d.argInt(ev.scope)
 	case trace.ArgAsync:
@@ -1050,6 +1060,22 @@ func (d *decoder) argInt(def int64) (int64, error) {
 		return def, err
 	}
 	return v, nil
+}
+
+// argFloat32 reads a number argument; a value of another type leaves def in place.
+func (d *decoder) argFloat32(def float32) (float32, error) {
+	if c, _ := d.s.Peek(); c != '-' && (c < '0' || c > '9') {
+		return def, d.s.Skip()
+	}
+	tok, _, err := d.s.Num()
+	if err != nil {
+		return def, err
+	}
+	v, perr := strconv.ParseFloat(string(tok), 32)
+	if perr != nil || v != v {
+		return def, nil
+	}
+	return float32(v), nil
 }
 
 // inputDims reads the "Input Dims" value and returns the index of its Python rendering.

@@ -166,8 +166,10 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 		if ev.memDevID >= math.MinInt32 && ev.memDevID <= math.MaxInt32 {
 			r.devIdx = int32(ev.memDevID)
 		}
+		r.devUs = ev.memAddr // unused by memory records otherwise
 	case rawDevice:
 		r.fwd, r.scope, r.seq = ev.tid, int8(ev.devKind), 0
+		r.devUs = packKernelArgs(ev.blocksSM, ev.occPct) // unused by device records otherwise
 		if ev.rangeProf {
 			r.seq = 1
 		}

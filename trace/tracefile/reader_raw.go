@@ -3,6 +3,7 @@ package tracefile
 import (
 	"bytes"
 	"iter"
+	"math"
 	"unsafe"
 )
 
@@ -224,3 +225,18 @@ func (r *rawEvent) memDevice() int64 { return r.corr }
 // memDeviceID its "Device Id" (−1: absent).
 func (r *rawEvent) memTotals() (alloc, reserved int64) { return r.seq, r.fwd }
 func (r *rawEvent) memDeviceID() int64                 { return int64(r.devIdx) }
+
+// memAddr is a "[memory]" record's "Addr" (0: absent), kept where a host record keeps its
+// fallback device time.
+func (r *rawEvent) memAddr() int64 { return r.devUs }
+
+// packKernelArgs keeps a kernel's "blocks per SM" and "est. achieved occupancy %" (−1:
+// absent) as two float32 in one int64 (a device record's devUs); kernelArgs reads them back.
+func packKernelArgs(blocks, occ float32) int64 {
+	return int64(uint64(math.Float32bits(blocks))<<32 | uint64(math.Float32bits(occ)))
+}
+
+func (r *rawEvent) kernelArgs() (blocks, occ float32) {
+	u := uint64(r.devUs)
+	return math.Float32frombits(uint32(u >> 32)), math.Float32frombits(uint32(u))
+}

@@ -651,7 +651,8 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 				alloc, res := r.memTotals()
 				mev = Event{Kind: KindMemory, Name: "[memory]", StartUs: at, EndUs: at, StartNs: r.ts, EndNs: r.ts,
 					Pid: r.pid, Tid: r.tid, Stream: -1, OpIndex: -1, Memory: Memory{Bytes: r.memBytes(),
-						DeviceType: r.memDevice(), DeviceID: r.memDeviceID(), TotalAllocated: alloc, TotalReserved: res}}
+						DeviceType: r.memDevice(), DeviceID: r.memDeviceID(), TotalAllocated: alloc, TotalReserved: res,
+						Addr: r.memAddr()}}
 				for _, c := range mcs {
 					c.Event(&mev)
 				}
@@ -684,6 +685,7 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 				}
 			case rawDevice:
 				ev.Kind, ev.Stream = r.devKind(), r.stream()
+				ev.BlocksPerSM, ev.OccupancyPct = r.kernelArgs()
 				if r.cat == catDevScopeMetrics {
 					ev.Kind = KindScopeMetrics
 				}
