@@ -2,9 +2,16 @@ package timeline
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/orprof/orprof/text"
@@ -192,4 +199,56 @@ func TestThousandRanks(t *testing.T) {
 	if a.String() != b.String() {
 		t.Error("merging in two halves differs from merging all at once")
 	}
+}
+
+// TestCollectivesRealRanks reads three ranks made of one real NCCL trace (HTA's sampled rank 0,
+// its distributedInfo rank rewritten, as scripts/fleet-ranks.sh does): its SendRecv kernels
+// carry no c10d args, so they are matched by name and order, every rank arriving together:
+// no wait, all transfer, no size and so no bandwidth; equal steps make no outlier.
+func TestCollectivesRealRanks(t *testing.T) {
+	raw := gunzipFile(t, filepath.Join("..", "..", "testdata", "kineto-extra", "hta_sampled_rank0.json.gz"))
+	re := regexp.MustCompile(`("distributedInfo": *\{[^}]*?"rank": *)\d+`)
+	dir := t.TempDir()
+	var paths []string
+	for k := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("rank%d.json", k))
+		if err := os.WriteFile(p, re.ReplaceAll(raw, []byte("${1}"+strconv.Itoa(k))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	s, _, err := Load(paths, DefaultOptions(), ReadOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stragglers
+	if len(st.ByCollective) != 1 {
+		t.Fatalf("by collective %+v", st.ByCollective)
+	}
+	c := st.ByCollective[0]
+	if !strings.HasPrefix(c.Op, "ncclKernel_SendRecv") || c.Kind != "unknown" || c.Ranks != 3 || c.Calls != 30 || c.Instances != 10 ||
+		c.WaitNs != 0 || c.TransferNs != c.DurationNs || c.SizedCalls != 0 || c.BWFrom != "" || c.LastRank != -1 || st.ByRule[4].Matched != 10 {
+		t.Errorf("SendRecv %+v, by rule %+v", c, st.ByRule)
+	}
+	if sr := s.StepRanks; sr == nil || len(sr.Ranks) != 3 || len(sr.Outliers) != 0 || sr.MADNs != 0 {
+		t.Errorf("step ranks %+v", sr)
+	}
+}
+
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
