@@ -11,8 +11,9 @@ import (
 // it ran, how much it moved, at what bandwidth, and how its ranks' time split between waiting
 // for the last rank to arrive and transferring (package doc, Collectives).
 type CollectiveStat struct {
-	// Op is the call ("allreduce", …; the kernel's name when the trace does not name the call)
-	// and Kind what it does (collective.KindOf); Group its process group ("": none named).
+	// Op is the call ("allreduce", …; "send/recv" for a group's point-to-point calls; the
+	// kernel's name when the trace does not name the call) and Kind what it does
+	// (collective.KindOf; "p2p"); Group its process group ("": none named).
 	Op    string `json:"op"`
 	Kind  string `json:"kind"`
 	Group string `json:"group,omitempty"`
@@ -68,9 +69,15 @@ type collAcc struct {
 	st   *Stragglers
 }
 
+// opP2P is the row of a group's sends and recvs together: an instance is a send and its recv.
+const opP2P = "send/recv"
+
 func keyOfColl(c *Collective) collKey {
 	op := c.Op
-	if op == "" {
+	switch {
+	case c.P2P != "":
+		op = opP2P
+	case op == "":
 		op = c.Name
 	}
 	return collKey{op, c.Group}
@@ -116,7 +123,11 @@ func (a *collAcc) row(c *Collective) int {
 	if !ok {
 		j = len(a.stats)
 		a.idx[k] = j
-		a.stats = append(a.stats, CollectiveStat{Op: k.op, Group: k.group, Kind: collective.KindOf(k.op).String(), LastRank: -1})
+		kind := collective.KindOf(k.op).String()
+		if k.op == opP2P {
+			kind = "p2p"
+		}
+		a.stats = append(a.stats, CollectiveStat{Op: k.op, Group: k.group, Kind: kind, LastRank: -1})
 		a.bwBytes, a.bwNs, a.kNs, a.last = append(a.bwBytes, 0), append(a.bwNs, 0), append(a.kNs, 0), append(a.last, nil)
 	}
 	return j
@@ -163,7 +174,11 @@ func (a *collAcc) finish() ([]CollectiveStat, int) {
 				bytes, ns, from = cs.Bytes, a.kNs[j], "kernel"
 			}
 			if ns > 0 {
-				alg, bus, ok := collective.Bandwidth(bytes, ns, collective.KindOf(cs.Op), cs.GroupSize)
+				kind := collective.KindOf(cs.Op)
+				if cs.Op == opP2P {
+					kind = collective.Send // a send and its recv move the bytes once: factor 1
+				}
+				alg, bus, ok := collective.Bandwidth(bytes, ns, kind, cs.GroupSize)
 				cs.AlgBW, cs.BusBW, cs.HasBusBW, cs.BWFrom = alg/1e9, bus/1e9, ok, from
 			}
 		}
