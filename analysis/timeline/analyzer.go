@@ -740,6 +740,7 @@ func collectivesOf(recs []rec, in func(*rec) bool, rank int64) RankCollectives {
 				if id.P2P != "" {
 					c.Peer = id.Peer
 				}
+				c.CommsID, c.Bytes, c.GroupSize = id.CommsID, max(id.Bytes, 0), max(id.GroupSize, 0)
 			}
 			rc.Items = append(rc.Items, c)
 		}

@@ -80,7 +80,14 @@ func (c *Consumer) Summary() *Summary { return c.done }
 
 // commID is the collective identity of the reader's c.
 func commID(c *tracefile.Collective) *CommID {
-	id := &CommID{Op: c.Name, Group: c.Group, Ranks: c.Ranks, Seq: c.Seq, HasSeq: c.Seq >= 0, Peer: -1}
+	id := &CommID{Op: c.Name, Group: c.Group, Ranks: c.Ranks, Seq: c.Seq, HasSeq: c.Seq >= 0, Peer: -1,
+		CommsID: c.CommsID, Bytes: -1, GroupSize: -1}
+	if b, ok := c.Bytes(); ok {
+		id.Bytes = b
+	}
+	if n, ok := c.Size(); ok {
+		id.GroupSize = n
+	}
 	switch {
 	case c.Dst >= 0:
 		id.P2P, id.Peer = "send", c.Dst

@@ -123,6 +123,9 @@
 // Kineto copies them onto the kernel. A kernel gets them from its own args, else from the
 // record_param_comms op its launch ran in on its thread (package tracefile, Event.Comm). An
 // instance is matched across ranks by the first rule that applies to it:
+//   - comms-id: a collective (not a send or recv) that carries a "Comms Id" (PyTorch's hash of
+//     the group, Seq, p2p flag and communicator, the same on every rank of a call; 2026
+//     builds): the same group and Comms Id (the k-th kernel of that call with the k-th);
 //   - group+seq: the same process group and sequence number (the k-th kernel of that call
 //     with the k-th: a call of several kernels);
 //   - p2p: a send and its recv: the same group, sender and receiver (the sender's rank and
@@ -144,6 +147,24 @@
 // caused, and the total it waited. HolisticTraceAnalysis's get_potential_stragglers looks at
 // ncclKernel durations and start times per iteration, by name, without groups or sequence
 // numbers.
+//
+// Send and recv keep the p2p rule even with a Comms Id: their Seq counts each rank's
+// point-to-point calls, which need not agree between a sender and its receiver.
+//
+// Collectives (across ranks, per call and process group: the c10d call's name, else the
+// kernel's). Calls counts the kernels of every rank; the size of a call is package
+// collective's (the larger of input and output in bytes). In a matched instance each rank
+// waits from its own arrival to the last rank's arrival, then transfers until its kernel ends
+// (wait + transfer = the kernel's duration). The algorithm bandwidth is the sized matched
+// kernels' bytes over their transfer time (over their whole durations when none matched,
+// "bw from kernel"); the bus bandwidth is nccl-tests' factor of it for the group's size (the
+// trace's "Group size", else the most ranks of an instance). The rank that arrived last most
+// often counts instances with a spread. At most MaxByCollective rows, the most kernel time
+// first; the rest are counted.
+//
+// Step ranks (across ranks). Each rank's median step duration (the lower middle), the median
+// of those and their median absolute deviation (MAD); a rank is an outlier when its median is
+// more than 3 MAD and more than 5 % away from the ranks' median (three ranks or more).
 //
 // Findings (per rank and for the job) are derived from the figures above, never from events,
 // at fixed thresholds (findings.go): a device idle at least 20 % of its window, with the share

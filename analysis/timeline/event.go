@@ -110,6 +110,11 @@ type CommID struct {
 	// other side's global rank (−1: unknown).
 	P2P  string
 	Peer int64
+	// CommsID is the call's "Comms Id" ("": none); Bytes its size in bytes (−1: unknown);
+	// GroupSize the group's size (−1: unknown).
+	CommsID   string
+	Bytes     int64
+	GroupSize int64
 }
 
 // Classify is the class of a device event named name, from its name alone: the kernel view's

@@ -145,9 +145,13 @@ func writeJSON(w io.Writer, s *Summary, views []string) error {
 			if err = member(v, nonNil(s.Steps)); err == nil && s.SlowestStep != nil {
 				err = member("slowest_step", s.SlowestStep)
 			}
+			if err == nil && s.StepRanks != nil {
+				err = member("step_ranks", s.StepRanks)
+			}
 		case "stragglers":
 			st := s.Stragglers
 			st.Collectives, st.Ranks, st.Worst, st.ByRule = nonNil(st.Collectives), nonNil(st.Ranks), nonNil(st.Worst), nonNil(st.ByRule)
+			st.ByCollective = nonNil(st.ByCollective)
 			err = member(v, st)
 		case "findings":
 			err = member(v, nonNil(s.Findings))
@@ -368,6 +372,9 @@ func tablesOf(s *Summary, view string) []*table {
 					pct(x.IdleNs, x.TotalNs), fmtUs(x.ComputeNs), fmtUs(x.ExposedCommunicationNs), fmtUs(x.ExposedMemoryNs), fmtUs(x.Exclusive.OtherNs)})
 			}
 		}
+		if sr := s.StepRanks; sr != nil && len(sr.Ranks) > 1 {
+			return []*table{t, stepOutliersTable(sr)}
+		}
 		return []*table{t}
 	case "stragglers":
 		st := s.Stragglers
@@ -390,7 +397,7 @@ func tablesOf(s *Summary, view string) []*table {
 			left:   map[int]bool{0: true, 1: true, 2: true}}
 		for _, in := range st.Worst {
 			seq := "-"
-			if in.Rule == RuleGroupSeq {
+			if in.Rule == RuleGroupSeq || in.Rule == RuleCommsID {
 				seq = fmtInt(in.Seq)
 			}
 			group := in.Group
@@ -400,7 +407,7 @@ func tablesOf(s *Summary, view string) []*table {
 			w.rows = append(w.rows, []string{in.Name, in.Rule, group, seq, fmtInt(int64(in.Ordinal)), fmtInt(int64(in.Ranks)), fmtInt(in.LastRank),
 				fmtUs(in.SpreadNs), fmtUs(in.WaitNs)})
 		}
-		return []*table{t, w}
+		return []*table{t, w, byCollectiveTable(&st)}
 	case "findings":
 		t := &table{title: "Findings", header: []string{"rank", "view", "finding"}, left: map[int]bool{1: true, 2: true}}
 		for _, f := range s.Findings {
@@ -417,4 +424,47 @@ func tablesOf(s *Summary, view string) []*table {
 
 func pctCount(n, of int) string {
 	return fmtInt(int64(n)) + " (" + pct(int64(n), int64(of)) + ")"
+}
+
+// byCollectiveTable is the stragglers view's table per call and process group.
+func byCollectiveTable(st *Stragglers) *table {
+	title := "Collectives per call and process group (µs; bytes per call; GB/s: nccl-tests' algbw and busbw)"
+	if st.ByCollectiveOmitted > 0 {
+		title += fmt.Sprintf("; %d more rows not shown", st.ByCollectiveOmitted)
+	}
+	t := &table{title: title, header: []string{"call", "group", "ranks", "calls", "instances", "time", "bytes/call", "algbw",
+		"busbw", "bw from", "waiting", "transferring", "wait %", "last rank"}, left: map[int]bool{0: true, 1: true, 9: true}}
+	for _, c := range st.ByCollective {
+		group, bpc, alg, bus, from, last := c.Group, "-", "-", "-", "-", "-"
+		if group == "" {
+			group = "-"
+		}
+		if c.SizedCalls > 0 {
+			bpc = fmtInt(c.BytesPerCall)
+		}
+		if c.BWFrom != "" {
+			alg, from = strconv.FormatFloat(c.AlgBW, 'f', 2, 64), c.BWFrom
+			if c.HasBusBW {
+				bus = strconv.FormatFloat(c.BusBW, 'f', 2, 64)
+			}
+		}
+		if c.LastRank >= 0 {
+			last = fmt.Sprintf("%d (%d of %d)", c.LastRank, c.LastRankTimes, c.Instances)
+		}
+		t.rows = append(t.rows, []string{c.Op, group, fmtInt(int64(c.Ranks)), fmtInt(int64(c.Calls)), fmtInt(int64(c.Instances)),
+			fmtUs(c.DurationNs), bpc, alg, bus, from, fmtUs(c.WaitNs), fmtUs(c.TransferNs), pct(c.WaitNs, c.WaitNs+c.TransferNs), last})
+	}
+	return t
+}
+
+// stepOutliersTable is the steps view's table of the ranks whose median step time is an
+// outlier (StepRanks).
+func stepOutliersTable(sr *StepRanks) *table {
+	t := &table{title: fmt.Sprintf("Step-time outlier ranks: median step more than %g × MAD (%s µs) and 5 %% from the ranks' median %s µs (%d of %d ranks)",
+		sr.K, fmtUs(sr.MADNs), fmtUs(sr.MedianNs), len(sr.Outliers), len(sr.Ranks)),
+		header: []string{"rank", "steps", "median step", "vs median"}}
+	for _, r := range sr.Outliers {
+		t.rows = append(t.rows, []string{fmtInt(r.Rank), fmtInt(int64(r.Steps)), fmtUs(r.MedianNs), pct(r.MedianNs-sr.MedianNs, sr.MedianNs)})
+	}
+	return t
 }

@@ -3,8 +3,8 @@ package timeline
 import (
 	"cmp"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/orprof/orprof/internal/collective"
 )
 
 // matchKey names one collective instance across ranks: the rule (an index into Rules) and
@@ -19,7 +19,8 @@ type matchKey struct {
 }
 
 const (
-	ruleGroupSeq = iota
+	ruleCommsID = iota
+	ruleGroupSeq
 	ruleP2P
 	ruleGroupOrder
 	ruleOrder
@@ -28,6 +29,8 @@ const (
 // keyOf is the key of collective c on the rank numbered rank, k left 0.
 func keyOf(c *Collective, rank int64) matchKey {
 	switch {
+	case c.CommsID != "" && c.P2P == "":
+		return matchKey{rule: ruleCommsID, group: c.Group, name: c.CommsID}
 	case c.Group != "" && c.HasSeq && c.P2P == "":
 		return matchKey{rule: ruleGroupSeq, group: c.Group, a: c.Seq}
 	case c.P2P != "" && c.Peer >= 0:
@@ -49,26 +52,11 @@ func keyOf(c *Collective, rank int64) matchKey {
 	return matchKey{rule: ruleOrder, name: c.Name}
 }
 
-// parseRanks reads a "Process Group Ranks" value ("[0, 2, 4]"); false when it is not a
-// whole list of integers (PyTorch cuts long ones with "...").
-func parseRanks(s string) ([]int64, bool) {
-	s = strings.TrimSpace(s)
-	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-		return nil, false
-	}
-	s = strings.TrimSpace(s[1 : len(s)-1])
-	if s == "" {
-		return nil, true
-	}
-	var out []int64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		out = append(out, v)
-	}
-	return out, true
+// arrival is one rank's kernel of a collective instance.
+type arrival struct {
+	rank  int // index into Stragglers.Collectives
+	start int64
+	item  *Collective
 }
 
 // derive matches the collectives of the ranks (package doc, Stragglers) and works out who
@@ -79,13 +67,10 @@ func (st *Stragglers) derive() {
 	for i, r := range Rules {
 		st.ByRule[i].Rule = r
 	}
+	acc := newCollAcc(st)
+	defer func() { st.ByCollective, st.ByCollectiveOmitted = acc.finish() }()
 	if len(st.Collectives) < 2 {
 		return
-	}
-	type arrival struct {
-		rank  int // index into st.Collectives
-		start int64
-		item  *Collective
 	}
 	byKey := map[matchKey][]arrival{}
 	var order []matchKey
@@ -120,7 +105,7 @@ func (st *Stragglers) derive() {
 			if c.Group != "" {
 				addOnce(groupSeen, c.Group, ri)
 				if _, known := groupRanks[c.Group]; !known {
-					if rs, ok := parseRanks(c.Ranks); ok && c.Ranks != "" {
+					if rs, ok := collective.ParseRanks(c.Ranks); ok && c.Ranks != "" {
 						var in []int
 						for _, r := range rs {
 							if j, ok := rankIdx[r]; ok {
@@ -148,7 +133,7 @@ func (st *Stragglers) derive() {
 		// The ranks that take part in the instance and lack it.
 		var takePart []int
 		switch k.rule {
-		case ruleGroupSeq, ruleGroupOrder:
+		case ruleCommsID, ruleGroupSeq, ruleGroupOrder:
 			if g, ok := groupRanks[k.group]; ok {
 				takePart = g
 			} else {
@@ -197,9 +182,16 @@ func (st *Stragglers) derive() {
 		c := as[0].item
 		in := Instance{Name: c.Name, Op: c.Op, Group: k.group, Rule: Rules[k.rule], Ordinal: k.k, Ranks: len(as),
 			LastRank: st.Collectives[last.rank].Rank, SpreadNs: last.start - first.start}
-		if k.rule == ruleGroupSeq {
+		switch k.rule {
+		case ruleGroupSeq:
 			in.Seq = k.a
+		case ruleCommsID:
+			in.CommsID = k.name
+			if c.HasSeq {
+				in.Seq = c.Seq
+			}
 		}
+		acc.instance(as, last, len(takePart))
 		for _, a := range as {
 			w := last.start - a.start
 			ranks[a.rank].Instances++

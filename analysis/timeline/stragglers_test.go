@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/orprof/orprof/internal/collective"
 	"github.com/orprof/orprof/text"
 )
 
@@ -33,7 +34,7 @@ func TestStragglersByGroupAndSeq(t *testing.T) {
 	if st.Matched != 6 || st.Unmatched != 0 || st.Missing != 2 {
 		t.Errorf("matched %d, unmatched %d, missing %d; want 6, 0, 2", st.Matched, st.Unmatched, st.Missing)
 	}
-	wantRules := []RuleCount{{RuleGroupSeq, 5}, {RuleP2P, 1}, {RuleGroupOrder, 0}, {RuleOrder, 0}}
+	wantRules := []RuleCount{{RuleCommsID, 0}, {RuleGroupSeq, 5}, {RuleP2P, 1}, {RuleGroupOrder, 0}, {RuleOrder, 0}}
 	if !reflect.DeepEqual(st.ByRule, wantRules) {
 		t.Errorf("by rule %+v, want %+v", st.ByRule, wantRules)
 	}
@@ -75,7 +76,7 @@ func TestStragglersByGroupAndSeq(t *testing.T) {
 	}
 	blind.Stragglers.derive()
 	b := blind.Stragglers
-	if b.ByRule[3].Matched != 5 || b.Matched != 5 {
+	if b.ByRule[4].Matched != 5 || b.Matched != 5 {
 		t.Errorf("order matching: %+v", b.ByRule)
 	}
 	// By order, rank 0 arrives first at "instance 0" (200 against 100): it waits for no one
@@ -168,7 +169,7 @@ func TestKeyOfAndRanks(t *testing.T) {
 		ok   bool
 	}{{"[0, 2]", []int64{0, 2}, true}, {"[]", nil, true}, {" [7] ", []int64{7}, true},
 		{"[0, 1, ...]", nil, false}, {"0, 1", nil, false}, {"", nil, false}, {"[a]", nil, false}} {
-		got, ok := parseRanks(tc.s)
+		got, ok := collective.ParseRanks(tc.s)
 		if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("parseRanks(%q) = %v, %v", tc.s, got, ok)
 		}
@@ -215,7 +216,7 @@ func TestMergeAllIsMergeOneByOne(t *testing.T) {
 	if x.String() != y.String() {
 		t.Errorf("MergeAll differs from Merge one at a time")
 	}
-	if b[0].Stragglers.Matched != 30 || b[0].Stragglers.ByRule[0].Matched != 30 {
+	if b[0].Stragglers.Matched != 30 || b[0].Stragglers.ByRule[1].Matched != 30 {
 		t.Errorf("stragglers %+v", b[0].Stragglers.ByRule)
 	}
 	c := rankSummaries(3, 2)

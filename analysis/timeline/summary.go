@@ -39,6 +39,9 @@ type Summary struct {
 	// the longest step of any rank (nil when no rank has a step).
 	Steps       []RankSteps  `json:"steps"`
 	SlowestStep *SlowestStep `json:"slowest_step,omitempty"`
+	// StepRanks are the ranks by median step time and the outliers among them (derived
+	// from Steps; nil without steps).
+	StepRanks *StepRanks `json:"step_ranks,omitempty"`
 	// Stragglers matches collectives across ranks ("stragglers" view).
 	Stragglers Stragglers `json:"stragglers"`
 	// Findings are what the figures above say that matters, derived from them (Findings).
@@ -350,11 +353,18 @@ type Stragglers struct {
 	Ranks []StragglerRank `json:"ranks"`
 	// Worst are the instances that made the ranks wait longest (at most MaxWorst).
 	Worst []Instance `json:"worst"`
+	// ByCollective are the figures per call and process group (CollectiveStat), the most
+	// device time first: at most MaxByCollective, ByCollectiveOmitted the rows left out.
+	ByCollective        []CollectiveStat `json:"by_collective"`
+	ByCollectiveOmitted int              `json:"by_collective_omitted"`
 }
 
 // The rules that match a collective instance across ranks, tried in this order for each
 // kernel (package doc, Stragglers).
 const (
+	// RuleCommsID: the same process group and "Comms Id" (PyTorch's hash of the group, Seq and
+	// communicator; the k-th kernel of that call with the k-th), for collectives.
+	RuleCommsID = "comms-id"
 	// RuleGroupSeq: the same process group and sequence number (and, for a call of several
 	// kernels, the same kernel of it).
 	RuleGroupSeq = "group+seq"
@@ -370,7 +380,7 @@ const (
 )
 
 // Rules are the matching rules in the order they are tried.
-var Rules = []string{RuleGroupSeq, RuleP2P, RuleGroupOrder, RuleOrder}
+var Rules = []string{RuleCommsID, RuleGroupSeq, RuleP2P, RuleGroupOrder, RuleOrder}
 
 // RuleCount is how many instances one rule matched.
 type RuleCount struct {
@@ -400,6 +410,11 @@ type Collective struct {
 	HasSeq  bool   `json:"has_seq,omitempty"`
 	P2P     string `json:"p2p,omitempty"`
 	Peer    int64  `json:"peer,omitempty"`
+	// CommsID is the call's "Comms Id"; Bytes its size (collective.Call.Bytes; 0: unknown);
+	// GroupSize the group's size (0: unknown).
+	CommsID   string `json:"comms_id,omitempty"`
+	Bytes     int64  `json:"bytes,omitempty"`
+	GroupSize int64  `json:"group_size,omitempty"`
 }
 
 // StragglerRank is one rank's part in the matched collectives.
@@ -424,6 +439,8 @@ type Instance struct {
 	Op    string `json:"op,omitempty"`
 	Group string `json:"group,omitempty"`
 	Seq   int64  `json:"seq,omitempty"`
+	// CommsID is the call's "Comms Id" when the rule is RuleCommsID (Seq then its Seq).
+	CommsID string `json:"comms_id,omitempty"`
 	// Rule is the rule that matched it; Ordinal its k (from 0) under that rule.
 	Rule    string `json:"rule"`
 	Ordinal int    `json:"ordinal"`
@@ -533,6 +550,7 @@ func (s *Summary) derive() {
 			}
 		}
 	}
+	s.StepRanks = stepRanks(s.Steps)
 	s.Stragglers.derive()
 	s.Findings = findings(s)
 }

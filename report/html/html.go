@@ -150,6 +150,11 @@ type timelinePage struct {
 	SlowestStep *timeline.SlowestStep    `json:"slowest_step,omitempty"`
 	Stragglers  []timeline.StragglerRank `json:"stragglers"`
 	Findings    []timeline.Finding       `json:"findings"`
+	// The Ranks view's collectives table and heat map (timeline.Stragglers.ByCollective,
+	// timeline.Summary.StepRanks).
+	ByCollective        []timeline.CollectiveStat `json:"by_collective"`
+	ByCollectiveOmitted int                       `json:"by_collective_omitted"`
+	StepRanks           *timeline.StepRanks       `json:"step_ranks,omitempty"`
 }
 
 // kernelsPage is the kernel view: orprof kernels --format json, and the device time by category.
@@ -268,6 +273,8 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		st := slices.DeleteFunc(slices.Clone(t.Steps), func(s timeline.RankSteps) bool { return empty[s.Rank] })
 		p.Timeline = &timelinePage{Ranks: t.Ranks, Breakdown: bd, Idle: t.Idle, Overlap: t.Overlap,
 			Launches: t.Launches, Queue: t.Queue, Steps: st, SlowestStep: t.SlowestStep, Stragglers: t.Stragglers.Ranks, Findings: t.Findings}
+		p.Timeline.ByCollective, p.Timeline.ByCollectiveOmitted = t.Stragglers.ByCollective, t.Stragglers.ByCollectiveOmitted
+		p.Timeline.StepRanks = t.StepRanks
 	}
 	p.Steps = m.Steps
 	if m.Steps != nil {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/orprof/orprof/internal/collective"
 )
 
 // Collectives. PyTorch's c10d wraps every collective and point-to-point call of a process
@@ -25,35 +27,26 @@ import (
 //	                             when c10d counted it: collectives and point-to-point calls
 //	                             count apart)
 //	"Src Rank", "Dst Rank"       the peer's global rank of a recv, a send (integers)
-//	"In msg nelems", "dtype"     the message's element count and type
+//	"In msg nelems", "dtype"     the message's element count and type; "Out msg nelems" the
+//	                             output's
+//	"Comms Id"                   one call's identity on every rank of it (a hash of group, Seq,
+//	                             p2p and communicator; an unsigned 64-bit integer, 2026)
 //
 // The top-level "distributedInfo" repeats each group once ("pg_config": pg_name, pg_desc,
 // pg_size, ranks); the reader does not need it, every call names its group.
 
 // Collective is what a trace says of one collective or point-to-point call (the keys above;
-// absent ones are "" or −1).
-type Collective struct {
-	// Name is the call ("allreduce", "send", …).
-	Name string
-	// Group is the process group's name ("Process Group Name", or "Process Group ID" as a
-	// decimal); GroupDesc its description; Ranks its global ranks as written ("[0, 1]").
-	Group, GroupDesc, Ranks string
-	// GroupSize is "Group size"; Seq the group's sequence number ("Seq"); Src and Dst the
-	// peer's global rank of a point-to-point recv or send; InNelems the input's element count.
-	GroupSize, Seq, Src, Dst, InNelems int64
-	// Dtype is the element type ("Float", …).
-	Dtype string
-}
+// absent ones are "" or −1): package collective's Call, so that its sizes and bandwidths apply.
+type Collective = collective.Call
 
-func newCollective() Collective {
-	return Collective{GroupSize: -1, Seq: -1, Src: -1, Dst: -1, InNelems: -1}
-}
+func newCollective() Collective { return collective.New() }
 
 // collFirst says, per key length, which first bytes a collective key of that length has (bit
 // b−'A' for byte b): mayBeCollective tests it in line, so that no other argument pays a call.
 var collFirst = func() (t [26]uint64) {
 	for _, k := range []string{"Collective name", "Process Group Name", "Process Group ID", "Process Group Description",
-		"Process Group Ranks", "Group size", "Seq", "Src Rank", "Dst Rank", "In msg nelems", "dtype"} {
+		"Process Group Ranks", "Group size", "Seq", "Src Rank", "Dst Rank", "In msg nelems", "dtype",
+		"Out msg nelems", "Comms Id"} {
 		t[len(k)] |= 1 << (k[0] - 'A')
 	}
 	return t
@@ -94,6 +87,10 @@ func collectiveKey(key []byte) uint8 {
 		return collNelems
 	case "dtype":
 		return collDtype
+	case "Out msg nelems":
+		return collOutNelems
+	case "Comms Id":
+		return collCommsID
 	}
 	return 0
 }
@@ -110,6 +107,8 @@ const (
 	collDst
 	collNelems
 	collDtype
+	collOutNelems
+	collCommsID
 )
 
 // collectiveArg reads the value of collective key k (collectiveKey) into the event's entry of
@@ -122,7 +121,7 @@ func (d *decoder) collectiveArg(ev *evFields, k uint8) error {
 	c := &d.comms[ev.comm-1]
 	s := d.s
 	switch k {
-	case collGroupSize, collSeq, collSrc, collDst, collNelems, collGroupID:
+	case collGroupSize, collSeq, collSrc, collDst, collNelems, collOutNelems, collGroupID:
 		v, ok, err := s.Int(false)
 		if !ok {
 			return err
@@ -138,6 +137,8 @@ func (d *decoder) collectiveArg(ev *evFields, k uint8) error {
 			c.Dst = v
 		case collNelems:
 			c.InNelems = v
+		case collOutNelems:
+			c.OutNelems = v
 		case collGroupID:
 			if c.Group == "" {
 				c.Group = strconv.FormatInt(v, 10)
@@ -170,6 +171,10 @@ func (d *decoder) collectiveArg(ev *evFields, k uint8) error {
 		c.Ranks = str
 	case collDtype:
 		c.Dtype = str
+	case collCommsID:
+		if str = strings.TrimSpace(str); str != "null" {
+			c.CommsID = str // a bare integer (read raw: it may pass int64) or a string
+		}
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func commTrace(pad int) string {
 		  "Out msg nelems": 1024, "Group size": 2, "In split size": "[]", "Out split size": "[]",
 		  "Global rank start": 0, "Global rank stride": 2, "Process Group Name": "1",
 		  "Process Group Description": "dp_group", "Process Group Ranks": "[0, 2]", "Rank": 0, "Seq": 7,
-		  "Comms Id": 99, "Is asynchronized op": 0}}`,
+		  "Comms Id": 18446744073709551557, "Is asynchronized op": 0}}`,
 		`{"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": 1, "tid": 10, "ts": 110.000, "dur": 30.000, "args": {"External id": 2}}`,
 		`{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernelExC", "pid": 1, "tid": 10, "ts": 120.000, "dur": 5.000, "args": {"External id": 2, "correlation": 5}}`,
 		`{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 130.000, "dur": 40.000, "args": {"External id": 2, "stream": 7, "correlation": 5}}`,
@@ -63,8 +63,8 @@ type commCollect struct {
 func (c *commCollect) Event(ev *Event) {
 	s := "-"
 	if x := ev.Comm; x != nil {
-		s = fmt.Sprintf("%s pg=%q desc=%q ranks=%q size=%d seq=%d src=%d dst=%d n=%d %s", x.Name, x.Group, x.GroupDesc,
-			x.Ranks, x.GroupSize, x.Seq, x.Src, x.Dst, x.InNelems, x.Dtype)
+		s = fmt.Sprintf("%s pg=%q desc=%q ranks=%q size=%d seq=%d src=%d dst=%d n=%d/%d %s id=%s", x.Name, x.Group,
+			x.GroupDesc, x.Ranks, x.GroupSize, x.Seq, x.Src, x.Dst, x.InNelems, x.OutNelems, x.Dtype, x.CommsID)
 	}
 	c.got = append(c.got, ev.Name+": "+s)
 }
@@ -74,19 +74,19 @@ func (c *commCollect) Event(ev *Event) {
 // such an operator; every other event has none. A parallel read hands over the same.
 func TestCollectiveArgs(t *testing.T) {
 	want := []string{
-		`record_param_comms: allreduce pg="1" desc="dp_group" ranks="[0, 2]" size=2 seq=7 src=-1 dst=-1 n=1024 Float`,
+		`record_param_comms: allreduce pg="1" desc="dp_group" ranks="[0, 2]" size=2 seq=7 src=-1 dst=-1 n=1024/1024 Float id=18446744073709551557`,
 		`nccl:all_reduce: -`,
 		`cudaLaunchKernelExC: -`,
-		`ncclDevKernel_AllReduce_Sum_f32_RING_LL: allreduce pg="1" desc="dp_group" ranks="[0, 2]" size=2 seq=7 src=-1 dst=-1 n=1024 Float`,
+		`ncclDevKernel_AllReduce_Sum_f32_RING_LL: allreduce pg="1" desc="dp_group" ranks="[0, 2]" size=2 seq=7 src=-1 dst=-1 n=1024/1024 Float id=18446744073709551557`,
 		`aten::mm: -`,
 		`cudaLaunchKernel: -`,
 		`sm90_gemm: -`,
-		`record_param_comms: send pg="0" desc="" ranks="" size=2 seq=3 src=-1 dst=1 n=-1 `,
+		`record_param_comms: send pg="0" desc="" ranks="" size=2 seq=3 src=-1 dst=1 n=-1/-1  id=`,
 		`cudaLaunchKernel: -`,
-		`ncclDevKernel_SendRecv: send pg="0" desc="default_pg" ranks="[0, 1]" size=2 seq=3 src=-1 dst=1 n=64 Float`,
-		`record_param_comms: broadcast pg="0" desc="" ranks="[0]" size=1 seq=-1 src=-1 dst=-1 n=-1 `,
+		`ncclDevKernel_SendRecv: send pg="0" desc="default_pg" ranks="[0, 1]" size=2 seq=3 src=-1 dst=1 n=64/64 Float id=`,
+		`record_param_comms: broadcast pg="0" desc="" ranks="[0]" size=1 seq=-1 src=-1 dst=-1 n=-1/-1  id=`,
 		`cudaLaunchKernel: -`,
-		`ncclKernel_Broadcast_RING_LL_Sum_int8_t: broadcast pg="0" desc="" ranks="[0]" size=1 seq=-1 src=-1 dst=-1 n=-1 `,
+		`ncclKernel_Broadcast_RING_LL_Sum_int8_t: broadcast pg="0" desc="" ranks="[0]" size=1 seq=-1 src=-1 dst=-1 n=-1/-1  id=`,
 		`cudaLaunchKernel: -`,
 		`ncclDevKernel_AllGather: -`,
 	}
