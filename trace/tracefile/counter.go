@@ -36,9 +36,9 @@ type counterValue struct {
 }
 
 // counterArgs reads a counter event's args: each member with a number value is a series.
-func (d *decoder) counterArgs(ev *evFields) error {
+func (d *decoder) counterArgs() error {
 	s := d.s
-	ev.ctr = ev.ctr[:0]
+	d.ctr = d.ctr[:0]
 	it := s.ObjectOrSkip()
 	for it.Next() {
 		key := string(it.Key())
@@ -57,27 +57,32 @@ func (d *decoder) counterArgs(ev *evFields) error {
 		if err != nil || math.IsInf(v, 0) {
 			continue
 		}
-		ev.ctr = append(ev.ctr, counterValue{key, v})
+		d.ctr = append(d.ctr, counterValue{key, v})
 	}
 	return it.Err()
 }
 
 // keepCounter adds a counter event's samples to their series.
 func (d *decoder) keepCounter(ev *evFields) {
-	if !ev.hasName || ev.nameErr != nil || !ev.hasTS || ev.tsErr != nil || len(ev.ctr) == 0 {
+	vals := d.ctr
+	d.ctr = d.ctr[:0] // the next counter event's, whatever becomes of this one
+	if !ev.hasName || ev.nameErr != nil || !ev.hasTS || ev.tsErr != nil || len(vals) == 0 {
 		return
 	}
-	cat := ev.catC
+	cat := ""
+	if ev.hasCat {
+		cat = d.ctrCat
+	}
 	proc := strconv.FormatInt(ev.pid, 10)
 	dev := ev.pid
-	if ev.pidStr != nil {
-		proc = string(ev.pidStr)
+	if ev.pidIsStr {
+		proc = string(d.ctrPid)
 		dev = -1
-		if v, ok := firstInt(ev.pidStr); ok {
+		if v, ok := firstInt(d.ctrPid); ok {
 			dev = v
 		}
 	}
-	for _, c := range ev.ctr {
+	for _, c := range vals {
 		d.counterSample(CounterSeries{Cat: cat, Name: d.nameStrs[ev.name], Key: c.key, Process: proc, Device: dev,
 			Samples: 1, FirstNs: ev.tsNs, LastNs: ev.tsNs, Min: c.v, Max: c.v, Last: c.v, Sum: c.v})
 	}

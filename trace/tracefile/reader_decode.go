@@ -57,12 +57,10 @@ type evFields struct {
 	fallback  bool   // args "device_time": "fallback": orprof's drawing of a fallback interval
 	labels    []byte // M process_labels: args.labels (copied)
 	hasLabels bool
-	unused    bool           // the event cannot contribute: its remaining members are only validated
-	comm      int32          // 1 + the index in decoder.comms of its collective args; 0: none
-	flowID    int64          // a flow's "id" (read only for NeedPython)
-	pidStr    []byte         // a counter event's pid when it is a string (copied)
-	catC      string         // a counter event's "cat"
-	ctr       []counterValue // a counter event's series values (counter.go)
+	unused    bool  // the event cannot contribute: its remaining members are only validated
+	comm      int32 // 1 + the index in decoder.comms of its collective args; 0: none
+	flowID    int64 // a flow's "id" (read only for NeedPython)
+	pidIsStr  bool  // a counter event's pid is a string: decoder.ctrPid holds it
 }
 
 // skipArgs names the event arguments a read does not need: they are validated and skipped, and
@@ -135,6 +133,10 @@ type decoder struct {
 	lay      int // the layout of the last event read in one (index into layouts)
 	// factsGen counts the resets of scanFacts (a worker's, one per segment).
 	factsGen uint32
+	// The counter event being read (counter.go): its category, string pid and values.
+	ctrCat string
+	ctrPid []byte
+	ctr    []counterValue
 }
 
 // metaLit starts a metadata event in Kineto's layout.
@@ -579,7 +581,7 @@ func (d *decoder) event() error {
 		return nil // before the fields are reset: two thirds of the MTIA trace's events
 	}
 	*ev = evFields{at: at, seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, memDevID: -1, memAlloc: -1, memRes: -1,
-		labels: ev.labels[:0], ctr: ev.ctr[:0]}
+		labels: ev.labels[:0]}
 	var err error
 	var laid, meta, all bool
 	if phLaid {
@@ -749,7 +751,7 @@ func (d *decoder) member(ev *evFields, m member) error {
 			if c, _ := d.s.Peek(); c == '"' {
 				var v []byte
 				if v, err = d.s.Str(); err == nil {
-					ev.pidStr = append(ev.pidStr[:0], v...)
+					d.ctrPid, ev.pidIsStr = append(d.ctrPid[:0], v...), true
 					ev.pid, _, _ = parseIDString(v)
 				}
 				break
@@ -760,7 +762,7 @@ func (d *decoder) member(ev *evFields, m member) error {
 		ev.tid, ev.node, ev.remote, err = d.idValue()
 	case memberArgs:
 		if ev.ph == 'C' {
-			err = d.counterArgs(ev)
+			err = d.counterArgs()
 		} else if ev.hasCat && ev.cat == catPython {
 			err = d.s.Skip() // a python_function event's args say nothing a consumer reads
 		} else {
@@ -824,8 +826,8 @@ func (d *decoder) phValue(ev *evFields) error {
 
 func (d *decoder) catValue(ev *evFields) error {
 	v, ok, err := d.s.StrOrSkip()
-	if ok && ev.ph == 'C' {
-		ev.catC = string(v)
+	if ok && ev.ph == 'C' && string(v) != d.ctrCat {
+		d.ctrCat = string(v)
 	}
 	if ok {
 		ev.cat, ev.hasCat = classifyCat(v), true
@@ -1019,7 +1021,7 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 	case trace.ArgCorrelation:
 		ev.corr, err = d.argInt(ev.corr)
 	case trace.ArgStream:
-		if v, ok, e := d.intOrString(); ok {
+		if v, ok, e := d.argIntOK(); ok {
 			ev.stream, ev.hasStream = v, true
 		} else {
 			err = e
@@ -1084,13 +1086,28 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 	return err
 }
 
-// argInt reads an integer argument; a value of another type leaves def in place.
+// argInt reads an integer argument (intOrString); a value of another type leaves def in place.
 func (d *decoder) argInt(def int64) (int64, error) {
-	v, ok, err := d.intOrString()
+	var v int64
+	var ok bool
+	var err error
+	if c, _ := d.s.Peek(); c == '"' {
+		v, ok, err = d.intOrString()
+	} else {
+		v, ok, err = d.s.Int(false)
+	}
 	if !ok {
 		return def, err
 	}
 	return v, nil
+}
+
+// argIntOK is intOrString with the number's path first.
+func (d *decoder) argIntOK() (int64, bool, error) {
+	if c, _ := d.s.Peek(); c == '"' {
+		return d.intOrString()
+	}
+	return d.s.Int(false)
 }
 
 // intOrString reads an integer written as a number or as a string holding one: PyTorch's
