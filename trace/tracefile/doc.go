@@ -63,8 +63,8 @@
 // "correlation", "stream", "Sequence number", "Fwd thread id", a collective's sizes) is read
 // whether it is a number or a string holding one, as typed metadata (kineto #1464, #1482)
 // writes numbers where older builds wrote quoted strings; a ts or dur that is a string holding
-// a number is read as that number; arguments of another type are ignored. JSON text is UTF-8: an event name that is not is read
-// with U+FFFD for its invalid bytes, as JSON decoders read it, and counted in Data.BadNames (a
+// a number is read as that number; arguments of another type are ignored. JSON text is
+// UTF-8: an event name that is not is read with U+FFFD for its invalid bytes, as JSON decoders read it, and counted in Data.BadNames (a
 // warning) rather than refused: one name is no reason to lose a whole trace, and a trace
 // viewer in a browser, which decodes the file the same way, shows it so too. An empty array, or an empty
 // "traceEvents", is a valid trace with no events. Gzip input may hold several members (as gzip -d reads them); bytes after
@@ -77,8 +77,8 @@
 // Which events: "X" events whose cat is cpu_op or user_annotation (host operators), a
 // *_runtime or *_driver call (host runtime events), or a device activity (kernel, gpu_memcpy,
 // gpu_memset, gpu_user_annotation, cuda_sync, cuda_profiler_range, mtia_ccp_events,
-// mtia_workloadd, hpu_op, cuda_event). An "X" event without cat is a host operator (the legacy exporter
-// writes none). python_function (hidden by PyTorch unless verbose), Trace spans, overhead and
+// mtia_workloadd, hpu_op, cuda_event). An "X" event without cat is a host operator (the
+// legacy exporter writes none). python_function (hidden by PyTorch unless verbose), Trace spans, overhead and
 // any other category, counters, flows, metadata and B/E events are not FunctionEvents. Names
 // PyTorch filters (events.FilterName) are dropped.
 //
