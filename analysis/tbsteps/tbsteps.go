@@ -172,8 +172,8 @@ func (c *Collector) Event(ev *tracefile.Event) {
 		c.p.runtime(sp, ev.Correlation)
 	case ev.Kind == tracefile.KindScopeMetrics:
 		// a metrics slice over a kernel, not device work of its own
-	case ev.Kind == tracefile.KindDeviceAnnotation:
-		// a device-side range: no role
+	case ev.Kind == tracefile.KindDeviceAnnotation || ev.Kind == tracefile.KindEventRecord:
+		// a device-side range, a CUDA event record (the plugin reads no cuda_event): no role
 	case ev.Kind.Device():
 		role, ok := c.roles[ev.Name]
 		if !ok {

@@ -129,12 +129,12 @@ func Classify(name string) Class {
 	return ClassOf(k, kernels.Default().Of(k, name))
 }
 
-// ClassOf is the class of device work of kind k in category c: a device-side range or a scope
-// profiler's metrics slice is an annotation (not work); communication and memory are theirs;
+// ClassOf is the class of device work of kind k in category c: a device-side range, a scope
+// profiler's metrics slice or a CUDA event record is an annotation (not work); communication and memory are theirs;
 // other is a wait when the work is a synchronization; every kind of computation is computation.
 func ClassOf(k tracefile.Kind, c kernels.Category) Class {
 	switch {
-	case k == tracefile.KindDeviceAnnotation || k == tracefile.KindScopeMetrics:
+	case k == tracefile.KindDeviceAnnotation || k == tracefile.KindScopeMetrics || k == tracefile.KindEventRecord:
 		return Annotation
 	case c == kernels.Communication:
 		return Communication

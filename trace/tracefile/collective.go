@@ -122,7 +122,7 @@ func (d *decoder) collectiveArg(ev *evFields, k uint8) error {
 	s := d.s
 	switch k {
 	case collGroupSize, collSeq, collSrc, collDst, collNelems, collOutNelems, collGroupID:
-		v, ok, err := s.Int(false)
+		v, ok, err := d.intOrString()
 		if !ok {
 			return err
 		}

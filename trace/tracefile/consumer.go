@@ -160,10 +160,14 @@ const (
 	// KindFlow is one end of a fwdbwd flow (NeedPython), at its time on its thread: it ties
 	// an autograd node run in backward to the forward op that made it (FlowID, FlowStart).
 	KindFlow
+	// KindEventRecord is a CUDA event record reached on the device (cat cuda_event, named
+	// "cudaEvent"): a marker on its stream, 1 ns long, that Event Syncs wait on. It is a
+	// device event but not device time, and no op's.
+	KindEventRecord
 )
 
 var kindNames = [...]string{"op", "user_annotation", "runtime", "kernel", "memcpy", "memset", "sync",
-	"device_annotation", "device_other", "scope_metrics", "memory", "python", "flow"}
+	"device_annotation", "device_other", "scope_metrics", "memory", "python", "flow", "event_record"}
 
 // String returns the kind's lower-case name ("op", "kernel", …).
 func (k Kind) String() string {
@@ -174,7 +178,7 @@ func (k Kind) String() string {
 }
 
 // Device reports whether the event runs on a device.
-func (k Kind) Device() bool { return k >= KindKernel && k <= KindScopeMetrics }
+func (k Kind) Device() bool { return k >= KindKernel && k <= KindScopeMetrics || k == KindEventRecord }
 
 // Host reports whether the event is a host operator or user annotation (what the table's rows
 // are made of).
@@ -184,7 +188,7 @@ func (k Kind) Host() bool { return k <= KindUserAnnotation }
 // not a device-side annotation or a scope profiler's metrics slice (the table's device total
 // counts the same events).
 func (k Kind) DeviceTime() bool {
-	return k.Device() && k != KindDeviceAnnotation && k != KindScopeMetrics
+	return k.Device() && k != KindDeviceAnnotation && k != KindScopeMetrics && k != KindEventRecord
 }
 
 // Event is one converted trace event as a Consumer sees it.

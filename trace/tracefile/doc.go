@@ -18,7 +18,13 @@
 //	                            gpu_memset, gpu_user_annotation, cuda_sync, …
 //	Kineto ns-resolution        ts/dur floats with more than three decimals             rounded ns  1 external-id
 //	CUPTI range profiler        cuda_profiler_range kernels with no correlation          µs          3 order
-//	ROCm                        as 2024+, HIP kernels under cat kernel                  µs          1 external-id
+//	ROCm                        as 2024+, HIP kernels under cat kernel; since kineto    µs          1 external-id
+//	                            #1424 tid and "stream" are the HIP stream's index on
+//	                            the device, "hsa_queue" the hardware queue
+//	Kineto 2026                 "Stream Sync" on tid stream + 1000000 ("stream N        µs, or a    1 external-id
+//	                            (sync)"); cuda_event; "C" counters (hardware_counters,  string
+//	                            pid "GPU N Counters"); typed metadata: numbers or
+//	                            strings holding them; PyTorch's Python exporter
 //	MTIA / HPU                  mtia_runtime, mtia_ccp_events, mtia_workloadd, hpu_op;  µs          2 launch (runFunction),
 //	                            own rows as in PyTorch, which attaches none to ops                  4 enclosing (dma_request)
 //	graph replay                kernels carry their cudaGraphLaunch's correlation       µs          2 launch
@@ -53,9 +59,12 @@
 // the event array that is not an object; an event without a one-letter "ph" string, or whose
 // "ph" is not a Trace Event Format type; and an event the reader uses (below) with a missing or
 // mistyped name/ts/dur, a negative dur, or an out-of-range time. Events of known types the
-// reader does not use are not looked into, and arguments of an unexpected type (an "External
-// id" that is a string, say) are ignored. JSON text is UTF-8: an event name that is not is read
-// with U+FFFD for its invalid bytes, as JSON decoders read it, and counted in Data.BadNames (a
+// reader does not use are not looked into. An integer argument (rank, "External id",
+// "correlation", "stream", "Sequence number", "Fwd thread id", a collective's sizes) is read
+// whether it is a number or a string holding one, as typed metadata (kineto #1464, #1482)
+// writes numbers where older builds wrote quoted strings; a ts or dur that is a string holding
+// a number is read as that number; arguments of another type are ignored. JSON text is
+// UTF-8: an event name that is not is read with U+FFFD for its invalid bytes, as JSON decoders read it, and counted in Data.BadNames (a
 // warning) rather than refused: one name is no reason to lose a whole trace, and a trace
 // viewer in a browser, which decodes the file the same way, shows it so too. An empty array, or an empty
 // "traceEvents", is a valid trace with no events. Gzip input may hold several members (as gzip -d reads them); bytes after
@@ -68,12 +77,24 @@
 // Which events: "X" events whose cat is cpu_op or user_annotation (host operators), a
 // *_runtime or *_driver call (host runtime events), or a device activity (kernel, gpu_memcpy,
 // gpu_memset, gpu_user_annotation, cuda_sync, cuda_profiler_range, mtia_ccp_events,
-// mtia_workloadd, hpu_op). An "X" event without cat is a host operator (the legacy exporter
-// writes none). python_function (hidden by PyTorch unless verbose), Trace spans, overhead and
+// mtia_workloadd, hpu_op, cuda_event). An "X" event without cat is a host operator (the
+// legacy exporter writes none). python_function (hidden by PyTorch unless verbose), Trace spans, overhead and
 // any other category, counters, flows, metadata and B/E events are not FunctionEvents. Names
 // PyTorch filters (events.FilterName) are dropped.
 //
+// Streams: a device event's stream is its "stream" argument, else its tid. Since kineto #1356
+// a "Stream Sync" is drawn on tid stream + 1000000 ("stream N (sync)") while its "stream"
+// still names stream N, so it belongs to stream N. A cuda_event ("cudaEvent", 1 ns: a
+// cudaEventRecord reached on the device) is KindEventRecord, a device event that is no device
+// time and no op's; in the table it is the CPU row PyTorch makes of it (deviceTypeFromActivity
+// has no case for CUDA_EVENT). One with ts 0, which CUPTI before CUDA 12.8 gives it, is left
+// out. Counter ("C") events of the Kineto form are series, never events: Data.Counters
+// (CounterSeries) by cat, name, args key and pid as written, CUPTI PM sampling's "GPU N
+// Counters" naming device N.
+//
 // Times: legacy events keep the float µs the file holds (StartUs = ts, EndUs = ts + dur).
+// Kineto-form times are read as ns from their decimal text: three decimals exactly, more
+// rounded half away from zero (exactly: µs since the epoch exceed a float64's ns).
 // Kineto events are read as integer ns and made relative to the profile start, which is the
 // start of the "PyTorch Profiler (N)" Trace span when the file has one (PyTorch writes that
 // span from the same start time its parser subtracts, so the floats come out bit-identical),

@@ -79,6 +79,10 @@ type Data struct {
 	// BadNameFirst is the first as it was in the file.
 	BadNames     int
 	BadNameFirst string
+	// Counters are the series of the trace's counter ("C") events, in the order they first
+	// appear (Kineto form only): hardware metrics sampled over time, which are never device
+	// activity.
+	Counters []CounterSeries
 }
 
 // Warnings are the one-line notes a reader of the table should see: trace events skipped as

@@ -1,6 +1,7 @@
 package tracefile
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"slices"
@@ -63,6 +64,7 @@ type evFields struct {
 	unused    bool  // the event cannot contribute: its remaining members are only validated
 	comm      int32 // 1 + the index in decoder.comms of its collective args; 0: none
 	flowID    int64 // a flow's "id" (read only for NeedPython)
+	pidIsStr  bool  // a counter event's pid is a string: decoder.ctrPid holds it
 }
 
 // skipArgs names the event arguments a read does not need: they are validated and skipped, and
@@ -135,6 +137,10 @@ type decoder struct {
 	lay      int // the layout of the last event read in one (index into layouts)
 	// factsGen counts the resets of scanFacts (a worker's, one per segment).
 	factsGen uint32
+	// The counter event being read (counter.go): its category, string pid and values.
+	ctrCat string
+	ctrPid []byte
+	ctr    []counterValue
 }
 
 // metaLit starts a metadata event in Kineto's layout.
@@ -275,6 +281,10 @@ type scanFacts struct {
 	// read count theirs apart, merge removes the repeats it can see).
 	badNames  []string
 	nBadNames int
+
+	// counters are the counter events' series in file order (counter.go).
+	counters  []CounterSeries
+	counterOf map[counterKey]int
 }
 
 // maxBadNames bounds the names that are not valid UTF-8 kept to tell repeats apart.
@@ -317,6 +327,9 @@ func (f *scanFacts) merge(o *scanFacts) {
 	f.skipped += o.skipped
 	if f.skipFirst == nil {
 		f.skipFirst = o.skipFirst
+	}
+	for _, c := range o.counters {
+		f.counterSample(c)
 	}
 	f.nBadNames += o.nBadNames
 	for _, n := range o.badNames {
@@ -441,7 +454,7 @@ func (d *decoder) distributedInfo() error {
 		if string(it.Key()) == "rank" {
 			var v int64
 			var ok bool
-			if v, ok, err = s.Int(false); ok && v >= 0 {
+			if v, ok, err = d.intOrString(); ok && v >= 0 {
 				d.rank, d.hasRank = v, true
 			}
 		} else {
@@ -738,11 +751,23 @@ func (d *decoder) member(ev *evFields, m member) error {
 	case memberDur:
 		err = d.timeValue(ev, true)
 	case memberPid:
+		if ev.ph == 'C' {
+			if c, _ := d.s.Peek(); c == '"' {
+				var v []byte
+				if v, err = d.s.Str(); err == nil {
+					d.ctrPid, ev.pidIsStr = append(d.ctrPid[:0], v...), true
+					ev.pid, _, _ = parseIDString(v)
+				}
+				break
+			}
+		}
 		ev.pid, _, _, err = d.idValue()
 	case memberTid:
 		ev.tid, ev.node, ev.remote, err = d.idValue()
 	case memberArgs:
-		if ev.hasCat && ev.cat == catPython {
+		if ev.ph == 'C' {
+			err = d.counterArgs()
+		} else if ev.hasCat && ev.cat == catPython {
 			err = d.s.Skip() // a python_function event's args say nothing a consumer reads
 		} else {
 			err = d.args(ev)
@@ -789,6 +814,8 @@ func (d *decoder) unused(ev *evFields) bool {
 		return d.format != Kineto || ev.hasName && d.nameFlags[ev.name]&(nameMemory|nameOOM) == 0
 	case 'M':
 		return ev.hasName && d.nameFlags[ev.name]&nameProcessLabels == 0
+	case 'C':
+		return d.format != Kineto
 	}
 	return true
 }
@@ -803,9 +830,12 @@ func (d *decoder) phValue(ev *evFields) error {
 
 func (d *decoder) catValue(ev *evFields) error {
 	v, ok, err := d.s.StrOrSkip()
+	if ok && ev.ph == 'C' && string(v) != d.ctrCat {
+		d.ctrCat = string(v)
+	}
 	if ok {
 		ev.cat, ev.hasCat = classifyCat(v), true
-		if ev.cat >= catDevGeneric && ev.cat <= catDevHPU {
+		if ev.cat >= catDevGeneric && ev.cat <= catDevEvent {
 			ev.devKind, ev.rangeProf = deviceKind(v), string(v) == "cuda_profiler_range"
 		}
 	}
@@ -867,11 +897,24 @@ func (d *decoder) timeNumber(key string, isDur bool) (ns int64, us float64, prob
 		}
 	}
 	at := s.Offset()
-	if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
+	var tok []byte
+	var kind jsonscan.NumKind
+	switch c {
+	case '"':
+		// A time written as a string ("1234.567"): read as the number it holds.
+		if tok, err = s.Str(); err != nil {
+			return 0, 0, nil, err
+		}
+		var ok bool
+		if kind, ok = jsonscan.NumGrammar(tok); !ok {
+			return 0, 0, s.ErrAt(at, "%q is a string, not a number", key), nil
+		}
+	case '{', '[', 't', 'f', 'n':
 		problem = s.ErrAt(at, "%q is %s, not a number", key, s.ValueKind())
 		return 0, 0, problem, s.Skip()
+	default:
+		tok, kind, err = s.Num()
 	}
-	tok, kind, err := s.Num()
 	switch {
 	case err != nil:
 		return 0, 0, nil, err
@@ -982,7 +1025,7 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 	case trace.ArgCorrelation:
 		ev.corr, err = d.argInt(ev.corr)
 	case trace.ArgStream:
-		if v, ok, e := d.s.Int(false); ok {
+		if v, ok, e := d.argIntOK(); ok {
 			ev.stream, ev.hasStream = v, true
 		} else {
 			err = e
@@ -1053,9 +1096,16 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 	return err
 }
 
-// argInt reads an integer argument; a value of another type leaves def in place.
+// argInt reads an integer argument (intOrString); a value of another type leaves def in place.
 func (d *decoder) argInt(def int64) (int64, error) {
-	v, ok, err := d.s.Int(false)
+	var v int64
+	var ok bool
+	var err error
+	if c, _ := d.s.Peek(); c == '"' {
+		v, ok, err = d.intOrString()
+	} else {
+		v, ok, err = d.s.Int(false)
+	}
 	if !ok {
 		return def, err
 	}
@@ -1076,6 +1126,35 @@ func (d *decoder) argFloat32(def float32) (float32, error) {
 		return def, nil
 	}
 	return float32(v), nil
+}
+
+// argIntOK is intOrString with the number's path first.
+func (d *decoder) argIntOK() (int64, bool, error) {
+	if c, _ := d.s.Peek(); c == '"' {
+		return d.intOrString()
+	}
+	return d.s.Int(false)
+}
+
+// intOrString reads an integer written as a number or as a string holding one: PyTorch's
+// typed metadata (kineto #1464, #1482) writes numbers where older builds wrote pre-quoted
+// strings, and a reader of either era sees both. Any other value is skipped (ok false).
+func (d *decoder) intOrString() (v int64, ok bool, err error) {
+	s := d.s
+	if c, _ := s.Peek(); c != '"' {
+		return s.Int(false)
+	}
+	str, err := s.Str()
+	if err != nil {
+		return 0, false, err
+	}
+	tok := bytes.TrimSpace(str)
+	kind, ok := jsonscan.NumGrammar(tok)
+	if !ok {
+		return 0, false, nil
+	}
+	v, ok = jsonscan.IntOf(tok, kind, false)
+	return v, ok, nil
 }
 
 // inputDims reads the "Input Dims" value and returns the index of its Python rendering.

@@ -259,7 +259,7 @@ func TestDialects(t *testing.T) {
 		td := readString(t, kineto(`"distributedInfo": {"backend": "nccl", "rank": 7, "world_size": 8}, `, "cpu_op", "cuda_runtime", "kernel", "External id", 5, 5, 5))
 		assert.True(t, td.HasRank)
 		assert.Equal(t, int64(7), td.Rank)
-		for in, want := range map[string]bool{`"distributedInfo": {"rank": "7"}, `: false, `"distributedInfo": 3, `: false,
+		for in, want := range map[string]bool{`"distributedInfo": {"rank": "7"}, `: true, `"distributedInfo": {"rank": "r7"}, `: false, `"distributedInfo": 3, `: false,
 			`"distributedInfo": {"rank": -1}, `: false, `"distributedInfo": {"rank": 0}, `: true} {
 			assert.Equal(t, want, readString(t, kineto(in, "cpu_op", "cuda_runtime", "kernel", "External id", 5, 5, 5)).HasRank, in)
 		}

@@ -28,8 +28,11 @@ func (d *decoder) keep(ev *evFields) error {
 			d.keepPython(ev)
 		}
 		return nil
+	case 'C':
+		d.keepCounter(ev) // counters are series of their own, never FunctionEvents
+		return nil
 	default:
-		return nil // flows, counters, async and B/E events are not FunctionEvents
+		return nil // flows, async and B/E events are not FunctionEvents
 	}
 	cat := ev.cat
 	if !ev.hasCat {
@@ -48,6 +51,12 @@ func (d *decoder) keep(ev *evFields) error {
 	case catRuntimeCUDA, catRuntimeXPU, catRuntimeMTIA, catRuntimePU1, catRuntimeOther:
 		kind = rawRuntime
 	case catDevGeneric, catDevUserAnnotation, catDevMTIA, catDevHPU:
+		kind = rawDevice
+	case catDevEvent:
+		if ev.hasTS && ev.tsErr == nil && ev.tsNs == 0 {
+			// Before CUDA 12.8 CUPTI gives the record no device time; Kineto writes 0.
+			return nil
+		}
 		kind = rawDevice
 	case catTrace:
 		if d.format == Kineto && ev.hasName && ev.hasTS && ev.tsErr == nil &&

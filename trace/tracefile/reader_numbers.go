@@ -60,6 +60,9 @@ func parseMicrosToNs(tok []byte, kind jsonscan.NumKind) (int64, bool) {
 			return ip*1000 + frac, true
 		}
 	}
+	if ns, ok := decimalMicrosToNs(tok); ok {
+		return ns, true
+	}
 	f, err := strconv.ParseFloat(jsonscan.Bstr(tok), 64)
 	if err != nil {
 		return 0, false
@@ -69,6 +72,44 @@ func parseMicrosToNs(tok []byte, kind jsonscan.NumKind) (int64, bool) {
 		return 0, false
 	}
 	return int64(ns), true
+}
+
+// decimalMicrosToNs converts a µs token with more than three decimals and no exponent to ns
+// exactly: the digits past the third decimal round half away from zero, as math.Round does,
+// but without a float64's 53 bits, which lose the ns of a µs time since the epoch
+// (1.7e15 µs). It reports false for any other token.
+func decimalMicrosToNs(tok []byte) (int64, bool) {
+	neg := len(tok) > 0 && tok[0] == '-'
+	t := tok
+	if neg {
+		t = t[1:]
+	}
+	dot := bytes.IndexByte(t, '.')
+	if dot <= 0 || len(t)-dot-1 <= 3 || dot > 16 {
+		return 0, false
+	}
+	var v int64
+	for i, c := range t {
+		if i == dot {
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if i < dot+4 {
+			if v > (math.MaxInt64-9)/10 {
+				return 0, false
+			}
+			v = v*10 + int64(c-'0')
+		}
+	}
+	if rest := t[dot+4:]; rest[0] >= '5' && v < math.MaxInt64 {
+		v++ // half away from zero: a 5 or more in the first dropped digit
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // parseFloatTok parses a number token into the float64 Python's float() would give.

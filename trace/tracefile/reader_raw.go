@@ -35,6 +35,7 @@ const (
 	catDevUserAnnotation              // gpu_user_annotation
 	catDevMTIA                        // mtia_ccp_events, mtia_workloadd
 	catDevHPU                         // hpu_op
+	catDevEvent                       // cuda_event: a cudaEventRecord reached on the device
 	catTrace                          // "Trace" spans (one per profiler buffer)
 	catInstant                        // cpu_instant_event
 	catDevScopeMetrics                // a scope profiler's "metrics: <kernel>" slice (cat "kernel"): set by keep
@@ -67,6 +68,8 @@ func classifyCat(b []byte) uint8 {
 		return catDevMTIA
 	case "hpu_op":
 		return catDevHPU
+	case "cuda_event":
+		return catDevEvent
 	case "Trace":
 		return catTrace
 	case "cpu_instant_event":
@@ -96,6 +99,8 @@ func deviceKind(b []byte) Kind {
 		return KindDeviceAnnotation
 	case "mtia_workloadd":
 		return KindDeviceOther
+	case "cuda_event":
+		return KindEventRecord
 	}
 	return KindKernel // kernel, Kernel, cuda_profiler_range, mtia_ccp_events, hpu_op
 }

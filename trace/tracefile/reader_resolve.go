@@ -132,6 +132,8 @@ func (d *decoder) traceDevice() (devices.Type, string) {
 // accelerator is trace.
 func deviceEventType(cat uint8, trace devices.Type) devices.Type {
 	switch {
+	case cat == catDevEvent:
+		return devices.CPU // PyTorch's deviceTypeFromActivity has no case for CUDA_EVENT
 	case cat == catDevHPU:
 		return devices.HPU
 	case trace == devices.PrivateUse1:
@@ -412,6 +414,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	d.startEarly(times)
 	lk := d.linkRaws(td.Device, times)
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
+	td.Counters = d.counters
 	if td.BadNames = d.nBadNames; td.BadNames > 0 {
 		td.BadNameFirst = d.badNames[0]
 	}
@@ -923,8 +926,8 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 // mayLink reports whether a device record can be charged to an operator under the rules in
 // force (all: LinkAll on a Kineto trace).
 func (d *decoder) mayLink(r *rawEvent, trace devices.Type, all bool) bool {
-	if r.cat == catDevScopeMetrics {
-		return false // a scope profiler's metrics slice: its kernel's time, not its own
+	if r.cat == catDevScopeMetrics || r.cat == catDevEvent {
+		return false // a scope profiler's metrics slice (its kernel's time), an event record
 	}
 	if !all {
 		return attachable(deviceEventType(r.cat, trace)) && (r.extID > 0 || r.corr > 0)
@@ -1028,7 +1031,7 @@ func (d *decoder) deviceLinkReport(lk *links, trace devices.Type, times func(*ra
 			continue
 		}
 		k++
-		if r.kind != rawDevice || r.cat == catDevUserAnnotation || r.cat == catDevScopeMetrics {
+		if r.kind != rawDevice || r.cat == catDevUserAnnotation || r.cat == catDevScopeMetrics || r.cat == catDevEvent {
 			continue
 		}
 		start, end := times(r)

@@ -621,7 +621,7 @@ func TestReaderIgnoredProblems(t *testing.T) {
 		{"ph": "M", "name": "thread_name", "ts": "whenever", "args": {"name": 1}},
 		{"ph": "X", "cat": "python_function", "name": "f", "ts": 1, "dur": -3},
 		{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 2, "tid": [1],
-		 "args": {"External id": "7", "Sequence number": 1.5, "Call stack": 3, "Input Dims": "none"}}
+		 "args": {"External id": "id 7", "Sequence number": 1.5, "Call stack": 3, "Input Dims": "none"}}
 	]}`
 	td, err := Read(strings.NewReader(in), "ok.json", Options{})
 	require.NoError(t, err)
