@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/events"
@@ -14,13 +15,13 @@ import (
 	"github.com/orprof/orprof/internal/quote"
 )
 
-const exportUsage = `usage: orprof export -o DIR [flags] TRACE...   (TRACE: a .json or .json.gz trace, or a directory of them (one per rank))
+const exportUsage = `usage: orprof export -o DIR [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), or - for stdin (alone))
 
 Writes Parquet tables of the traces for SQL engines (DuckDB, Polars, Spark, BigQuery): one
 directory per table under DIR (kernels, ops, steps, collectives, idle, memory), one file per
 rank in each, DIR/TABLE/rank-NNNNN.parquet. The schema is docs/schema.md; queries, docs/fleet.md.`
 
-func runExport(args []string, stdout, stderr io.Writer) int {
+func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export", exportUsage, stderr)
 	out := fs.String("o", "", "the `DIR` to write the tables under (created when missing; other ranks' files in it are kept)")
 	byShape := fs.Bool("group-by-input-shape", false, "group the ops table's rows by input shapes too")
@@ -44,10 +45,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	case *byStackN < 0:
 		return fail(stderr, "export: --group-by-stack-n %d: must be ≥ 0", *byStackN)
 	}
-	for _, p := range pos {
-		if p == "-" {
-			return fail(stderr, "export: - (stdin): export reads trace files; give a path")
-		}
+	if slices.Contains(pos, "-") && len(pos) > 1 {
+		return fail(stderr, "export: - (stdin) can only be read alone")
 	}
 	var rules *kernels.Rules
 	if *rulesPath != "" {
@@ -58,7 +57,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		rules = r
 	}
 	for _, in := range pos {
-		if outfile.Same(in, *out) {
+		if in != "-" && outfile.Same(in, *out) {
 			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
 		}
 	}
@@ -68,14 +67,14 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	printWarnings(stderr, warns)
 	for _, in := range paths {
-		if outfile.Same(in, *out) {
+		if in != "-" && outfile.Same(in, *out) {
 			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
 		}
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
 	files, warns, err := export.Export(paths, *out, export.Options{
 		Grouping:         events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN},
-		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()),
+		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()), Stdin: stdin,
 	})
 	if err != nil {
 		return fail(stderr, "export: %v", err)
