@@ -14,6 +14,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/analysis/tbsteps"
@@ -40,6 +41,9 @@ type Options struct {
 	Version string
 	// Stdin is read for the path "-" (nil: os.Stdin); the files name it "<stdin>".
 	Stdin io.Reader
+	// OpsTree writes the ops_tree table too: the read walks PyTorch's op tree as it makes the
+	// ops rows, which costs CPU and memory the other tables do not need.
+	OpsTree bool
 }
 
 // rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once.
@@ -170,6 +174,12 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	}
 	path = in.Name
 	rw := newRows(o.Rules)
+	var tree *flame.Builder
+	var walk func(*events.TreeEvent)
+	if o.OpsTree {
+		tree = flame.NewBuilder()
+		walk = tree.Add
+	}
 	tc := timeline.NewConsumer(timeline.DefaultOptions(), o.Rules)
 	steps := tbsteps.NewCollector()
 	rank := int64(pos)
@@ -184,7 +194,7 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	}
 	name := func(table string) string { return filepath.Join(tmp, table, strconv.Itoa(pos)+".parquet") }
 	av, err := in.ReadAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{rw, tc, steps}, Position: pos,
+		Consumers: []tracefile.Consumer{rw, tc, steps}, Position: pos, Tree: walk,
 		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link}, o.Grouping)
 	if err != nil {
 		return res, err
@@ -206,7 +216,11 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 		})
 		kfile.Table, kfile.Rank = TableKernels, rank
 	})
-	err = writeSmall(&res, path, pos, rank, av, rw, tc.Summary(), steps.Summary(), o, name, meta)
+	var ft *flame.Tree
+	if tree != nil {
+		ft = tree.Tree()
+	}
+	err = writeSmall(&res, path, pos, rank, av, rw, tc.Summary(), steps.Summary(), ft, o, name, meta)
 	wg.Wait()
 	if kerr != nil {
 		return res, fmt.Errorf("%s: kernels: %v", quote.String(path), kerr)
@@ -221,7 +235,7 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 // writeSmall writes the tables of one trace other than kernels (each a few rows per op, step,
 // stream or memory record) and adds their files to res.
 func writeSmall(res *result, path string, pos int, rank int64, av *tracefile.Averages, rw *rows, tl *timeline.Summary,
-	tb *tbsteps.Summary, o Options, name func(string) string, meta func(string) []parquet.WriterOption) error {
+	tb *tbsteps.Summary, ft *flame.Tree, o Options, name func(string) string, meta func(string) []parquet.WriterOption) error {
 	sum := ranks.SummarizeAverages(av, path, pos, o.Grouping)
 	add := func(table string, f File, err error) error {
 		if err != nil {
@@ -262,7 +276,37 @@ func writeSmall(res *result, path string, pos int, rank int64, av *tracefile.Ave
 		rw.mem[i].Rank = rank
 	}
 	f, err = writeRows(name(TableMemory), meta(TableMemory), rw.mem)
-	return add(TableMemory, f, err)
+	if err := add(TableMemory, f, err); err != nil || ft == nil {
+		return err
+	}
+	f, err = writeRows(name(TableOpsTree), meta(TableOpsTree), treeRows(rank, ft))
+	return add(TableOpsTree, f, err)
+}
+
+// treeRows are the nodes of one rank's op call tree in depth-first order (a node before its
+// children, children in the order their path first occurs), numbered from 0 in that order.
+func treeRows(rank int64, t *flame.Tree) []OpTreeRow {
+	if t == nil || t.Root == nil {
+		return nil
+	}
+	out := make([]OpTreeRow, 0, t.Nodes)
+	var path []string
+	var walk func(n *flame.Node, parent *int64)
+	walk = func(n *flame.Node, parent *int64) {
+		path = append(path, n.Name)
+		id := int64(len(out))
+		out = append(out, OpTreeRow{Rank: rank, Node: id, Parent: parent, Depth: int64(len(path)), Name: n.Name,
+			Kernel: n.Kernel, Path: slices.Clone(path), Calls: n.Calls, CPUNs: n.CPU, SelfCPUNs: n.SelfCPU,
+			DeviceNs: n.Device, SelfDeviceNs: n.SelfDevice})
+		for _, c := range n.Children {
+			walk(c, &id)
+		}
+		path = path[:len(path)-1]
+	}
+	for _, c := range t.Root.Children {
+		walk(c, nil)
+	}
+	return out
 }
 
 // stepRows are the steps table's rows of one rank: the timeline's steps, each with the

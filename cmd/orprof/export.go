@@ -18,8 +18,8 @@ import (
 const exportUsage = `usage: orprof export -o DIR [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), or - for stdin (alone))
 
 Writes Parquet tables of the traces for SQL engines (DuckDB, Polars, Spark, BigQuery): one
-directory per table under DIR (kernels, ops, steps, collectives, idle, memory), one file per
-rank in each, DIR/TABLE/rank-NNNNN.parquet. The schema is docs/schema.md; queries, docs/fleet.md.`
+directory per table under DIR (kernels, ops, steps, collectives, idle, memory; ops_tree with
+--ops-tree), one file per rank in each, DIR/TABLE/rank-NNNNN.parquet. The schema is docs/schema.md; queries, docs/fleet.md.`
 
 func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export", exportUsage, stderr)
@@ -28,6 +28,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	byStackN := fs.Int("group-by-stack-n", 0, "group the ops table's rows by the first `N` stack frames too")
 	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
 	rulesPath := fs.String("rules", "", "a `FILE` of kernel category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
+	opsTree := fs.Bool("ops-tree", false, "write the ops_tree table too: one row per op call path (PyTorch's tree) with its CPU and device time, self and total (more CPU and memory)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors and warnings (default: one line per table written)")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
@@ -75,6 +76,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	files, warns, err := export.Export(paths, *out, export.Options{
 		Grouping:         events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN},
 		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()), Stdin: stdin,
+		OpsTree: *opsTree,
 	})
 	if err != nil {
 		return fail(stderr, "export: %v", err)
@@ -86,6 +88,9 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			rows[f.Table] += f.Rows
 		}
 		for _, t := range export.Tables {
+			if t == export.TableOpsTree && !*opsTree {
+				continue
+			}
 			fmt.Fprintf(stdout, "%s: %d rows of %d ranks in %s\n", t, rows[t], len(paths), filepath.Join(*out, t))
 		}
 	}

@@ -1031,6 +1031,8 @@ func TestOtherCommandsFlags(t *testing.T) {
 		{"export --group-by-input-shape --group-by-stack-n --no-scope-metrics --link",
 			[]string{"export", "--group-by-input-shape", "--group-by-stack-n", "2", "--no-scope-metrics", "--link", "external-id",
 				"-o", filepath.Join(empty, "out2"), exportTrace}, "", 0, "ops: ", ""},
+		{"export --ops-tree", []string{"export", "--ops-tree", "-o", filepath.Join(empty, "out10"), exportTrace}, "", 0, "ops_tree: ", ""},
+		{"export --ops-tree --group-by-stack-n", []string{"export", "--ops-tree", "--group-by-stack-n", "1", "-o", filepath.Join(empty, "out11"), exportTrace}, "", 0, "ops_tree: ", ""},
 		{"export without -o", []string{"export", exportTrace}, "", 2, "", "-o"},
 		{"export -o -", []string{"export", "-o", "-", exportTrace}, "", 2, "", "-o -"},
 		{"export -o a file", []string{"export", "-o", notDir, exportTrace}, "", 2, "", "not a directory"},
