@@ -85,7 +85,7 @@ func TestFleetQueries(t *testing.T) {
 	t.Run("time-under", func(t *testing.T) {
 		for _, job := range []string{"before", "after"} {
 			// Each rank's own tree (orprof report of its trace alone): the outermost node of each
-			// ProfilerStep name, summed.
+			// ProfilerStep name (the tree's ProfilerStep*), summed.
 			var want []string
 			for _, in := range jobs[job] {
 				var rep struct {
@@ -115,7 +115,7 @@ func TestFleetQueries(t *testing.T) {
 				by := map[string]*sums{}
 				var walk func(n *flameNode, inside map[string]bool)
 				walk = func(n *flameNode, inside map[string]bool) {
-					if strings.HasPrefix(n.Name, "ProfilerStep#") && !inside[n.Name] {
+					if strings.HasPrefix(n.Name, "ProfilerStep") && !inside[n.Name] {
 						if by[n.Name] == nil {
 							by[n.Name] = &sums{}
 						}
