@@ -10,6 +10,7 @@
 //	collectives  per rank, each communication kernel the timeline matches across ranks
 //	idle         per rank and stream, idle time by cause
 //	memory       per rank, the "[memory]" records
+//	ops_tree     per rank, the op call tree's paths with their times (Options.OpsTree)
 //
 // Each trace is read once: the table's Averager, the timeline, the step breakdown and this
 // package's own consumer (consume.go) are fed by the same read, and the per-event rows are

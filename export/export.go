@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/analysis/tbsteps"
@@ -36,6 +39,11 @@ type Options struct {
 	Workers int
 	// Version is orprof's version line, written into every file's metadata.
 	Version string
+	// Stdin is read for the path "-" (nil: os.Stdin); the files name it "<stdin>".
+	Stdin io.Reader
+	// OpsTree writes the ops_tree table too: the read walks PyTorch's op tree as it makes the
+	// ops rows, which costs CPU and memory the other tables do not need.
+	OpsTree bool
 }
 
 // rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once.
@@ -127,7 +135,13 @@ func Export(paths []string, dir string, o Options) ([]File, []string, error) {
 			files = append(files, f)
 		}
 	}
-	if lw := ranks.LinkWarning(links, paths); lw != "" {
+	names := slices.Clone(paths)
+	for i, p := range names {
+		if p == "-" {
+			names[i] = input.StdinName
+		}
+	}
+	if lw := ranks.LinkWarning(links, names); lw != "" {
 		warns = append(warns, lw)
 	}
 	return files, warns, nil
@@ -151,14 +165,21 @@ type result struct {
 // exportOne reads one trace in one pass feeding every consumer and writes its tables under tmp.
 func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	var res result
-	in, err := input.Open(path)
+	in, err := input.OpenArg(path, o.Stdin)
 	if err != nil {
 		return res, err
 	}
 	if in.Kind != input.Trace {
-		return res, fmt.Errorf("%s is %s, not a trace: export reads traces (the per-event tables need the events)", quote.String(path), in.Kind)
+		return res, fmt.Errorf("%s is %s, not a trace: export reads traces (the per-event tables need the events)", quote.String(in.Name), in.Kind)
 	}
+	path = in.Name
 	rw := newRows(o.Rules)
+	var tree *flame.Builder
+	var walk func(*events.TreeEvent)
+	if o.OpsTree {
+		tree = flame.NewBuilder()
+		walk = tree.Add
+	}
 	tc := timeline.NewConsumer(timeline.DefaultOptions(), o.Rules)
 	steps := tbsteps.NewCollector()
 	rank := int64(pos)
@@ -172,26 +193,49 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 		}
 	}
 	name := func(table string) string { return filepath.Join(tmp, table, strconv.Itoa(pos)+".parquet") }
-	av, err := tracefile.OpenAverages(path, tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
-		Consumers: []tracefile.Consumer{rw, tc, steps}, Position: pos,
+	av, err := in.ReadAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
+		Consumers: []tracefile.Consumer{rw, tc, steps}, Position: pos, Tree: walk,
 		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link}, o.Grouping)
 	if err != nil {
 		return res, err
 	}
 	rank = rw.rank
-	tl, tb := tc.Summary(), steps.Summary()
-	// The kernels table is written once the read is done and its records are garbage: beside
-	// the read's peak, its writer's buffers would add to it.
-	kfile, kerr := writeStream(name(TableKernels), meta(TableKernels), func(emit func([]KernelRow) error) error {
-		return rw.kernelRows(rank, batch, emit)
+	res.rank = rank
+	res.warns, res.link = av.Data.ReadWarnings(path), av.Data.DeviceLink
+	// The kernels table, the largest, is written on a goroutine of its own beside the others
+	// (each file's columns are encoded and compressed by its writer, one after the other), so
+	// that a trace's tables take both cores when it is the only one being read.
+	var (
+		wg    sync.WaitGroup
+		kfile File
+		kerr  error
+	)
+	wg.Go(func() {
+		kfile, kerr = writeStream(name(TableKernels), meta(TableKernels), func(emit func([]KernelRow) error) error {
+			return rw.kernelRows(rank, batch, emit)
+		})
+		kfile.Table, kfile.Rank = TableKernels, rank
 	})
-	kfile.Table, kfile.Rank = TableKernels, rank
+	var ft *flame.Tree
+	if tree != nil {
+		ft = tree.Tree()
+	}
+	err = writeSmall(&res, path, pos, rank, av, rw, tc.Summary(), steps.Summary(), ft, o, name, meta)
+	wg.Wait()
 	if kerr != nil {
 		return res, fmt.Errorf("%s: kernels: %v", quote.String(path), kerr)
 	}
-	res.rank = rank
-	res.warns, res.link = av.Data.ReadWarnings(path), av.Data.DeviceLink
-	res.files = append(res.files, kfile)
+	if err != nil {
+		return res, err
+	}
+	res.files = append([]File{kfile}, res.files...)
+	return res, nil
+}
+
+// writeSmall writes the tables of one trace other than kernels (each a few rows per op, step,
+// stream or memory record) and adds their files to res.
+func writeSmall(res *result, path string, pos int, rank int64, av *tracefile.Averages, rw *rows, tl *timeline.Summary,
+	tb *tbsteps.Summary, ft *flame.Tree, o Options, name func(string) string, meta func(string) []parquet.WriterOption) error {
 	sum := ranks.SummarizeAverages(av, path, pos, o.Grouping)
 	add := func(table string, f File, err error) error {
 		if err != nil {
@@ -214,28 +258,55 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	}
 	f, err := writeRows(name(TableOps), meta(TableOps), ops)
 	if err := add(TableOps, f, err); err != nil {
-		return res, err
+		return err
 	}
 	f, err = writeRows(name(TableSteps), meta(TableSteps), stepRows(rank, tl, tb))
 	if err := add(TableSteps, f, err); err != nil {
-		return res, err
+		return err
 	}
 	f, err = writeRows(name(TableCollectives), meta(TableCollectives), collectiveRows(rank, tl))
 	if err := add(TableCollectives, f, err); err != nil {
-		return res, err
+		return err
 	}
 	f, err = writeRows(name(TableIdle), meta(TableIdle), idleRows(rank, tl))
 	if err := add(TableIdle, f, err); err != nil {
-		return res, err
+		return err
 	}
 	for i := range rw.mem {
 		rw.mem[i].Rank = rank
 	}
 	f, err = writeRows(name(TableMemory), meta(TableMemory), rw.mem)
-	if err := add(TableMemory, f, err); err != nil {
-		return res, err
+	if err := add(TableMemory, f, err); err != nil || ft == nil {
+		return err
 	}
-	return res, nil
+	f, err = writeRows(name(TableOpsTree), meta(TableOpsTree), treeRows(rank, ft))
+	return add(TableOpsTree, f, err)
+}
+
+// treeRows are the nodes of one rank's op call tree in depth-first order (a node before its
+// children, children in the order their path first occurs), numbered from 0 in that order.
+func treeRows(rank int64, t *flame.Tree) []OpTreeRow {
+	if t == nil || t.Root == nil {
+		return nil
+	}
+	out := make([]OpTreeRow, 0, t.Nodes)
+	var path []string
+	var walk func(n *flame.Node, parent *int64)
+	walk = func(n *flame.Node, parent *int64) {
+		path = append(path, n.Name)
+		id := int64(len(out))
+		out = append(out, OpTreeRow{Rank: rank, Node: id, Parent: parent, Depth: int64(len(path)), Name: n.Name,
+			Kernel: n.Kernel, Path: slices.Clone(path), Calls: n.Calls, CPUNs: n.CPU, SelfCPUNs: n.SelfCPU,
+			DeviceNs: n.Device, SelfDeviceNs: n.SelfDevice})
+		for _, c := range n.Children {
+			walk(c, &id)
+		}
+		path = path[:len(path)-1]
+	}
+	for _, c := range t.Root.Children {
+		walk(c, nil)
+	}
+	return out
 }
 
 // stepRows are the steps table's rows of one rank: the timeline's steps, each with the
@@ -324,9 +395,9 @@ func writeRows[T any](path string, meta []parquet.WriterOption, rows []T) (File,
 	})
 }
 
-// codec compresses every file's pages: one for all, so that its pool of zstd encoders (each
-// with a window of history) serves every file and worker rather than one new encoder a file.
-var codec = &zstd.Codec{Level: zstd.SpeedFastest}
+// codec compresses every file's pages: one for all, so that its pool of zstd encoders serves
+// every file and worker rather than one new encoder a file.
+var codec = &zstdCodec{}
 
 // writeStream writes the rows that fill hands its emit function as one Parquet file at path:
 // zstd-compressed columns, dictionary-encoded strings, a row group every rowGroup rows.

@@ -3,12 +3,16 @@ package export
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/orprof/orprof/analysis/flame"
+	"github.com/orprof/orprof/analysis/pprof"
+	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -41,7 +45,7 @@ func TestKernelsOneRowPerDeviceEvent(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			files, _, err := Export([]string{path}, dir, Options{Version: "test"})
+			files, _, err := Export([]string{path}, dir, Options{Version: "test", OpsTree: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,6 +134,63 @@ func TestExportFailureLeavesNothing(t *testing.T) {
 			}
 			if len(ents) != 0 {
 				t.Fatalf("left behind: %v", ents)
+			}
+		})
+	}
+}
+
+// TestOpsTreeIsPprofTree: the ops_tree table (--ops-tree) has one row per node of the op tree
+// `orprof pprof` builds from the trace's events (a list walk, not the streamed read the
+// export makes), in depth-first order, each with its parent, depth, path and figures.
+func TestOpsTreeIsPprofTree(t *testing.T) {
+	for _, name := range []string{"cuda_alexnet.json.gz", "rocm_mi250_train.json.gz", "cuda_train_step.json.gz"} {
+		t.Run(name, func(t *testing.T) {
+			path := testTraces + name
+			data, err := tracefile.Open(path, tracefile.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := treeRows(0, flame.FromProfile(pprof.FromList(events.NewListOwned(data.Events, events.ListOptions{UseDevice: data.DeviceName}))))
+			if len(want) == 0 {
+				t.Fatal("no op tree")
+			}
+			dir := t.TempDir()
+			files, _, err := Export([]string{path}, dir, Options{OpsTree: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []OpTreeRow
+			for _, f := range files {
+				if f.Table == TableOpsTree {
+					if got, err = parquet.ReadFile[OpTreeRow](f.Path); err != nil {
+						t.Fatal(err)
+					}
+					for i := range got {
+						got[i].Rank = 0
+					}
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d rows, pprof's tree has %d nodes", len(got), len(want))
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.Node != int64(i) || (w.Parent == nil) != (g.Parent == nil) || (w.Parent != nil && *w.Parent != *g.Parent) ||
+					g.Depth != int64(len(g.Path)) || g.Path[len(g.Path)-1] != g.Name {
+					t.Fatalf("row %d: node %d parent %v depth %d path %q name %q", i, g.Node, g.Parent, g.Depth, g.Path, g.Name)
+				}
+				g.Parent, w.Parent = nil, nil
+				if !reflect.DeepEqual(g, w) {
+					t.Fatalf("row %d:\n got %+v\nwant %+v", i, g, w)
+				}
+			}
+			// Without OpsTree no ops_tree file is written.
+			dir = t.TempDir()
+			if _, _, err := Export([]string{path}, dir, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, TableOpsTree)); !os.IsNotExist(err) {
+				t.Fatalf("ops_tree written without OpsTree: %v", err)
 			}
 		})
 	}

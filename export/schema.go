@@ -13,10 +13,11 @@ const (
 	TableCollectives = "collectives"
 	TableIdle        = "idle"
 	TableMemory      = "memory"
+	TableOpsTree     = "ops_tree"
 )
 
-// Tables lists every table in the order they are written.
-var Tables = []string{TableKernels, TableOps, TableSteps, TableCollectives, TableIdle, TableMemory}
+// Tables lists every table in the order they are written (ops_tree only with Options.OpsTree).
+var Tables = []string{TableKernels, TableOps, TableSteps, TableCollectives, TableIdle, TableMemory, TableOpsTree}
 
 // KernelRow is one device activity (the kernels table).
 type KernelRow struct {
@@ -155,4 +156,23 @@ type MemoryRow struct {
 	TotalReserved  *int64 `parquet:"total_reserved,optional"`
 	Pid            int64  `parquet:"pid"`
 	Tid            int64  `parquet:"tid"`
+}
+
+// OpTreeRow is one node of a rank's op call tree (the ops_tree table): one call path of
+// operators, or device work under the operator that launched it, with the path's times in ns
+// (analysis/flame's tree: `orprof pprof`'s and the report's flame graph's figures).
+type OpTreeRow struct {
+	Rank   int64    `parquet:"rank"`
+	Node   int64    `parquet:"node"`
+	Parent *int64   `parquet:"parent,optional"`
+	Depth  int64    `parquet:"depth"`
+	Name   string   `parquet:"name,dict"`
+	Kernel bool     `parquet:"kernel"`
+	Path   []string `parquet:"path,list"`
+	Calls  int64    `parquet:"calls"`
+	// The path's totals (its subtree) and its own share.
+	CPUNs        int64 `parquet:"cpu_ns"`
+	SelfCPUNs    int64 `parquet:"self_cpu_ns"`
+	DeviceNs     int64 `parquet:"device_ns"`
+	SelfDeviceNs int64 `parquet:"self_device_ns"`
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/events"
@@ -14,19 +15,20 @@ import (
 	"github.com/orprof/orprof/internal/quote"
 )
 
-const exportUsage = `usage: orprof export -o DIR [flags] TRACE...   (TRACE: a .json or .json.gz trace, or a directory of them (one per rank))
+const exportUsage = `usage: orprof export -o DIR [flags] TRACE...   (TRACE: a .json or .json.gz trace, a directory of them (one per rank), or - for stdin (alone))
 
 Writes Parquet tables of the traces for SQL engines (DuckDB, Polars, Spark, BigQuery): one
-directory per table under DIR (kernels, ops, steps, collectives, idle, memory), one file per
-rank in each, DIR/TABLE/rank-NNNNN.parquet. The schema is docs/schema.md; queries, docs/fleet.md.`
+directory per table under DIR (kernels, ops, steps, collectives, idle, memory; ops_tree with
+--ops-tree), one file per rank in each, DIR/TABLE/rank-NNNNN.parquet. The schema is docs/schema.md; queries, docs/fleet.md.`
 
-func runExport(args []string, stdout, stderr io.Writer) int {
+func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("export", exportUsage, stderr)
 	out := fs.String("o", "", "the `DIR` to write the tables under (created when missing; other ranks' files in it are kept)")
 	byShape := fs.Bool("group-by-input-shape", false, "group the ops table's rows by input shapes too")
 	byStackN := fs.Int("group-by-stack-n", 0, "group the ops table's rows by the first `N` stack frames too")
 	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
 	rulesPath := fs.String("rules", "", "a `FILE` of kernel category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
+	opsTree := fs.Bool("ops-tree", false, "write the ops_tree table too: one row per op call path (PyTorch's tree) with its CPU and device time, self and total (more CPU and memory)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors and warnings (default: one line per table written)")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage)
@@ -44,10 +46,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	case *byStackN < 0:
 		return fail(stderr, "export: --group-by-stack-n %d: must be ≥ 0", *byStackN)
 	}
-	for _, p := range pos {
-		if p == "-" {
-			return fail(stderr, "export: - (stdin): export reads trace files; give a path")
-		}
+	if slices.Contains(pos, "-") && len(pos) > 1 {
+		return fail(stderr, "export: - (stdin) can only be read alone")
 	}
 	var rules *kernels.Rules
 	if *rulesPath != "" {
@@ -58,7 +58,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		rules = r
 	}
 	for _, in := range pos {
-		if outfile.Same(in, *out) {
+		if in != "-" && outfile.Same(in, *out) {
 			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
 		}
 	}
@@ -68,14 +68,15 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	printWarnings(stderr, warns)
 	for _, in := range paths {
-		if outfile.Same(in, *out) {
+		if in != "-" && outfile.Same(in, *out) {
 			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
 		}
 	}
 	defer lazyGC(gcFloorFor(paths[0]))()
 	files, warns, err := export.Export(paths, *out, export.Options{
 		Grouping:         events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN},
-		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()),
+		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()), Stdin: stdin,
+		OpsTree: *opsTree,
 	})
 	if err != nil {
 		return fail(stderr, "export: %v", err)
@@ -87,6 +88,9 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 			rows[f.Table] += f.Rows
 		}
 		for _, t := range export.Tables {
+			if t == export.TableOpsTree && !*opsTree {
+				continue
+			}
 			fmt.Fprintf(stdout, "%s: %d rows of %d ranks in %s\n", t, rows[t], len(paths), filepath.Join(*out, t))
 		}
 	}

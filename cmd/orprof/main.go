@@ -78,7 +78,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "report":
 		return runReport(args[1:], stdin, stdout, stderr)
 	case "export":
-		return runExport(args[1:], stdout, stderr)
+		return runExport(args[1:], stdin, stdout, stderr)
 	case "conformance":
 		return runConformance(args[1:], stdout, stderr)
 	case "plugins":

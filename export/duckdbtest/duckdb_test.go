@@ -3,7 +3,9 @@ package duckdbtest
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -13,8 +15,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 )
@@ -396,20 +400,106 @@ func TestEachTraceEqualsOrprof(t *testing.T) {
 	for _, tr := range traces(t) {
 		t.Run(filepath.Base(tr), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			run(t, "export", "--quiet", "-o", dir, tr)
+			run(t, "export", "--quiet", "--ops-tree", "-o", dir, tr)
 			db := open(t)
 			checkKernels(t, db, dir, []string{tr})
 			checkOps(t, db, dir, []string{tr})
+			checkOpsTree(t, db, dir, []string{tr})
 			checkTimeline(t, db, dir, []string{tr})
 			checkMetadata(t, db, dir, tr)
 		})
 	}
 }
 
+type flameNode struct {
+	Name       string       `json:"name"`
+	Kernel     bool         `json:"kernel"`
+	SelfCPU    int64        `json:"self_cpu_ns"`
+	SelfDevice int64        `json:"self_device_ns"`
+	CPU        int64        `json:"cpu_ns"`
+	Device     int64        `json:"device_ns"`
+	Calls      int64        `json:"calls"`
+	Children   []*flameNode `json:"children"`
+}
+
+// checkOpsTree compares the ops_tree table with the op tree of orprof report --format json
+// of the same inputs (its flame member: the ranks' trees merged path by path), node by node,
+// and holds each top-level node's total equal to the sum of the self times under it: the
+// query the flat ops table cannot answer (time under a ProfilerStep or a module).
+func checkOpsTree(t *testing.T, db *sql.DB, dir string, inputs []string) {
+	var rep struct {
+		Flame struct {
+			Root  *flameNode `json:"root"`
+			Nodes int        `json:"nodes"`
+		} `json:"flame"`
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	run(t, append([]string{"report", "--format", "json", "-o", out}, inputs...)...)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, b, &rep)
+	var want []string
+	var walk func(n *flameNode, path []string)
+	walk = func(n *flameNode, path []string) {
+		path = append(path, n.Name)
+		want = append(want, line(strings.Join(path, "\x1f"), int64(len(path)), n.Kernel, n.Calls, n.CPU, n.SelfCPU, n.Device, n.SelfDevice))
+		for _, c := range n.Children {
+			walk(c, path)
+		}
+	}
+	if rep.Flame.Root != nil {
+		for _, c := range rep.Flame.Root.Children {
+			walk(c, nil)
+		}
+	}
+	// The report caps names over 1024 bytes (internal/namecap); the table keeps them whole, so
+	// the paths are capped here as the report caps them before they are compared.
+	rows, err := db.Query(`SELECT path, kernel, sum(calls)::BIGINT, sum(cpu_ns)::BIGINT, sum(self_cpu_ns)::BIGINT,
+		sum(device_ns)::BIGINT, sum(self_device_ns)::BIGINT FROM ` + table(dir, "ops_tree") + ` GROUP BY path, kernel`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var path any
+		var kernel bool
+		var calls, cpu, selfCPU, dev, selfDev int64
+		if err := rows.Scan(&path, &kernel, &calls, &cpu, &selfCPU, &dev, &selfDev); err != nil {
+			t.Fatal(err)
+		}
+		list, ok := path.([]any)
+		if !ok {
+			t.Fatalf("path is %T, not a list", path)
+		}
+		names := make([]string, len(list))
+		for i, n := range list {
+			names[i] = capName(n.(string))
+		}
+		got = append(got, line(strings.Join(names, "\x1f"), int64(len(names)), kernel, calls, cpu, selfCPU, dev, selfDev))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	same(t, "ops_tree", got, want)
+	// Time under each top-level node of each rank: its total is what its subtree's self times
+	// add up to, found by the path's first name and the node's parent links alike.
+	same(t, "ops_tree totals under a top-level node", query(t, db, `SELECT rank, name, cpu_ns, device_ns FROM `+table(dir, "ops_tree")+` WHERE depth = 1`),
+		query(t, db, `WITH RECURSIVE t AS (SELECT * FROM `+table(dir, "ops_tree")+`),
+			under(rank, top, node) AS (SELECT rank, node, node FROM t WHERE depth = 1
+				UNION ALL SELECT t.rank, under.top, t.node FROM t JOIN under ON t.rank = under.rank AND t.parent = under.node)
+			SELECT top.rank, top.name, sum(t.self_cpu_ns)::BIGINT, sum(t.self_device_ns)::BIGINT
+			FROM under JOIN t ON t.rank = under.rank AND t.node = under.node JOIN t AS top ON top.rank = under.rank AND top.node = under.top
+			GROUP BY top.rank, top.node, top.name`))
+}
+
 // checkMetadata holds each file's key-value metadata: the schema version, orprof's version,
 // the source trace and its rank.
 func checkMetadata(t *testing.T, db *sql.DB, dir, src string) {
-	for _, tb := range []string{"kernels", "ops", "steps", "collectives", "idle", "memory"} {
+	for _, tb := range []string{"kernels", "ops", "steps", "collectives", "idle", "memory", "ops_tree"} {
 		got := query(t, db, `SELECT decode(key), decode(value) FROM parquet_kv_metadata('`+filepath.Join(dir, tb, "*.parquet")+`')
 			WHERE decode(key) IN ('orprof.schema_version', 'orprof.table', 'orprof.source')`)
 		want := []string{line("orprof.schema_version", "1"), line("orprof.table", tb), line("orprof.source", src)}
@@ -473,4 +563,21 @@ func TestRanksEqualOrprof(t *testing.T) {
 			}
 		})
 	}
+}
+
+// capName is a name as the report writes it (internal/namecap.Cap, which this module cannot
+// import): up to 1024 bytes as it is, else its first bytes, "…" and the whole name's length
+// and digest, in 1024 bytes at most.
+func capName(name string) string {
+	const max = 1024
+	if len(name) <= max {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	tail := "…[" + strconv.Itoa(len(name)) + " bytes sha256:" + hex.EncodeToString(sum[:8]) + "]"
+	cut := max - len(tail)
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + tail
 }

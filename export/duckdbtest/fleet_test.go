@@ -46,7 +46,7 @@ func TestFleetQueries(t *testing.T) {
 			t.Fatal(err)
 		}
 		jobs[name] = ranked(t, filepath.Join(root, src), in, 3)
-		run(t, "export", "--quiet", "-o", filepath.Join(tmp, name), in)
+		run(t, "export", "--quiet", "--ops-tree", "-o", filepath.Join(tmp, name), in)
 	}
 	db := open(t)
 	paths := func(q string, job string) string {
@@ -80,6 +80,67 @@ func TestFleetQueries(t *testing.T) {
 			t.Fatal("the two jobs share no kernel")
 		}
 		same(t, "regressed", query(t, db, paths(qs["regressed"], "")), want)
+	})
+
+	t.Run("time-under", func(t *testing.T) {
+		for _, job := range []string{"before", "after"} {
+			// Each rank's own tree (orprof report of its trace alone): the outermost node of each
+			// ProfilerStep name (the tree's ProfilerStep*), summed.
+			var want []string
+			for _, in := range jobs[job] {
+				var rep struct {
+					Flame struct {
+						Root *flameNode `json:"root"`
+					} `json:"flame"`
+					Table struct {
+						Summary struct {
+							Ranks []struct {
+								Rank int64 `json:"rank"`
+							} `json:"ranks"`
+						} `json:"summary"`
+					} `json:"table"`
+				}
+				out := filepath.Join(t.TempDir(), "r.json")
+				run(t, "report", "--format", "json", "-o", out, in)
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				decode(t, b, &rep)
+				if len(rep.Table.Summary.Ranks) != 1 {
+					t.Fatalf("%s: %d ranks in its report", in, len(rep.Table.Summary.Ranks))
+				}
+				rank := rep.Table.Summary.Ranks[0].Rank
+				type sums struct{ calls, cpu, dev int64 }
+				by := map[string]*sums{}
+				var walk func(n *flameNode, inside map[string]bool)
+				walk = func(n *flameNode, inside map[string]bool) {
+					if strings.HasPrefix(n.Name, "ProfilerStep") && !inside[n.Name] {
+						if by[n.Name] == nil {
+							by[n.Name] = &sums{}
+						}
+						s := by[n.Name]
+						s.calls, s.cpu, s.dev = s.calls+n.Calls, s.cpu+n.CPU, s.dev+n.Device
+					}
+					was := inside[n.Name]
+					inside[n.Name] = true
+					for _, c := range n.Children {
+						walk(c, inside)
+					}
+					inside[n.Name] = was
+				}
+				for _, c := range rep.Flame.Root.Children {
+					walk(c, map[string]bool{})
+				}
+				for name, s := range by {
+					want = append(want, line(rank, name, s.calls, s.cpu, s.dev))
+				}
+			}
+			if len(want) == 0 {
+				t.Fatalf("%s: no ProfilerStep in the op tree", job)
+			}
+			same(t, job, query(t, db, paths(qs["time-under"], job)), want)
+		}
 	})
 
 	t.Run("step-percentiles", func(t *testing.T) {

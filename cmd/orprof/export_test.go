@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orprof/orprof/export"
+)
+
+// TestExportStdin: `orprof export -o DIR -` reads the trace from stdin, plain or gzipped,
+// and writes the rows the same file given by its path makes; its files name <stdin> as
+// their source.
+func TestExportStdin(t *testing.T) {
+	for _, name := range []string{"cuda_alexnet.json.gz", "rocm_mi250_train.json.gz"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("..", "..", "testdata", "kineto", name)
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			dir := t.TempDir()
+			fromFile, fromStdin := filepath.Join(dir, "file"), filepath.Join(dir, "stdin")
+			var out, errb bytes.Buffer
+			require.Equal(t, 0, dispatch([]string{"export", "--quiet", "-o", fromFile, path}, nil, &out, &errb), errb.String())
+			require.Equal(t, 0, dispatch([]string{"export", "--quiet", "-o", fromStdin, "-"}, bytes.NewReader(data), &out, &errb), errb.String())
+			assert.Empty(t, out.String())
+			file := export.FileName(0)
+			assert.Equal(t, readRows[export.KernelRow](t, filepath.Join(fromFile, export.TableKernels, file)),
+				readRows[export.KernelRow](t, filepath.Join(fromStdin, export.TableKernels, file)))
+			assert.Equal(t, readRows[export.OpRow](t, filepath.Join(fromFile, export.TableOps, file)),
+				readRows[export.OpRow](t, filepath.Join(fromStdin, export.TableOps, file)))
+			assert.Equal(t, readRows[export.IdleRow](t, filepath.Join(fromFile, export.TableIdle, file)),
+				readRows[export.IdleRow](t, filepath.Join(fromStdin, export.TableIdle, file)))
+			f, err := os.Open(filepath.Join(fromStdin, export.TableKernels, file))
+			require.NoError(t, err)
+			defer f.Close()
+			st, err := f.Stat()
+			require.NoError(t, err)
+			pf, err := parquet.OpenFile(f, st.Size())
+			require.NoError(t, err)
+			src, _ := pf.Lookup("orprof.source")
+			assert.Equal(t, "<stdin>", src)
+		})
+	}
+}
+
+func readRows[T any](t *testing.T, path string) []T {
+	t.Helper()
+	rows, err := parquet.ReadFile[T](path)
+	require.NoError(t, err)
+	require.NotEmpty(t, rows, path)
+	return rows
+}
