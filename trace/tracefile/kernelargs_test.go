@@ -16,9 +16,9 @@ type argsSeen struct {
 	addrs   []int64
 }
 
-func (a *argsSeen) Needs() Needs   { return NeedMemory }
-func (a *argsSeen) Begin(*Info)    {}
-func (a *argsSeen) Finish()        {}
+func (a *argsSeen) Needs() Needs { return NeedMemory }
+func (a *argsSeen) Begin(*Info)  {}
+func (a *argsSeen) Finish()      {}
 func (a *argsSeen) Event(e *Event) {
 	switch {
 	case e.Kind == KindKernel:
