@@ -41,7 +41,7 @@ func (d *decoder) counterArgs() error {
 	d.ctr = d.ctr[:0]
 	it := s.ObjectOrSkip()
 	for it.Next() {
-		key := string(it.Key())
+		key := d.ctrString(it.Key())
 		c, _ := s.Peek()
 		if c != '-' && c-'0' > 9 {
 			if err := s.Skip(); err != nil {
@@ -76,7 +76,7 @@ func (d *decoder) keepCounter(ev *evFields) {
 	proc := strconv.FormatInt(ev.pid, 10)
 	dev := ev.pid
 	if ev.pidIsStr {
-		proc = string(d.ctrPid)
+		proc = d.ctrString(d.ctrPid)
 		dev = -1
 		if v, ok := firstInt(d.ctrPid); ok {
 			dev = v
@@ -86,6 +86,20 @@ func (d *decoder) keepCounter(ev *evFields) {
 		d.counterSample(CounterSeries{Cat: cat, Name: d.nameStrs[ev.name], Key: c.key, Process: proc, Device: dev,
 			Samples: 1, FirstNs: ev.tsNs, LastNs: ev.tsNs, Min: c.v, Max: c.v, Last: c.v, Sum: c.v})
 	}
+}
+
+// ctrString is b as a string, made once per distinct value: a trace's counter events repeat
+// a few keys and pids.
+func (d *decoder) ctrString(b []byte) string {
+	if v, ok := d.ctrStrs[string(b)]; ok {
+		return v
+	}
+	if d.ctrStrs == nil {
+		d.ctrStrs = map[string]string{}
+	}
+	v := string(b)
+	d.ctrStrs[v] = v
+	return v
 }
 
 // counterSample merges one sample, or a later part's series, into the scan's series.

@@ -208,3 +208,31 @@ func TestDecimalMicrosToNs(t *testing.T) {
 		assert.Equal(t, c.ns, ns, c.in)
 	}
 }
+
+// BenchmarkReadPMCounters reads 100,000 PM-sampling counter events (10 metrics sampled every
+// ms on one GPU), the shape kineto #1530 writes.
+func BenchmarkReadPMCounters(b *testing.B) {
+	var in []byte
+	in = append(in, `{"traceEvents": [`...)
+	for i := range 100000 {
+		if i > 0 {
+			in = append(in, ',')
+		}
+		in = append(in, "\n  {\n    \"ph\": \"C\",\n    \"cat\": \"hardware_counters\",\n    \"name\": \"metric_"...)
+		in = append(in, byte('0'+i%10))
+		in = append(in, "\",\n    \"pid\": \"GPU 0 Counters\",\n    \"tid\": 0,\n    \"ts\": "...)
+		in = append(in, itoa(1000*(i/10))...)
+		in = append(in, ".000,\n    \"args\": {\n      \"\": "...)
+		in = append(in, itoa(i%97)...)
+		in = append(in, ".5\n    }\n  }"...)
+	}
+	in = append(in, "]}"...)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		td, err := Read(bytes.NewReader(in), "c.json", Options{})
+		if err != nil || len(td.Counters) != 10 {
+			b.Fatal(err, len(td.Counters))
+		}
+	}
+}

@@ -138,9 +138,10 @@ type decoder struct {
 	// factsGen counts the resets of scanFacts (a worker's, one per segment).
 	factsGen uint32
 	// The counter event being read (counter.go): its category, string pid and values.
-	ctrCat string
-	ctrPid []byte
-	ctr    []counterValue
+	ctrCat  string
+	ctrPid  []byte
+	ctr     []counterValue
+	ctrStrs map[string]string // ctrString's
 }
 
 // metaLit starts a metadata event in Kineto's layout.
