@@ -21,6 +21,10 @@ type Collector struct {
 	spans  [][]Span
 	nSpans int
 	rank   trace.Rank
+	counts tracefile.Counts
+	// started is set at the first op or device event, which come after the Python layer;
+	// off then says the trace had none, and the rest is not kept (nothing to charge it to).
+	started, off bool
 }
 
 // NewCollector returns an empty Collector.
@@ -29,10 +33,21 @@ func NewCollector() *Collector { return &Collector{} }
 // Needs asks for the device events' links to their operators and the Python layer.
 func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks | tracefile.NeedPython }
 
-// Begin keeps the trace's rank and makes the lists at the sizes the read will fill.
+// Begin keeps the trace's rank and the sizes the read will fill.
 func (c *Collector) Begin(info *tracefile.Info) {
 	c.rank = info.Rank
-	n := info.Counts
+	c.counts = info.Counts
+}
+
+// start makes the lists at the sizes the read will fill, or turns the collector off for a
+// trace without Python events.
+func (c *Collector) start() {
+	c.started = true
+	if c.nSpans == 0 {
+		c.off = true
+		return
+	}
+	n := c.counts
 	c.in.Ops = make([]Op, 0, n.Host+n.Runtime)
 	c.opEv = make([]int, 0, n.Host+n.Runtime)
 	c.in.Kernels = make([]Kernel, 0, n.Device)
@@ -63,6 +78,12 @@ func (c *Collector) python(ev *tracefile.Event) {
 func (c *Collector) Event(ev *tracefile.Event) {
 	if ev.Kind == tracefile.KindPython || ev.Kind == tracefile.KindFlow {
 		c.python(ev) // (not counted: OpIndex counts the converted events)
+		return
+	}
+	if !c.started {
+		c.start()
+	}
+	if c.off {
 		return
 	}
 	i := c.n
