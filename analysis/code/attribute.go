@@ -155,13 +155,20 @@ func Attribute(in *Input, by By) *Summary {
 	// span's key.
 	for _, tid := range tids {
 		t := byTid[tid]
-		slices.SortStableFunc(t.ops, func(a, b int32) int {
+		// (A thread's events mostly come in this order already: checked before sorting.)
+		byOp := func(a, b int32) int {
 			return cmp.Or(cmp.Compare(ops[a].StartNs, ops[b].StartNs), cmp.Compare(ops[b].EndNs, ops[a].EndNs))
-		})
-		slices.SortStableFunc(t.spans, func(a, b int32) int {
+		}
+		if !slices.IsSortedFunc(t.ops, byOp) {
+			slices.SortStableFunc(t.ops, byOp)
+		}
+		bySpan := func(a, b int32) int {
 			sa, sb := &in.Spans[a], &in.Spans[b]
 			return cmp.Or(cmp.Compare(sa.StartNs, sb.StartNs), cmp.Compare(sb.EndNs, sa.EndNs))
-		})
+		}
+		if !slices.IsSortedFunc(t.spans, bySpan) {
+			slices.SortStableFunc(t.spans, bySpan)
+		}
 		// The op tree, by PyTorch's rule: a later op is a child of the top of the stack
 		// when it starts before the top ends and does not end after it.
 		var stack []int32
@@ -245,9 +252,9 @@ func Attribute(in *Input, by By) *Summary {
 
 	// Pass 3: the rows.
 	r := &Summary{By: by.String()}
-	rows := map[int32]*Row{}
+	rows := make([]*Row, len(keys)+1) // by key + 1 (0: the none row)
 	row := func(k int32) *Row {
-		x := rows[k]
+		x := rows[k+1]
 		if x == nil {
 			x = &Row{Kernels: map[string]int64{}}
 			if k >= 0 {
@@ -255,7 +262,7 @@ func Attribute(in *Input, by By) *Summary {
 			} else {
 				x.Key = by.None()
 			}
-			rows[k] = x
+			rows[k+1] = x
 		}
 		return x
 	}
@@ -312,7 +319,9 @@ func Attribute(in *Input, by By) *Summary {
 		row(k)
 	}
 	for _, x := range rows {
-		r.Rows = append(r.Rows, *x)
+		if x != nil {
+			r.Rows = append(r.Rows, *x)
+		}
 	}
 	slices.SortFunc(r.Rows, func(a, b Row) int { return cmp.Compare(a.Key, b.Key) })
 	return r

@@ -99,14 +99,15 @@ func (c *Collector) Event(ev *tracefile.Event) {
 	}
 }
 
-// Input returns what was collected, each kernel's Op an index into its Ops.
+// Input returns what was collected, each kernel's Op an index into its Ops. Call it once,
+// after the read.
 func (c *Collector) Input() *Input {
 	in := c.in
 	in.Spans = make([]Span, 0, c.nSpans)
 	for _, ch := range c.spans {
 		in.Spans = append(in.Spans, ch...)
 	}
-	in.Kernels = append([]Kernel(nil), c.in.Kernels...)
+	// The kernels' ops are resolved in place: the read is over, and Input is called once.
 	for k, ev := range c.devOp {
 		in.Kernels[k].Op = -1
 		if ev < 0 {
