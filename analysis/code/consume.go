@@ -25,10 +25,15 @@ type Collector struct {
 	// started is set at the first op or device event, which come after the Python layer;
 	// off then says the trace had none, and the rest is not kept (nothing to charge it to).
 	started, off bool
+	// always keeps the ops of a trace without Python events (phases need none).
+	always bool
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
+
+// newCollectorFor returns an empty Collector for attributing by by.
+func newCollectorFor(by By) *Collector { return &Collector{always: by == ByPhase} }
 
 // Needs asks for the device events' links to their operators and the Python layer.
 func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks | tracefile.NeedPython }
@@ -43,7 +48,7 @@ func (c *Collector) Begin(info *tracefile.Info) {
 // trace without Python events.
 func (c *Collector) start() {
 	c.started = true
-	if c.nSpans == 0 {
+	if c.nSpans == 0 && !c.always {
 		c.off = true
 		return
 	}
@@ -92,7 +97,7 @@ func (c *Collector) Event(ev *tracefile.Event) {
 	case ev.Kind.Host() || ev.Kind == tracefile.KindRuntime:
 		c.opEv = append(c.opEv, i)
 		c.in.Ops = append(c.in.Ops, Op{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs,
-			Seq: ev.SequenceNr, FwdThread: ev.FwdThread})
+			Seq: ev.SequenceNr, FwdThread: ev.FwdThread, Annotation: ev.Kind == tracefile.KindUserAnnotation})
 	case ev.Kind.DeviceTime():
 		c.in.Kernels = append(c.in.Kernels, Kernel{Name: ev.Name, DurNs: ev.EndNs - ev.StartNs})
 		c.devOp = append(c.devOp, ev.OpIndex)
