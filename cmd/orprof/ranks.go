@@ -168,7 +168,9 @@ func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string,
 	tf.register(fs)
 	byRank = fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
 	fs.Var(&tf.link, "link", linkFlagUsage)
-	fs.StringVar(&tf.phase, "phase", "", "`NAME`: the rows of one phase, the ops under the outermost user annotation NAME (record_function; ProfilerStep#N aside) and their device time (docs/code.md)")
+	if name == "table" { // (a summary's rows cannot be split by phase: merge has no --phase)
+		fs.StringVar(&tf.phase, "phase", "", "`NAME`: the rows of one phase, the ops under the outermost user annotation NAME (record_function; ProfilerStep#N aside) and their device time (docs/code.md)")
+	}
 	if pos, exit, stop = parseFlags(fs, args); stop {
 		return nil, nil, exit, true
 	}
@@ -187,9 +189,6 @@ func runMerge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"at least one SUMMARY argument", args, stderr)
 	if stop {
 		return exit
-	}
-	if tf.phase != "" {
-		return failFlag(stderr, "merge", "--phase is chosen when a trace is read (orprof table --phase NAME TRACE), not when summaries are merged")
 	}
 	if tf.byShape || tf.byStackN > 0 {
 		return failFlag(stderr, "merge", "--group-by-input-shape and --group-by-stack-n are chosen when the summaries are written (orprof table), not when they are merged")

@@ -33,7 +33,7 @@ type tableFlags struct {
 	rowLimitSet    bool // --row-limit was given (csv and json print every row otherwise)
 	link           linkValue
 	noScopeMetrics bool   // --no-scope-metrics
-	phase          string // --phase (table of one trace; merge refuses it)
+	phase          string // --phase (table only)
 }
 
 func (tf *tableFlags) register(fs interface {
