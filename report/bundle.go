@@ -15,7 +15,8 @@
 //	 "timeline": {…} | null,        orprof timeline --format json (every view)
 //	 "kernels":  {…} | null,        orprof kernels --format json
 //	 "steps":    {…} | null,
-//	 "memory":   {…} | null}
+//	 "memory":   {…} | null,
+//	 "code":     {…} | null}        by module and by line (analysis/code.Report), or why not
 //
 // Each member is written by its summary's own writer and read by its own reader, checked as
 // it checks (a figure no collector could have made is refused). What a merge gives: the table,
@@ -39,6 +40,7 @@ import (
 	"sync"
 
 	"github.com/orprof/orprof/analysis"
+	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/memcurve"
@@ -65,6 +67,7 @@ type Bundle struct {
 	Kernels  *kernels.Summary
 	Steps    *tbsteps.Summary
 	Memory   *memcurve.Summary
+	Code     *code.Report
 }
 
 // fieldOf is, per entry of Kinds, the index of Bundle's field that holds its summary: the

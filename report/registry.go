@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/orprof/orprof/analysis"
+	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/memcurve"
@@ -19,4 +20,5 @@ var Kinds = analysis.Registry{
 	kernels.Analysis,
 	tbsteps.Analysis,
 	memcurve.Analysis,
+	code.Analysis,
 }

@@ -14,31 +14,48 @@ const (
 	ByModule By = iota
 	// ByLine: the innermost Python function outside torch's own files ("file.py(12): forward").
 	ByLine
+	// ByPhase: the outermost user annotation that names a phase (record_function("decode"),
+	// "forward", "optimizer", …; doc.go says which) holding the op on its thread.
+	ByPhase
 )
 
-// ParseBy reads a --by value: "module" or "line".
+// ParseBy reads a --by value: "module", "line" or "phase".
 func ParseBy(s string) (By, bool) {
 	switch s {
 	case "module", "":
 		return ByModule, true
 	case "line":
 		return ByLine, true
+	case "phase":
+		return ByPhase, true
 	}
 	return 0, false
 }
 
-// String returns "module" or "line".
+// String returns "module", "line" or "phase".
 func (b By) String() string {
-	if b == ByLine {
+	switch b {
+	case ByLine:
 		return "line"
+	case ByPhase:
+		return "phase"
 	}
 	return "module"
 }
 
+// byName is the By of a summary's "by".
+func byName(s string) By {
+	b, _ := ParseBy(s)
+	return b
+}
+
 // None is the key of the row of what no module (or no source line) holds.
 func (b By) None() string {
-	if b == ByLine {
+	switch b {
+	case ByLine:
 		return "(no source)"
+	case ByPhase:
+		return "(no phase)"
 	}
 	return "(no module)"
 }
@@ -57,6 +74,8 @@ type Op struct {
 	StartNs, EndNs int64
 	// Seq and FwdThread are its "Sequence number" (−1: none) and "Fwd thread id" (0: none).
 	Seq, FwdThread int64
+	// Annotation is set for a user annotation (record_function, cat user_annotation).
+	Annotation bool
 }
 
 // Kernel is device work: Op is the index in Input.Ops of the operator the reader linked it
@@ -86,6 +105,7 @@ type Input struct {
 // Reasons for the time of the none row, and for device time left out.
 const (
 	ReasonOutside      = "forward ops outside any %s"
+	ReasonOutsidePhase = "ops outside any %s"
 	ReasonBwdNoForward = "backward ops whose forward op is not in the trace"
 	ReasonBwdOutside   = "backward ops whose forward op is outside any %s"
 	ReasonNoPhase      = "autograd ops of the backward pass that name no forward op (AccumulateGrad and the like)"
@@ -155,13 +175,20 @@ func Attribute(in *Input, by By) *Summary {
 	// span's key.
 	for _, tid := range tids {
 		t := byTid[tid]
-		slices.SortStableFunc(t.ops, func(a, b int32) int {
+		// (A thread's events mostly come in this order already: checked before sorting.)
+		byOp := func(a, b int32) int {
 			return cmp.Or(cmp.Compare(ops[a].StartNs, ops[b].StartNs), cmp.Compare(ops[b].EndNs, ops[a].EndNs))
-		})
-		slices.SortStableFunc(t.spans, func(a, b int32) int {
+		}
+		if !slices.IsSortedFunc(t.ops, byOp) {
+			slices.SortStableFunc(t.ops, byOp)
+		}
+		bySpan := func(a, b int32) int {
 			sa, sb := &in.Spans[a], &in.Spans[b]
 			return cmp.Or(cmp.Compare(sa.StartNs, sb.StartNs), cmp.Compare(sb.EndNs, sa.EndNs))
-		})
+		}
+		if !slices.IsSortedFunc(t.spans, bySpan) {
+			slices.SortStableFunc(t.spans, bySpan)
+		}
 		// The op tree, by PyTorch's rule: a later op is a child of the top of the stack
 		// when it starts before the top ends and does not end after it.
 		var stack []int32
@@ -192,6 +219,30 @@ func Attribute(in *Input, by By) *Summary {
 		type open struct {
 			end int64
 			key int32
+		}
+		if by == ByPhase {
+			// The phases: a stack of the annotations open at each op's start, each with the
+			// key of the outermost phase at or below it.
+			var pst []open
+			for _, i := range t.ops {
+				o := &ops[i]
+				for len(pst) > 0 && pst[len(pst)-1].end <= o.StartNs {
+					pst = pst[:len(pst)-1]
+				}
+				key := int32(-1)
+				if len(pst) > 0 {
+					key = pst[len(pst)-1].key
+				}
+				if isPhase(o) {
+					if key < 0 {
+						key = intern(o.Name)
+						calls[key]++
+					}
+					pst = append(pst, open{o.EndNs, key})
+				}
+				info[i].key = key
+			}
+			continue
 		}
 		var sst []open
 		push := func(s *Span) {
@@ -241,13 +292,16 @@ func Attribute(in *Input, by By) *Summary {
 
 	// Pass 2: each backward root's forward op, by its fwdbwd flow, else by its sequence
 	// number and forward thread.
-	fwdOf := pairBackward(in, info, byTid, tids)
+	var fwdOf []int32
+	if by != ByPhase {
+		fwdOf = pairBackward(in, info, byTid, tids)
+	}
 
 	// Pass 3: the rows.
 	r := &Summary{By: by.String()}
-	rows := map[int32]*Row{}
+	rows := make([]*Row, len(keys)+1) // by key + 1 (0: the none row)
 	row := func(k int32) *Row {
-		x := rows[k]
+		x := rows[k+1]
 		if x == nil {
 			x = &Row{Kernels: map[string]int64{}}
 			if k >= 0 {
@@ -255,13 +309,20 @@ func Attribute(in *Input, by By) *Summary {
 			} else {
 				x.Key = by.None()
 			}
-			rows[k] = x
+			rows[k+1] = x
 		}
 		return x
 	}
 	for i := range ops {
 		f := &info[i]
 		switch {
+		case f.root >= 0 && by == ByPhase:
+			// A phase is where the op ran, backward too (a "backward" annotation around
+			// loss.backward() holds the backward pass on its thread).
+			f.bwd = true
+			if f.key < 0 {
+				f.reason = reasonOutside
+			}
 		case f.root >= 0:
 			f.bwd = true
 			fw := fwdOf[f.root]
@@ -312,7 +373,9 @@ func Attribute(in *Input, by By) *Summary {
 		row(k)
 	}
 	for _, x := range rows {
-		r.Rows = append(r.Rows, *x)
+		if x != nil {
+			r.Rows = append(r.Rows, *x)
+		}
 	}
 	slices.SortFunc(r.Rows, func(a, b Row) int { return cmp.Compare(a.Key, b.Key) })
 	return r
@@ -463,3 +526,10 @@ func opAt(ops []Op, t *thread, at int64) int32 {
 // maxOpScan bounds how many ops opAt looks back over for one holding a flow's time (a flow
 // binds to an op starting at its time: the first one looked at, in a trace PyTorch wrote).
 const maxOpScan = 4096
+
+// isPhase reports whether op o is a user annotation that names a phase: not a profiler step
+// ("ProfilerStep#N", which every view has apart), and lasting some time (the CUDA-graph
+// scopes the reader adds last 0 ns: they are the replay's, inside its phase).
+func isPhase(o *Op) bool {
+	return o.Annotation && o.EndNs > o.StartNs && !strings.HasPrefix(o.Name, "ProfilerStep#")
+}

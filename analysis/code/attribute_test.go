@@ -33,15 +33,15 @@ func handInput() *Input {
 			{"model.py(20): forward", 1, 51, 89},
 		},
 		Ops: []Op{
-			{"aten::linear", 1, 12, 30, 4, 0},                                          // 0: Linear_0, self 13
-			{"aten::addmm", 1, 15, 20, 4, 0},                                           // 1: its child
-			{"aten::linear", 1, 55, 80, 5, 0},                                          // 2: Linear_1
-			{"aten::add", 1, 92, 95, -1, 0},                                            // 3: Net_0 alone
-			{"aten::sum", 1, 200, 210, 6, 0},                                           // 4: outside any module
-			{"autograd::engine::evaluate_function: AddmmBackward0", 2, 300, 320, 5, 1}, // 5
-			{"aten::mm", 2, 305, 310, -1, 0},                                           // 6: its child
-			{"autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 2, 330, 334, -1, 1}, // 7
-			{"autograd::engine::evaluate_function: SumBackward0", 2, 340, 342, 6, 1},                     // 8
+			{"aten::linear", 1, 12, 30, 4, 0, false},                                                            // 0: Linear_0, self 13
+			{"aten::addmm", 1, 15, 20, 4, 0, false},                                                             // 1: its child
+			{"aten::linear", 1, 55, 80, 5, 0, false},                                                            // 2: Linear_1
+			{"aten::add", 1, 92, 95, -1, 0, false},                                                              // 3: Net_0 alone
+			{"aten::sum", 1, 200, 210, 6, 0, false},                                                             // 4: outside any module
+			{"autograd::engine::evaluate_function: AddmmBackward0", 2, 300, 320, 5, 1, false},                   // 5
+			{"aten::mm", 2, 305, 310, -1, 0, false},                                                             // 6: its child
+			{"autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 2, 330, 334, -1, 1, false}, // 7
+			{"autograd::engine::evaluate_function: SumBackward0", 2, 340, 342, 6, 1, false},                     // 8
 		},
 		Kernels: []Kernel{{"gemm", 1, 7}, {"gemm", 2, 9}, {"gemm_bwd", 6, 11}, {"memcpy", -1, 5}},
 	}
@@ -109,10 +109,10 @@ func TestAttributeForwardThreads(t *testing.T) {
 	in := &Input{
 		Spans: []Span{{"nn.Module: A_0", 100, 0, 100}, {"nn.Module: B_0", 200, 0, 100}},
 		Ops: []Op{
-			{"fa", 100, 10, 20, 1, 0}, {"fa2", 100, 30, 40, 7, 0},
-			{"fb", 200, 10, 20, 1, 0}, {"fb2", 200, 30, 40, 8, 0},
-			{"bwd a2", 300, 500, 510, 7, 1}, {"bwd b2", 300, 520, 530, 8, 2},
-			{"bwd a1", 300, 540, 550, 1, 1}, {"bwd b1", 300, 560, 580, 1, 2},
+			{"fa", 100, 10, 20, 1, 0, false}, {"fa2", 100, 30, 40, 7, 0, false},
+			{"fb", 200, 10, 20, 1, 0, false}, {"fb2", 200, 30, 40, 8, 0, false},
+			{"bwd a2", 300, 500, 510, 7, 1, false}, {"bwd b2", 300, 520, 530, 8, 2, false},
+			{"bwd a1", 300, 540, 550, 1, 1, false}, {"bwd b1", 300, 560, 580, 1, 2, false},
 		},
 	}
 	rows := rowsOf(Attribute(in, ByModule))
@@ -155,7 +155,7 @@ func TestMerge(t *testing.T) {
 }
 
 // TestAttributeConservesRandom: on random inputs (overlapping ops, spans that do not nest,
-// flows to nowhere, kernels of no op) the rows still sum to the totals, for both views, and
+// flows to nowhere, kernels of no op) the rows still sum to the totals, for every view, and
 // nothing panics.
 func TestAttributeConservesRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -172,7 +172,7 @@ func TestAttributeConservesRandom(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				fwd = rng.Int64N(3)
 			}
-			in.Ops = append(in.Ops, Op{"op", rng.Int64N(3), o, o + rng.Int64N(100), seq, fwd})
+			in.Ops = append(in.Ops, Op{"op", rng.Int64N(3), o, o + rng.Int64N(100), seq, fwd, rng.IntN(3) == 0})
 			in.Kernels = append(in.Kernels, Kernel{"k", rng.IntN(n+2) - 1, rng.Int64N(50)})
 			in.Flows = append(in.Flows, Flow{rng.Int64N(4), rng.IntN(2) == 0, rng.Int64N(3), rng.Int64N(1100)})
 		}
@@ -181,7 +181,7 @@ func TestAttributeConservesRandom(t *testing.T) {
 				in.Kernels[i].Op = -1
 			}
 		}
-		for _, by := range []By{ByModule, ByLine} {
+		for _, by := range []By{ByModule, ByLine, ByPhase} {
 			s := Attribute(in, by)
 			var cpu, dev, kern, un int64
 			for _, r := range s.Rows {
@@ -211,4 +211,36 @@ func TestAttributeConservesRandom(t *testing.T) {
 			require.NoError(t, err, "iteration %d: what Attribute writes reads back", iter)
 		}
 	}
+}
+
+// TestAttributeByPhase: an op's phase is the outermost annotation holding it on its thread
+// (a nested record_function does not start a phase; ProfilerStep#N and 0 ns annotations
+// never do), backward ops count where they ran, and what no phase holds is the none row.
+func TestAttributeByPhase(t *testing.T) {
+	in := &Input{
+		Ops: []Op{
+			{"ProfilerStep#3", 1, 0, 1000, -1, 0, true}, // 0: not a phase
+			{"forward", 1, 10, 100, -1, 0, true},        // 1: self 90 − 30 − 0 = 60
+			{"attention", 1, 20, 50, -1, 0, true},       // 2: nested: forward's, self 30 − 10 = 20
+			{"aten::mm", 1, 30, 40, 4, 0, false},        // 3: forward
+			{"graph scope", 1, 60, 60, -1, 0, true},     // 4: 0 ns: forward's
+			{"backward", 1, 200, 400, -1, 0, true},      // 5: self 200 − 50
+			{"MmBackward0", 1, 250, 300, 4, 1, false},   // 6: backward, in backward
+			{"aten::add", 1, 500, 520, -1, 0, false},    // 7: in no phase
+			{"MulBackward0", 2, 600, 610, 9, 1, false},  // 8: backward on another thread: none
+		},
+		Kernels: []Kernel{{"gemm", 3, 7}, {"scoped", 4, 5}, {"gemm_bwd", 6, 11}, {"add", 7, 2}},
+	}
+	s := Attribute(in, ByPhase)
+	rows := rowsOf(s)
+	assert.Equal(t, Row{Key: "forward", Calls: 1, FwdCPUNs: 60 + 20 + 10, FwdDevNs: 12, Kernels: map[string]int64{"gemm": 7, "scoped": 5}}, rows["forward"])
+	assert.Equal(t, Row{Key: "backward", Calls: 1, FwdCPUNs: 150, BwdCPUNs: 50, BwdDevNs: 11, Kernels: map[string]int64{"gemm_bwd": 11}}, rows["backward"])
+	none := rows["(no phase)"]
+	assert.Equal(t, int64(1000-90-200-20+20), none.FwdCPUNs, "ProfilerStep's self time and aten::add")
+	assert.Equal(t, int64(10), none.BwdCPUNs)
+	assert.Equal(t, int64(2), none.FwdDevNs)
+	assert.NotContains(t, rows, "attention")
+	assert.NotContains(t, rows, "ProfilerStep#3")
+	assert.Len(t, s.Unattributed, 1)
+	assert.Equal(t, "ops outside any user annotation naming a phase (ProfilerStep#N aside)", s.Unattributed[0].Reason)
 }

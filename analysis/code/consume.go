@@ -21,18 +21,38 @@ type Collector struct {
 	spans  [][]Span
 	nSpans int
 	rank   trace.Rank
+	counts tracefile.Counts
+	// started is set at the first op or device event, which come after the Python layer;
+	// off then says the trace had none, and the rest is not kept (nothing to charge it to).
+	started, off bool
+	// always keeps the ops of a trace without Python events (phases need none).
+	always bool
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector { return &Collector{} }
 
+// newCollectorFor returns an empty Collector for attributing by by.
+func newCollectorFor(by By) *Collector { return &Collector{always: by == ByPhase} }
+
 // Needs asks for the device events' links to their operators and the Python layer.
 func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks | tracefile.NeedPython }
 
-// Begin keeps the trace's rank and makes the lists at the sizes the read will fill.
+// Begin keeps the trace's rank and the sizes the read will fill.
 func (c *Collector) Begin(info *tracefile.Info) {
 	c.rank = info.Rank
-	n := info.Counts
+	c.counts = info.Counts
+}
+
+// start makes the lists at the sizes the read will fill, or turns the collector off for a
+// trace without Python events.
+func (c *Collector) start() {
+	c.started = true
+	if c.nSpans == 0 && !c.always {
+		c.off = true
+		return
+	}
+	n := c.counts
 	c.in.Ops = make([]Op, 0, n.Host+n.Runtime)
 	c.opEv = make([]int, 0, n.Host+n.Runtime)
 	c.in.Kernels = make([]Kernel, 0, n.Device)
@@ -65,27 +85,34 @@ func (c *Collector) Event(ev *tracefile.Event) {
 		c.python(ev) // (not counted: OpIndex counts the converted events)
 		return
 	}
+	if !c.started {
+		c.start()
+	}
+	if c.off {
+		return
+	}
 	i := c.n
 	c.n++
 	switch {
 	case ev.Kind.Host() || ev.Kind == tracefile.KindRuntime:
 		c.opEv = append(c.opEv, i)
 		c.in.Ops = append(c.in.Ops, Op{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs,
-			Seq: ev.SequenceNr, FwdThread: ev.FwdThread})
+			Seq: ev.SequenceNr, FwdThread: ev.FwdThread, Annotation: ev.Kind == tracefile.KindUserAnnotation})
 	case ev.Kind.DeviceTime():
 		c.in.Kernels = append(c.in.Kernels, Kernel{Name: ev.Name, DurNs: ev.EndNs - ev.StartNs})
 		c.devOp = append(c.devOp, ev.OpIndex)
 	}
 }
 
-// Input returns what was collected, each kernel's Op an index into its Ops.
+// Input returns what was collected, each kernel's Op an index into its Ops. Call it once,
+// after the read.
 func (c *Collector) Input() *Input {
 	in := c.in
 	in.Spans = make([]Span, 0, c.nSpans)
 	for _, ch := range c.spans {
 		in.Spans = append(in.Spans, ch...)
 	}
-	in.Kernels = append([]Kernel(nil), c.in.Kernels...)
+	// The kernels' ops are resolved in place: the read is over, and Input is called once.
 	for k, ev := range c.devOp {
 		in.Kernels[k].Op = -1
 		if ev < 0 {

@@ -93,18 +93,21 @@ func Write(w io.Writer, f Format, s *Summary, o WriteOptions) error {
 	return err
 }
 
-func (s *Summary) noneKey() string {
-	if s.By == "line" {
-		return ByLine.None()
+func (s *Summary) noneKey() string { return byName(s.By).None() }
+
+// rowName is the head of the rows' column.
+func (s *Summary) rowName() string {
+	switch byName(s.By) {
+	case ByLine:
+		return "Source line"
+	case ByPhase:
+		return "Phase"
 	}
-	return ByModule.None()
+	return "Module"
 }
 
 func (s *Summary) table(rows []Row, csv bool, top int) *text.Table {
-	name := "Module"
-	if s.By == "line" {
-		name = "Source line"
-	}
+	name := s.rowName()
 	t := &text.Table{Left: []bool{true}}
 	incl := s.By == "module"
 	if csv {
@@ -257,10 +260,7 @@ func pct(part, total int64) string {
 // share of the row's and of all linked device time. text, markdown and csv only (the summary
 // itself is Write's json).
 func WriteKernels(w io.Writer, f Format, s *Summary, o WriteOptions) error {
-	name := "Module"
-	if s.By == "line" {
-		name = "Source line"
-	}
+	name := s.rowName()
 	type pair struct {
 		row    *Row
 		kernel KernelTime

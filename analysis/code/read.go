@@ -49,7 +49,7 @@ func readInput(in *input.Input, pos int, o ReadOptions) (*Summary, []string, err
 	default:
 		return nil, nil, &input.KindError{Name: in.Name, Kind: in.Kind, Cmd: "code"}
 	}
-	c := NewCollector()
+	c := newCollectorFor(o.By)
 	opts := tracefile.Options{Link: o.Link, Position: pos, Consumers: []tracefile.Consumer{c}}
 	data, err := in.ReadConsumers(opts)
 	if err != nil {
@@ -78,6 +78,14 @@ func readSummaryBy(r io.Reader, name string, by By) (*Summary, []string, error) 
 
 // sufficient says why in cannot be attributed by by, if it cannot.
 func sufficient(in *Input, by By) error {
+	if by == ByPhase {
+		for i := range in.Ops {
+			if isPhase(&in.Ops[i]) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the trace has no user annotation naming a phase (record_function(\"decode\") and the like; ProfilerStep#N aside)")
+	}
 	if len(in.Spans) == 0 {
 		return fmt.Errorf("the trace has no python_function events, so no module or source line to charge: " +
 			"record it with torch.profiler.profile(with_stack=True)")

@@ -26,7 +26,7 @@ const SummaryVersion = 1
 type Summary struct {
 	// Version is SummaryVersion; the key names the document's kind.
 	Version int `json:"orprof_code_summary"`
-	// By is "module" or "line".
+	// By is "module", "line" or "phase".
 	By string `json:"by"`
 	// Traces are the traces summed, in input order.
 	Traces []Trace `json:"traces,omitempty"`
@@ -117,13 +117,19 @@ type Unattributed struct {
 
 func (s *Summary) addReason(reason uint8, by By, cpu, dev int64) {
 	what := "nn.Module call"
-	if by == ByLine {
+	switch by {
+	case ByLine:
 		what = "Python function of the user's code"
+	case ByPhase:
+		what = "user annotation naming a phase (ProfilerStep#N aside)"
 	}
 	var text string
 	switch reason {
 	case reasonOutside:
 		text = fmt.Sprintf(ReasonOutside, what)
+		if by == ByPhase {
+			text = fmt.Sprintf(ReasonOutsidePhase, what)
+		}
 	case reasonBwdNoForward:
 		text = ReasonBwdNoForward
 	case reasonBwdOutside:
@@ -217,8 +223,8 @@ func (s *Summary) check() error {
 	switch {
 	case s.Version != SummaryVersion:
 		return fmt.Errorf("\"orprof_code_summary\" is %d; this orprof reads version %d", s.Version, SummaryVersion)
-	case s.By != "module" && s.By != "line":
-		return fmt.Errorf("\"by\" is %s, not \"module\" or \"line\"", quote.String(s.By))
+	case s.By != "module" && s.By != "line" && s.By != "phase":
+		return fmt.Errorf("\"by\" is %s, not \"module\", \"line\" or \"phase\"", quote.String(s.By))
 	}
 	if s.UnlinkedDevNs < 0 {
 		return errors.New("\"unlinked_device_ns\" is negative")

@@ -254,7 +254,7 @@ func (doc *summaryJSON) summary() (*Summary, error) {
 		s.Ranks[i] = RankInfo{Rank: trace.Rank{Number: r.Rank, Named: r.FromTrace, Trace: r.File},
 			SelfCPUTimeTotal: r.SelfCPUTimeTotal, SelfDeviceTimeTotal: r.SelfDeviceTimeTotal}
 		if l := r.DeviceLinks; l != nil {
-			if l.ExternalIDUs < 0 || l.LaunchUs < 0 || l.OrderUs < 0 || l.EnclosingUs < 0 || l.UnlinkedUs < 0 {
+			if l.ExternalIDUs < 0 || l.LaunchUs < 0 || l.OrderUs < 0 || l.EnclosingUs < 0 || l.UnlinkedUs < 0 || l.GraphUs < 0 {
 				return nil, fmt.Errorf("rank %d: device_links: a negative time", i)
 			}
 			s.Ranks[i].DeviceLinks = *l

@@ -17,24 +17,27 @@ type DeviceLinks struct {
 	OrderUs      float64 `json:"order_us"`
 	EnclosingUs  float64 `json:"enclosing_us"`
 	UnlinkedUs   float64 `json:"unlinked_us"`
+	// GraphUs is what the CUDA-graph annotations charged to the scopes they name (written
+	// only when some was, so that a summary of a trace without them reads as before).
+	GraphUs float64 `json:"graph_us,omitempty"`
 }
 
 // TotalUs is the device time the figures cover.
 func (l DeviceLinks) TotalUs() float64 {
-	return l.ExternalIDUs + l.LaunchUs + l.OrderUs + l.EnclosingUs + l.UnlinkedUs
+	return l.ExternalIDUs + l.LaunchUs + l.OrderUs + l.EnclosingUs + l.UnlinkedUs + l.GraphUs
 }
 
 // Add sums two ranks' figures.
 func (l DeviceLinks) Add(o DeviceLinks) DeviceLinks {
 	return DeviceLinks{l.ExternalIDUs + o.ExternalIDUs, l.LaunchUs + o.LaunchUs, l.OrderUs + o.OrderUs,
-		l.EnclosingUs + o.EnclosingUs, l.UnlinkedUs + o.UnlinkedUs}
+		l.EnclosingUs + o.EnclosingUs, l.UnlinkedUs + o.UnlinkedUs, l.GraphUs + o.GraphUs}
 }
 
 // Notable reports whether the figures are worth a line under the table: some device time was
 // linked by a rule other than the file's External id. Where the External id linked all that
 // was linked, the table is the one PyTorch prints and says nothing more (what reached no
 // operator has its warning on stderr).
-func (l DeviceLinks) Notable() bool { return l.LaunchUs+l.OrderUs+l.EnclosingUs > 0 }
+func (l DeviceLinks) Notable() bool { return l.LaunchUs+l.OrderUs+l.EnclosingUs+l.GraphUs > 0 }
 
 // Line is the line under the table: the device time linked to operators, the share each rule
 // linked and what reached none, e.g. "Device time linked to operators: 67.671ms of 67.681ms
@@ -44,9 +47,13 @@ func (l DeviceLinks) Line() string {
 	total := l.TotalUs()
 	pct := func(us float64) string { return text.Percent(us, max(total, 0), 2, "0.00%") }
 	linked := total - l.UnlinkedUs
-	return fmt.Sprintf("Device time linked to operators: %s of %s (%s): external-id %s, launch %s, order %s, enclosing %s, unlinked %s (%s)",
+	graph := "" // said only where the trace had CUDA-graph scopes
+	if l.GraphUs > 0 {
+		graph = ", graph " + pct(l.GraphUs)
+	}
+	return fmt.Sprintf("Device time linked to operators: %s of %s (%s): external-id %s, launch %s, order %s, enclosing %s%s, unlinked %s (%s)",
 		text.Time(linked), text.Time(total), pct(linked), pct(l.ExternalIDUs), pct(l.LaunchUs), pct(l.OrderUs),
-		pct(l.EnclosingUs), text.Time(l.UnlinkedUs), pct(l.UnlinkedUs))
+		pct(l.EnclosingUs), graph, text.Time(l.UnlinkedUs), pct(l.UnlinkedUs))
 }
 
 // DeviceLinks sums the ranks' figures. A rank without any (its summary's JSON had no

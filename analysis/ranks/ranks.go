@@ -56,7 +56,8 @@ func SummarizeAverages(av *tracefile.Averages, file string, pos int, g events.Av
 	}
 	l := av.Data.DeviceLink.ByRuleUs
 	if links := (optable.DeviceLinks{ExternalIDUs: l[tracefile.ByExternalID], LaunchUs: l[tracefile.ByLaunch],
-		OrderUs: l[tracefile.ByOrder], EnclosingUs: l[tracefile.ByEnclosing], UnlinkedUs: l[tracefile.Unlinked]}); links.Notable() {
+		OrderUs: l[tracefile.ByOrder], EnclosingUs: l[tracefile.ByEnclosing], UnlinkedUs: l[tracefile.Unlinked],
+		GraphUs: l[tracefile.ByGraphScope]}); links.Notable() {
 		// Kept only where it says more than the table (as the JSON summary writes it), so that
 		// a summary read back equals the one written.
 		rank.DeviceLinks = links

@@ -20,7 +20,7 @@ the "(no module)" row sum to the trace's CPU op time and its linked device time
 
 func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("code", codeUsage, stderr)
-	by := fs.String("by", "module", "what a row is: module (an nn.Module's path) or line (a function of the user's code)")
+	by := fs.String("by", "module", "what a row is: module (an nn.Module's path), line (a function of the user's code) or phase (the outermost user annotation holding the op: record_function(\"decode\"), ProfilerStep#N aside)")
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof code reads and merges)")
 	rowLimit := fs.Int("row-limit", 50, "rows text and markdown print, largest first; 0 none (the totals still print), -1 all (csv and json print all)")
 	nameWidth := fs.Int("max-name-column-width", 60, "width cap of the name columns of text")
@@ -35,7 +35,7 @@ func runCode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	b, ok := code.ParseBy(*by)
 	if !ok {
-		return fail(stderr, "code: --by %s: must be module or line; run 'orprof code -h'", quote.String(*by))
+		return fail(stderr, "code: --by %s: must be module, line or phase; run 'orprof code -h'", quote.String(*by))
 	}
 	f, ok := code.ParseFormat(*format)
 	if !ok {

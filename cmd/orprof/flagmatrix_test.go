@@ -1012,6 +1012,13 @@ func TestOtherCommandsFlags(t *testing.T) {
 		// code: its modes and flags are TestCodeModes'; the refusals here.
 		{"code --by line", []string{"code", "--by", "line", "../../analysis/code/testdata/conv_train.json"}, "", 0, "Source line", ""},
 		{"code --by unknown", []string{"code", "--by", "file", "../../analysis/code/testdata/conv_train.json"}, "", 2, "", "--by"},
+		{"code --by phase", []string{"code", "--by", "phase", graphTrace}, "", 0, "Phase", ""},
+		{"code --by phase without annotations", []string{"code", "--by", "phase", "../../trace/tracefile/testdata/reader/link.json"}, "", 2, "", "phase"},
+		{"kernels --by phase", []string{"kernels", "--by", "phase", graphTrace}, "", 0, "decode", ""},
+		{"table --phase", []string{"table", "--phase", "decode", graphTrace}, "", 0, "linear_fwd", ""},
+		{"table --phase unknown", []string{"table", "--phase", "nope", graphTrace}, "", 2, "", "prefill, decode"},
+		{"table --phase of several traces", []string{"table", "--phase", "decode", graphTrace, graphTrace}, "", 2, "", "--phase"},
+		{"merge --phase", []string{"merge", "--phase", "decode", graphTrace}, "", 2, "", "--phase"},
 		{"code without python stacks", []string{"code", "../../testdata/kineto/cpu_only.json.gz"}, "", 2, "", "with_stack=True"},
 		{"convert without -o", []string{"convert", notDir}, "", 2, "", "-o"},
 		{"convert -o of no known kind", []string{"convert", "-o", filepath.Join(empty, "x.txt"), notDir}, "", 2, "", "-o"},

@@ -22,7 +22,7 @@ func runKernels(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, markdown, csv or json (json is a summary that orprof kernels reads and merges)")
 	rowLimit := fs.Int("row-limit", 50, "kernels (or, with --by-op, operators) text and markdown print; -1 prints all, 0 none (csv and json print all)")
 	byOp := fs.Bool("by-op", false, "group the kernels under the operators that launched them")
-	by := fs.String("by", "", "group the kernels under the nn.Module (module) or source line (line) that ran their ops, from a trace recorded with_stack=True (docs/code.md)")
+	by := fs.String("by", "", "group the kernels under the nn.Module (module) or source line (line) that ran their ops, from a trace recorded with_stack=True, or under the phase (phase: the outermost user annotation) that holds their ops (docs/code.md)")
 	rulesPath := fs.String("rules", "", "a `FILE` of category rules (lines: CATEGORY REGEXP), tried before the built-in ones")
 	nameWidth := fs.Int("max-name-column-width", 55, "width cap of the name columns of text")
 	var link linkValue
@@ -91,7 +91,7 @@ func runKernelsByCode(stdin io.Reader, stdout, stderr io.Writer, paths []string,
 	byOp, rules bool, rowLimit, nameWidth int) int {
 	b, ok := code.ParseBy(by)
 	if !ok {
-		return failFlag(stderr, "kernels", "--by %s: must be module or line", quote.String(by))
+		return failFlag(stderr, "kernels", "--by %s: must be module, line or phase", quote.String(by))
 	}
 	switch {
 	case byOp:

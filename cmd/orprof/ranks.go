@@ -168,6 +168,9 @@ func (tf *tableFlags) parseRanksCommand(name, usage, need string, args []string,
 	tf.register(fs)
 	byRank = fs.Bool("by-rank", false, "add the per-rank totals and the slowest rank of each op")
 	fs.Var(&tf.link, "link", linkFlagUsage)
+	if name == "table" { // (a summary's rows cannot be split by phase: merge has no --phase)
+		fs.StringVar(&tf.phase, "phase", "", "`NAME`: the rows of one phase, the ops under the outermost user annotation NAME (record_function; ProfilerStep#N aside) and their device time (docs/code.md)")
+	}
 	if pos, exit, stop = parseFlags(fs, args); stop {
 		return nil, nil, exit, true
 	}

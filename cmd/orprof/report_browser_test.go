@@ -17,7 +17,7 @@ import (
 )
 
 // reportViews are the views of the report, by their data-view id.
-var reportViews = []string{"overview", "operators", "kernels", "memory", "ranks", "diff"}
+var reportViews = []string{"overview", "operators", "kernels", "code", "memory", "ranks", "diff"}
 
 // runCLI runs orprof with args and returns its stdout; a non-zero exit fails t.
 func runCLI(t *testing.T, args ...string) []byte {

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/events"
@@ -31,7 +32,8 @@ type tableFlags struct {
 	target113      bool
 	rowLimitSet    bool // --row-limit was given (csv and json print every row otherwise)
 	link           linkValue
-	noScopeMetrics bool // --no-scope-metrics
+	noScopeMetrics bool   // --no-scope-metrics
+	phase          string // --phase (table only)
 }
 
 func (tf *tableFlags) register(fs interface {
@@ -96,6 +98,9 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if stop {
 		return exit
 	}
+	if tf.phase != "" && (len(pos) > 1 || isDir(pos[0])) {
+		return failFlag(stderr, "table", "--phase: one trace at a time (orprof code --by phase sums the phases of several)")
+	}
 	if len(pos) > 1 || isDir(pos[0]) {
 		return runTableRanks(pos, &tf, *byRank, stdout, stderr)
 	}
@@ -111,7 +116,13 @@ func runTable(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := input.Check([]*input.Input{in}, "table", input.Trace); err != nil {
 		return fail(stderr, "table: %v", err)
 	}
-	av, err := in.ReadAverages(opts, tf.grouping())
+	var av *tracefile.Averages
+	if tf.phase != "" {
+		opts.Progress = nil
+		av, err = code.PhaseAverages(in, tf.phase, opts, tf.grouping())
+	} else {
+		av, err = in.ReadAverages(opts, tf.grouping())
+	}
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/memcurve"
@@ -96,6 +97,9 @@ type Model struct {
 	// Memory is the memory curve of the trace's [memory] records (memcurve): the Memory view's
 	// chart and peaks.
 	Memory *memcurve.Summary
+	// Code is the code view's summary (analysis/code: by module and by line) of the same
+	// trace or traces: the Code view.
+	Code *code.Report
 	// Diff, when set, fills the Diff view.
 	Diff *Diff
 	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
@@ -132,6 +136,7 @@ type page struct {
 	Timeline *timelinePage     `json:"timeline"`
 	Steps    *tbsteps.Summary  `json:"steps"`
 	Memory   *memcurve.Summary `json:"memory"`
+	Code     *code.Report      `json:"code"`
 	Findings []finding         `json:"findings"`
 	Why      map[string]string `json:"why"`
 	Empty    map[string]bool   `json:"empty"`
@@ -329,6 +334,13 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Empty["memory"] = true
 	default:
 		p.Why["memory_curve"] = "No memory curve: it is drawn from a trace's [memory] records as orprof report TRACE reads them; table summaries carry only the per-operator figures below (the table's)."
+	}
+	p.Code = m.Code
+	if m.Code == nil {
+		p.Why["code"] = "No code view: it is made from traces recorded with_stack=True (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no Python layer."
+		p.Empty["code"] = true
+	} else if m.Code.Module == nil && m.Code.Line == nil {
+		p.Empty["code"] = true
 	}
 	if m.Memory != nil && len(m.Memory.Devices) > 0 {
 		p.Memory = m.Memory

@@ -284,12 +284,19 @@ const (
 	// on the thread that issued the copy, rather than a span such as a backward annotation on
 	// another).
 	ByEnclosing
+	// ByGraphScope (tried before rule 1, on the device events it applies to): a CUDA-graph
+	// replay's kernel whose args carry PyTorch's graph annotation (a "graph node id" and the
+	// scope's "name", pytorch/pytorch#194854) is charged to an operator the read adds for that
+	// scope of that replay: a 0 ns user annotation of the scope's name under the replay's
+	// cudaGraphLaunch (reader_graph.go). Replayed kernels without a scope go by rule 2.
+	ByGraphScope
 	numRules
 )
 
-var ruleNames = [...]string{"unlinked", "external-id", "launch", "order", "enclosing"}
+var ruleNames = [...]string{"unlinked", "external-id", "launch", "order", "enclosing", "graph"}
 
-// String returns the rule's name: "unlinked", "external-id", "launch", "order", "enclosing".
+// String returns the rule's name: "unlinked", "external-id", "launch", "order", "enclosing",
+// "graph".
 func (r LinkRule) String() string {
 	if int(r) < len(ruleNames) {
 		return ruleNames[r]

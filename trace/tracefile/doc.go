@@ -28,6 +28,8 @@
 //	MTIA / HPU                  mtia_runtime, mtia_ccp_events, mtia_workloadd, hpu_op;  µs          2 launch (runFunction),
 //	                            own rows as in PyTorch, which attaches none to ops                  4 enclosing (dma_request)
 //	graph replay                kernels carry their cudaGraphLaunch's correlation       µs          2 launch
+//	graph replay, annotated     "graph node id" and the scope's "name" in kernel args  µs          0 graph
+//	                            (PyTorch's exporter, pytorch#194854)
 //	GPU-only                    device events and no host ops: own rows, a warning      µs          (none)
 //	distributed (HTA)           "distributedInfo": {"rank": N} → Data.Rank             µs          as its era
 //	orprof                      top-level "orprof" object: fallback device time,        µs          1 external-id

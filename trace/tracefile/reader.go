@@ -155,6 +155,9 @@ func (l DeviceLink) Coverage() string {
 	fmt.Fprintf(&b, "device time linked to operators: %s µs of %s µs (%s):",
 		strconv.FormatFloat(linked, 'f', 3, 64), strconv.FormatFloat(l.TotalUs, 'f', 3, 64), pct(linked))
 	for r := ByExternalID; r < numRules; r++ {
+		if r == ByGraphScope && l.ByRuleUs[r] == 0 {
+			continue // said only of a trace with CUDA-graph scopes
+		}
 		fmt.Fprintf(&b, " %s %s,", r, pct(l.ByRuleUs[r]))
 	}
 	fmt.Fprintf(&b, " unlinked %s µs (%s)", strconv.FormatFloat(l.ByRuleUs[Unlinked], 'f', 3, 64), pct(l.ByRuleUs[Unlinked]))

@@ -61,10 +61,13 @@ type evFields struct {
 	fallback  bool   // args "device_time": "fallback": orprof's drawing of a fallback interval
 	labels    []byte // M process_labels: args.labels (copied)
 	hasLabels bool
-	unused    bool  // the event cannot contribute: its remaining members are only validated
-	comm      int32 // 1 + the index in decoder.comms of its collective args; 0: none
-	flowID    int64 // a flow's "id" (read only for NeedPython)
-	pidIsStr  bool  // a counter event's pid is a string: decoder.ctrPid holds it
+	unused    bool   // the event cannot contribute: its remaining members are only validated
+	comm      int32  // 1 + the index in decoder.comms of its collective args; 0: none
+	flowID    int64  // a flow's "id" (read only for NeedPython)
+	graphNode int64  // "graph node id" (device events of a CUDA-graph replay; 0: none)
+	pidIsStr  bool   // a counter event's pid is a string: decoder.ctrPid holds it
+	gScope    []byte // the args' "name": a CUDA-graph annotation's scope (reader_graph.go)
+	hasGScope bool
 }
 
 // skipArgs names the event arguments a read does not need: they are validated and skipped, and
@@ -114,6 +117,8 @@ type decoder struct {
 	shapeStrs []string
 	stackIdx  map[string]int32 // raw "Call stack" → index into stacks
 	stacks    [][]string
+	// graph are the operators added for CUDA-graph scopes (reader_graph.go); nil: none.
+	graph *graphScopes
 	// comms are the collective args of the events that carry them (collective.go), indexed by
 	// their records (rawComm).
 	comms []Collective
@@ -284,8 +289,9 @@ type scanFacts struct {
 	nBadNames int
 
 	// counters are the counter events' series in file order (counter.go).
-	counters  []CounterSeries
-	counterOf map[counterKey]int
+	counters    []CounterSeries
+	counterOf   map[counterKey]int
+	graphScoped int // device records that name a CUDA-graph annotation's scope
 }
 
 // maxBadNames bounds the names that are not valid UTF-8 kept to tell repeats apart.
@@ -333,6 +339,7 @@ func (f *scanFacts) merge(o *scanFacts) {
 		f.counterSample(c)
 	}
 	f.nBadNames += o.nBadNames
+	f.graphScoped += o.graphScoped
 	for _, n := range o.badNames {
 		if slices.Contains(f.badNames, n) {
 			f.nBadNames-- // the same name in an earlier part
@@ -586,7 +593,7 @@ func (d *decoder) event() error {
 		return nil // before the fields are reset: two thirds of the MTIA trace's events
 	}
 	*ev = evFields{at: at, seq: -1, shapes: -1, stack: -1, node: -1, scope: -1, memDevID: -1, memAlloc: -1, memRes: -1,
-		blocksSM: -1, occPct: -1, labels: ev.labels[:0]}
+		blocksSM: -1, occPct: -1, labels: ev.labels[:0], gScope: ev.gScope[:0]}
 	var err error
 	var laid, meta, all bool
 	if phLaid {
@@ -1085,6 +1092,14 @@ func (d *decoder) arg(ev *evFields, key []byte) (err error) {
 		var ok bool
 		if v, ok, err = s.StrOrSkip(); ok {
 			ev.labels, ev.hasLabels = append(ev.labels[:0], v...), true
+		}
+	case argGraphNodeID:
+		ev.graphNode, err = d.argInt(ev.graphNode)
+	case argGraphScope:
+		var v []byte
+		var ok bool
+		if v, ok, err = s.StrOrSkip(); ok {
+			ev.gScope, ev.hasGScope = append(ev.gScope[:0], v...), true
 		}
 	default:
 		if mayBeCollective(key) {

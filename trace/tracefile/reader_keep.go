@@ -185,6 +185,7 @@ func (d *decoder) raw(ev *evFields, kind rawKind, cat uint8) rawEvent {
 		if ev.hasStream {
 			r.fwd = ev.stream
 		}
+		r.stack = d.graphScopeOf(ev)
 	}
 	return r
 }

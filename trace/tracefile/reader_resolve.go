@@ -354,6 +354,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		return t, t + math.Float64frombits(uint64(r.dur))
 	}
 
+	d.graph = d.addGraphScopes()
 	// Per chunk of records: how many events and legacy-numbered ops come before it, so that
 	// the chunks can be turned into events independently.
 	type chunkStart struct{ ev, legacy int }
@@ -866,6 +867,10 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 				lk.threads = append(lk.threads, threadFix{int32(k), d.raws.at(int(op.raw)).tid})
 			}
 		case r.kind == rawDevice && d.mayLink(r, trace, all):
+			if op, rt, ok := d.graph.find(r); ok {
+				lk.pairs = append(lk.pairs, d.pair(r, k, op, rt+1, ByGraphScope, times))
+				continue
+			}
 			if d.opts.Link == LinkExternalID || attachable(deviceEventType(r.cat, trace)) || r.extID > 0 {
 				if op, ok := l.ops.get(l.deviceLink(r)); ok {
 					var launch int32
@@ -913,7 +918,7 @@ func (d *decoder) linkRaws(trace devices.Type, times func(*rawEvent) (float64, f
 	if len(d.opts.Consumers) > 0 {
 		lk.rtOp = make(map[int32]opRef)
 		for _, p := range lk.pairs {
-			if rt := p.launch - 1; rt >= 0 {
+			if rt := p.launch - 1; rt >= 0 && p.rule != ByGraphScope {
 				if _, dup := lk.rtOp[rt]; !dup {
 					lk.rtOp[rt] = opRef{ev: p.op, raw: p.opRaw}
 				}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/orprof/orprof/internal/browsertest"
+)
+
+// TestReportCodeBrowser opens the report of a real trace recorded with_stack=True (TraceLens's
+// BERT on MI300) in a headless Chromium: the Code view renders with no console error or
+// request, its module tree's rows are `orprof code --format json`'s (keys, calls, figures),
+// its line table's are `orprof code --by line --format json`'s, folding a module hides its
+// submodules, and the "(no module)" row says why it has its time. A trace without Python
+// events (the CUDA-graph fixture) shows the reason instead.
+func TestReportCodeBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := browsertest.Start(t)
+	dir := t.TempDir()
+	bert := filepath.Join("..", "..", "testdata", "kineto-extra", "tracelens_mi300_bert_small.json.gz")
+	out := filepath.Join(dir, "bert.html")
+	runCLI(t, "report", bert, "-o", out)
+	p := b.Open(t, out, "body[data-rendered]")
+	p.Click(t, "button[data-view=code]")
+	p.WaitFor(t, "#v-code[data-ready].on")
+
+	for _, v := range []struct{ by, table string }{{"module", "code-modules"}, {"line", "code-lines"}} {
+		var cli struct {
+			Rows []struct {
+				Key      string
+				Calls    int64
+				FwdCPUNs int64 `json:"fwd_cpu_ns"`
+				FwdDevNs int64 `json:"fwd_device_ns"`
+				BwdCPUNs int64 `json:"bwd_cpu_ns"`
+				BwdDevNs int64 `json:"bwd_device_ns"`
+			}
+		}
+		if err := json.Unmarshal(runCLI(t, "code", "--by", v.by, "--format", "json", bert), &cli); err != nil {
+			t.Fatal(err)
+		}
+		var page []struct {
+			Key   string
+			Calls int64
+			Fwd   [2]int64
+			Bwd   [2]int64
+		}
+		// The tree's rows that are rows (data-row) and every row of the line table.
+		p.Eval(t, `(function () {
+		  var D = JSON.parse(document.getElementById("orprof-data").textContent);
+		  var S = D.code["`+v.by+`"], byKey = {};
+		  S.rows.forEach(function (r) { byKey[r.key] = r; });
+		  var sel = "`+v.table+`" === "code-modules" ? "tr[data-row]" : "tbody tr";
+		  return Array.from(document.querySelectorAll('[data-table=`+v.table+`] ' + sel)).map(function (tr) {
+		    var r = byKey[tr.getAttribute("data-key")] || {};
+		    return { Key: tr.getAttribute("data-key"), Calls: r.calls, Fwd: [r.fwd_cpu_ns, r.fwd_device_ns], Bwd: [r.bwd_cpu_ns, r.bwd_device_ns] };
+		  });
+		})()`, &page)
+		if len(page) != len(cli.Rows) {
+			t.Fatalf("%s: the page has %d rows, orprof code %d", v.by, len(page), len(cli.Rows))
+		}
+		want := map[string][5]int64{}
+		for _, r := range cli.Rows {
+			want[r.Key] = [5]int64{r.Calls, r.FwdCPUNs, r.FwdDevNs, r.BwdCPUNs, r.BwdDevNs}
+		}
+		for _, r := range page {
+			if got := [5]int64{r.Calls, r.Fwd[0], r.Fwd[1], r.Bwd[0], r.Bwd[1]}; got != want[r.Key] {
+				t.Errorf("%s row %q: page %v, orprof code %v", v.by, r.Key, got, want[r.Key])
+			}
+		}
+	}
+	// The page's tree rows are the JSON's, by key, drawn from the DOM (not the data).
+	var keys []string
+	p.Eval(t, `Array.from(document.querySelectorAll('[data-table=code-modules] tr[data-row]')).map(function (tr) { return tr.getAttribute("data-key"); })`, &keys)
+	if !slices.Contains(keys, "(no module)") {
+		t.Error("no (no module) row in the tree")
+	}
+	var why int
+	p.Eval(t, `document.querySelectorAll('#v-code [data-unattributed=module] li').length`, &why)
+	if why == 0 {
+		t.Error("the tree says nothing of why the (no module) row has time")
+	}
+	// Folding the outermost module hides its submodules; unfolding shows them again.
+	var visible [2]int
+	count := `Array.from(document.querySelectorAll('[data-table=code-modules] tbody tr')).filter(function (tr) { return tr.style.display !== "none"; }).length`
+	p.Eval(t, count, &visible[0])
+	p.Click(t, `[data-table=code-modules] button[data-fold="BertLMHeadModel_0"]`)
+	p.Eval(t, count, &visible[1])
+	if visible[1] >= visible[0] || visible[1] < 2 {
+		t.Errorf("folding BertLMHeadModel_0: %d rows shown, before %d", visible[1], visible[0])
+	}
+	p.Click(t, `[data-table=code-modules] button[data-fold="BertLMHeadModel_0"]`)
+	p.Eval(t, count, &visible[1])
+	if visible[1] != visible[0] {
+		t.Errorf("unfolding BertLMHeadModel_0: %d rows shown, before folding %d", visible[1], visible[0])
+	}
+	p.CheckClean(t)
+
+	// No Python layer: the reason, no table.
+	out = filepath.Join(dir, "graph.html")
+	runCLI(t, "report", graphTrace, "-o", out)
+	p = b.Open(t, out, "body[data-rendered]")
+	p.Click(t, "button[data-view=code]")
+	p.WaitFor(t, "#v-code[data-ready].on")
+	var n, tables int
+	p.Eval(t, `document.querySelectorAll('#v-code [data-why]').length`, &n)
+	p.Eval(t, `document.querySelectorAll('#v-code table').length`, &tables)
+	if n == 0 || tables != 0 {
+		t.Errorf("a trace without python_function events: %d reasons, %d tables", n, tables)
+	}
+	p.CheckClean(t)
+}
