@@ -150,6 +150,11 @@ func TestReportRanksBrowser(t *testing.T) {
 			p := b.Open(t, out, "body[data-rendered]")
 			p.Click(t, "button[data-view=ranks]")
 			p.WaitFor(t, "#v-ranks[data-ready].on")
+			var ms string
+			p.Eval(t, `document.getElementById('v-ranks').dataset.buildMs`, &ms)
+			if fi, err := os.Stat(out); err == nil {
+				t.Logf("%s: %d bytes; the Ranks view built in %s ms", c.name, fi.Size(), ms)
+			}
 			var hm struct {
 				Rows  string `json:"rows"`
 				Ranks string `json:"ranks"`

@@ -132,6 +132,7 @@
 
   function viewRanks(sec) {
     if (!T) { sec.appendChild(why(D.why.ranks)); return; }
+    var t0 = performance.now();
     var R = S.ranks, seen = {}, dup = false, BARS = 40;
     R.forEach(function (r) { dup = dup || seen[r.rank]; seen[r.rank] = true; });
     function rankLabel(r, i) { return "rank " + r.rank + (dup ? " · #" + i + " " + (r.file || "").split("/").pop() : ""); }
@@ -191,6 +192,7 @@
     dataTable(box, rows, [{ key: "key", label: "Name", cls: "name", num: false }, { key: "ranks", label: "Ranks" },
       { key: "slowest", label: "Slowest rank" }, { key: "slowest_us", label: "Its total", fmt: fmtTime },
       { key: "mean_us", label: "Mean per rank", fmt: fmtTime }, { key: "by", label: "By", num: false }], { id: "ranks" });
+    sec.setAttribute("data-build-ms", (performance.now() - t0).toFixed(1));
   }
 
   VIEWS.push(["ranks", "Ranks", viewRanks, 50]);
