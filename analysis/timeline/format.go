@@ -392,7 +392,11 @@ func tablesOf(s *Summary, view string) []*table {
 			t.rows = append(t.rows, []string{fmtInt(r.Rank), fmtInt(int64(r.Instances)), fmtInt(int64(r.ArrivedLast)),
 				pct(int64(r.ArrivedLast), int64(r.Instances)), fmtUs(r.WaitCausedNs), fmtUs(r.WaitedNs), fmtInt(int64(r.Missing))})
 		}
-		w := &table{title: "Collective instances that kept the ranks waiting longest (µs)",
+		wt := "Collective instances that kept the ranks waiting longest (µs)"
+		if st.Matched > len(st.Worst) {
+			wt += fmt.Sprintf("; %d of %d shown", len(st.Worst), st.Matched)
+		}
+		w := &table{title: wt,
 			header: []string{"name", "rule", "group", "seq", "instance", "ranks", "last rank", "spread", "total wait"},
 			left:   map[int]bool{0: true, 1: true, 2: true}}
 		for _, in := range st.Worst {

@@ -97,6 +97,21 @@ func TestReportRanksBrowser(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	b := browsertest.Start(t)
+	checkRanksReports(t, "chromium", func(t *testing.T, file string) browsertest.Tab { return b.Open(t, file, "body[data-rendered]") })
+}
+
+// TestReportRanksFirefox is TestReportRanksBrowser in headless Firefox (internal/browsertest).
+func TestReportRanksFirefox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	f := browsertest.StartFirefox(t)
+	checkRanksReports(t, "firefox", func(t *testing.T, file string) browsertest.Tab { return f.Open(t, file, "body[data-rendered]") })
+}
+
+// checkRanksReports makes the 16- and 1,000-rank reports and checks their Ranks view in the
+// tabs open opens.
+func checkRanksReports(t *testing.T, browser string, open func(t *testing.T, file string) browsertest.Tab) {
 	dir := t.TempDir()
 	r16, r1000 := filepath.Join(dir, "r16"), filepath.Join(dir, "r1000")
 	for _, d := range []string{r16, r1000} {
@@ -147,9 +162,14 @@ func TestReportRanksBrowser(t *testing.T) {
 				t.Fatalf("orprof timeline: %d ranks by step time, outliers %v; want %d, %v", len(tl.StepRanks.Ranks), outliers, c.ranks, c.outliers)
 			}
 
-			p := b.Open(t, out, "body[data-rendered]")
+			p := open(t, out)
 			p.Click(t, "button[data-view=ranks]")
 			p.WaitFor(t, "#v-ranks[data-ready].on")
+			var ms string
+			p.Eval(t, `document.getElementById('v-ranks').dataset.buildMs`, &ms)
+			if fi, err := os.Stat(out); err == nil {
+				t.Logf("%s: %d bytes; the Ranks view built in %s ms", c.name, fi.Size(), ms)
+			}
 			var hm struct {
 				Rows  string `json:"rows"`
 				Ranks string `json:"ranks"`
@@ -184,13 +204,14 @@ func TestReportRanksBrowser(t *testing.T) {
 			for _, row := range []int{0, c.ranks / 2, c.ranks - 1} {
 				for _, col := range []string{"0", "last"} {
 					var tip struct{ Row, Rank, Step, Ns, Text string }
-					p.Eval(t, fmt.Sprintf(`(() => { const c = document.querySelector('#v-ranks canvas[data-heatmap]'); c.scrollIntoView();
-						const b = c.getBoundingClientRect(), rows = +c.dataset.rows, cols = +c.dataset.cols;
+					p.Eval(t, fmt.Sprintf(`(() => { const c = document.querySelector('#v-ranks canvas[data-heatmap]'), rows = +c.dataset.rows, cols = +c.dataset.cols;
+						c.parentElement.scrollIntoView(); c.parentElement.scrollTop = Math.max(0, %d * c.getBoundingClientRect().height / rows - 100);
+						const b = c.getBoundingClientRect();
 						const col = %q === "last" ? cols - 1 : 0;
 						const label = c.height / rows >= 9 ? 80 : 0, colW = (c.width - label - 10) / cols, sx = b.width / c.width, sy = b.height / c.height;
 						c.dispatchEvent(new MouseEvent('mousemove', {clientX: b.left + (label + (col + 0.5) * colW) * sx, clientY: Math.ceil(b.top + (%d + 0.5) * (c.height / rows) * sy), bubbles: true}));
 						const t = document.querySelector('[data-heat-tip]');
-						return {Row: t.dataset.row, Rank: t.dataset.rank, Step: t.dataset.step, Ns: t.dataset.ns, Text: t.textContent}; })()`, col, row), &tip)
+						return {Row: t.dataset.row, Rank: t.dataset.rank, Step: t.dataset.step, Ns: t.dataset.ns, Text: t.textContent}; })()`, row, col, row), &tip)
 					// A row of one pixel may take the event a row off: the row hit must show its own rank.
 					hit, err := strconv.Atoi(tip.Row)
 					if err != nil || hit < row-1 || hit > row+1 || tip.Rank != order[hit] {
@@ -235,7 +256,7 @@ func TestReportRanksBrowser(t *testing.T) {
 					t.Errorf("cut lists say they left out %v, want %d ranks among them", cut, c.ranks-40)
 				}
 			}
-			p.Screenshot(t, filepath.Join(os.TempDir(), "orprof-report-screenshots", "ranks-"+c.name+".png"))
+			p.Screenshot(t, filepath.Join(os.TempDir(), "orprof-report-screenshots", "ranks-"+browser+"-"+c.name+".png"))
 			p.CheckClean(t)
 		})
 	}

@@ -30,6 +30,7 @@ func New() Call { return Call{GroupSize: -1, Seq: -1, Src: -1, Dst: -1, InNelems
 // Kind is what a call does, from its name.
 type Kind uint8
 
+// The kinds of calls; Unknown is a name that says none of them.
 const (
 	Unknown Kind = iota
 	AllReduce

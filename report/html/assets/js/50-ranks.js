@@ -9,16 +9,28 @@
   // step number on a canvas, coloured by the step's duration, with its legend, the outlier
   // ranks named beside it and a tooltip on hover.
   function stepHeatMap(sec, tl) {
-    var sr = tl.step_ranks, byRank = {}, stepNums = {};
-    (tl.steps || []).forEach(function (rs) {
-      var m = byRank[rs.rank] = byRank[rs.rank] || {};
+    // Each row's steps: the entry of tl.steps with the row's rank and median (two traces may
+    // claim one rank number), else any left with its rank.
+    var sr = tl.step_ranks, stepNums = {}, entries = (tl.steps || []).map(function (rs) {
+      var m = {}, d = [];
       // times.total_ns: the window's length, exact (end_ns − start_ns would pass 2^53 ns).
-      (rs.steps || []).forEach(function (st) { m[st.step] = st.times.total_ns; stepNums[st.step] = true; });
+      (rs.steps || []).forEach(function (st) { m[st.step] = st.times.total_ns; d.push(st.times.total_ns); stepNums[st.step] = true; });
+      d.sort(function (a, b) { return a - b; });
+      return { rank: rs.rank, steps: m, median: d.length ? d[(d.length - 1) >> 1] : -1, used: false };
     });
+    function take(r, exact) {
+      for (var i = 0; i < entries.length; i++) {
+        var e = entries[i];
+        if (!e.used && e.rank === r.rank && (!exact || e.median === r.median_ns)) { e.used = true; return e.steps; }
+      }
+      return null;
+    }
     var rows = sr.ranks.slice().reverse(), cols = Object.keys(stepNums).map(Number).sort(function (a, b) { return a - b; });
+    var cells = rows.map(function (r) { return take(r, true); });
+    cells = cells.map(function (c, i) { return c || take(rows[i], false) || {}; });
     if (!rows.length || !cols.length) return;
     var lo = Infinity, hi = -Infinity;
-    rows.forEach(function (r) { cols.forEach(function (c) { var v = (byRank[r.rank] || {})[c]; if (v !== undefined) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }); });
+    cells.forEach(function (m) { cols.forEach(function (c) { var v = m[c]; if (v !== undefined) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }); });
     // A sequential scale: pale yellow (the fastest step) to dark red (the slowest).
     var A = [255, 247, 188], B = [189, 0, 38];
     function colour(v) {
@@ -35,7 +47,7 @@
     rows.forEach(function (r, i) {
       if (labelW) { g.fillStyle = "#333"; g.fillText("rank " + r.rank, 2, i * rowH + rowH / 2); }
       cols.forEach(function (c, j) {
-        var v = (byRank[r.rank] || {})[c];
+        var v = cells[i][c];
         g.fillStyle = v === undefined ? "#eef0f3" : colour(v);
         g.fillRect(labelW + j * colW, i * rowH, Math.max(colW - (colW > 4 ? 1 : 0), 1), rowH);
       });
@@ -51,7 +63,7 @@
       var b = cv.getBoundingClientRect(), x = (e.clientX - b.left) * cv.width / b.width - labelW, y = (e.clientY - b.top) * cv.height / b.height;
       var i = Math.floor(y / rowH), j = Math.floor(x / colW);
       if (x < 0 || x >= plotW || i < 0 || i >= rows.length || j < 0 || j >= cols.length) { tip.style.display = "none"; return; }
-      var v = (byRank[rows[i].rank] || {})[cols[j]];
+      var v = cells[i][cols[j]];
       tip.textContent = "rank " + rows[i].rank + " · step " + cols[j] + " · " + (v === undefined ? "no such step" : fmtTime(v / 1000)) +
         " (median " + fmtTime(rows[i].median_ns / 1000) + ")";
       tip.setAttribute("data-row", i); tip.setAttribute("data-rank", rows[i].rank); tip.setAttribute("data-step", cols[j]); tip.setAttribute("data-ns", v === undefined ? "" : v);
@@ -120,6 +132,7 @@
 
   function viewRanks(sec) {
     if (!T) { sec.appendChild(why(D.why.ranks)); return; }
+    var t0 = performance.now();
     var R = S.ranks, seen = {}, dup = false, BARS = 40;
     R.forEach(function (r) { dup = dup || seen[r.rank]; seen[r.rank] = true; });
     function rankLabel(r, i) { return "rank " + r.rank + (dup ? " · #" + i + " " + (r.file || "").split("/").pop() : ""); }
@@ -179,6 +192,7 @@
     dataTable(box, rows, [{ key: "key", label: "Name", cls: "name", num: false }, { key: "ranks", label: "Ranks" },
       { key: "slowest", label: "Slowest rank" }, { key: "slowest_us", label: "Its total", fmt: fmtTime },
       { key: "mean_us", label: "Mean per rank", fmt: fmtTime }, { key: "by", label: "By", num: false }], { id: "ranks" });
+    sec.setAttribute("data-build-ms", (performance.now() - t0).toFixed(1));
   }
 
   VIEWS.push(["ranks", "Ranks", viewRanks, 50]);
