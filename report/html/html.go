@@ -102,11 +102,20 @@ type Model struct {
 	Start string
 }
 
-// Diff is the Diff view: two profiles' summaries and their names.
+// Diff is the Diff view: two profiles' summaries and their names. The operator tables are
+// needed; each side's step breakdown (tbsteps), device timeline and kernels, when set, are
+// compared too (the step time leads the view).
 type Diff struct {
-	BeforeName, AfterName string
-	Before, After         *optable.Summary
+	BeforeName, AfterName         string
+	Before, After                 *optable.Summary
+	BeforeSteps, AfterSteps       *tbsteps.Summary
+	BeforeTimeline, AfterTimeline *timeline.Summary
+	BeforeKernels, AfterKernels   *kernels.Summary
 }
+
+// DiffKernelRows caps the kernel changes a diff page holds: the largest increases and the
+// largest decreases, half each; the page says how many it left out.
+const DiffKernelRows = 200
 
 // ContentSecurityPolicy is the report's policy (in a meta element of the page, and a header
 // where a server sends it): inline style and script only, nothing fetched from anywhere.
@@ -155,6 +164,22 @@ type timelinePage struct {
 type kernelsPage struct {
 	Doc        json.RawMessage         `json:"doc"`
 	Categories []kernels.CategoryTotal `json:"categories"`
+	// DeviceNs is the device time of every row, UnlinkedNs the part that reached no operator
+	// (the CLI's warning; the Overview states it).
+	DeviceNs   int64 `json:"device_ns"`
+	UnlinkedNs int64 `json:"unlinked_ns"`
+}
+
+// unlinkedNs is the device time of k's rows that reached no operator, and the device time of
+// all of them.
+func unlinkedNs(k *kernels.Summary) (unlinked, total int64) {
+	for _, r := range k.Kernels {
+		total += r.TotalNs
+		if o := r.Ops[""]; o != nil {
+			unlinked += o.TotalNs
+		}
+	}
+	return unlinked, total
 }
 
 type diffPage struct {
@@ -165,6 +190,32 @@ type diffPage struct {
 		Before totalsJSON `json:"before"`
 		After  totalsJSON `json:"after"`
 	} `json:"totals"`
+	// Steps, Timeline and Kernels are each side's step breakdown, device time breakdown and
+	// kernels by category (null on a side without them).
+	Steps    diffSides[*tbsteps.Summary]     `json:"steps"`
+	Timeline diffSides[*diffTimeline]        `json:"timeline"`
+	Kernels  diffSides[*diffKernelsCategory] `json:"kernels"`
+	// KernelChanges is orprof diff's JSON of the two kernel summaries (BEFORE and AFTER
+	// written with orprof kernels --format json), its rows cut to DiffKernelRows;
+	// KernelsLeftOut counts the rows cut.
+	KernelChanges  json.RawMessage `json:"kernel_changes"`
+	KernelsLeftOut int             `json:"kernels_left_out"`
+}
+
+type diffSides[T any] struct {
+	Before T `json:"before"`
+	After  T `json:"after"`
+}
+
+// diffTimeline is one side's device time breakdown (orprof timeline's "breakdown" view).
+type diffTimeline struct {
+	Breakdown []timeline.RankBreakdown `json:"breakdown"`
+}
+
+// diffKernelsCategory is one side's device time by kernel category.
+type diffKernelsCategory struct {
+	DeviceUs   float64                 `json:"device_us"`
+	Categories []kernels.CategoryTotal `json:"categories"`
 }
 
 type totalsJSON struct {
@@ -309,6 +360,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		}
 		kernelsDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil)}
+		p.Kernels.UnlinkedNs, p.Kernels.DeviceNs = unlinkedNs(k)
 	}
 	switch {
 	case s == nil:
@@ -340,6 +392,9 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		tb, ta := d.Before.Totals(), d.After.Totals()
 		dp.Totals.Before = totalsJSON{tb.SelfCPU, tb.SelfDevice}
 		dp.Totals.After = totalsJSON{ta.SelfCPU, ta.SelfDevice}
+		if err := diffViews(dp, d); err != nil {
+			return nil, err
+		}
 		p.Diff = dp
 	} else {
 		p.Why["diff"] = "No diff: orprof report --diff BEFORE AFTER compares two profiles (traces, summaries or directories of them), regressions first."
@@ -503,4 +558,39 @@ func hasDeviceEvents(t *timeline.Summary) bool {
 		}
 	}
 	return false
+}
+
+// diffViews fills dp's comparisons beyond the operators from d's other summaries.
+func diffViews(dp *diffPage, d *Diff) error {
+	dp.Steps.Before, dp.Steps.After = d.BeforeSteps, d.AfterSteps
+	tl := func(t *timeline.Summary) *diffTimeline {
+		if t == nil || !hasDeviceEvents(t) {
+			return nil
+		}
+		return &diffTimeline{Breakdown: t.Breakdown}
+	}
+	dp.Timeline.Before, dp.Timeline.After = tl(d.BeforeTimeline), tl(d.AfterTimeline)
+	kc := func(k *kernels.Summary) *diffKernelsCategory {
+		if k == nil || len(k.Kernels) == 0 {
+			return nil
+		}
+		return &diffKernelsCategory{DeviceUs: k.DeviceUs(), Categories: k.ByCategory(nil)}
+	}
+	dp.Kernels.Before, dp.Kernels.After = kc(d.BeforeKernels), kc(d.AfterKernels)
+	dp.KernelChanges = json.RawMessage("null")
+	if dp.Kernels.Before == nil || dp.Kernels.After == nil {
+		return nil
+	}
+	rows := kernels.Diff(d.BeforeKernels, d.AfterKernels, nil)
+	if n := len(rows); n > DiffKernelRows {
+		// The largest increases (first) and the largest decreases (last).
+		rows = append(rows[:DiffKernelRows/2:DiffKernelRows/2], rows[n-DiffKernelRows/2:]...)
+		dp.KernelsLeftOut = n - DiffKernelRows
+	}
+	var b bytes.Buffer
+	if err := kernels.WriteDiff(&b, text.JSON, rows, d.BeforeKernels, d.AfterKernels, 0, 0); err != nil {
+		return err
+	}
+	dp.KernelChanges = json.RawMessage(b.Bytes())
+	return nil
 }

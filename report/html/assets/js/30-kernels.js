@@ -26,7 +26,7 @@
       { key: "mean_us", label: "Mean", fmt: fmtTime }, { key: "median_us", label: "Median", fmt: fmtTime },
       { key: "min_us", label: "Min", fmt: fmtTime }, { key: "max_us", label: "Max", fmt: fmtTime }, { key: "std_us", label: "Std", fmt: fmtTime },
       { key: "streams", label: "Streams", num: false }, { key: "op", label: "Launched by", cls: "name", num: false }, { key: "ops", label: "# ops" }],
-      { id: "kernels", text: function (r) { return r.key + " " + r.category + " " + r.op; } });
+      { id: "kernels", sort: "total_us", text: function (r) { return r.key + " " + r.category + " " + r.op; } });
   }
 
   VIEWS.push(["kernels", "Kernels", viewKernels, 30]);
