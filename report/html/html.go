@@ -15,7 +15,9 @@ package html
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	stdhtml "html"
@@ -23,7 +25,9 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
@@ -144,6 +148,9 @@ type page struct {
 	Findings []finding         `json:"findings"`
 	Why      map[string]string `json:"why"`
 	Empty    map[string]bool   `json:"empty"`
+	// ElidedNames counts the names the page shortened (pageName) to keep within its budgets.
+	ElidedNames int `json:"elided_names"`
+	NameMax     int `json:"name_max"`
 }
 
 // timelinePage is the part of a timeline summary the page shows: every per-rank view but the
@@ -168,6 +175,8 @@ type kernelsPage struct {
 	// (the CLI's warning; the Overview states it).
 	DeviceNs   int64 `json:"device_ns"`
 	UnlinkedNs int64 `json:"unlinked_ns"`
+	// LeftOut counts the kernels the page left out (KernelsBudget): Doc has the largest.
+	LeftOut int `json:"left_out"`
 }
 
 // unlinkedNs is the device time of k's rows that reached no operator, and the device time of
@@ -272,18 +281,19 @@ func pageData(m *Model) ([]byte, error) { return pageDataVia(m, true) }
 // pageDataVia is pageData, with the documents spliced in (splice) or through encoding/json.
 func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	p := page{Title: m.Title, Inputs: m.Inputs, Start: m.Start, Why: map[string]string{}, Empty: map[string]bool{},
-		Findings: []finding{}}
+		Findings: []finding{}, NameMax: PageNameMax}
 	var tableDoc, kernelsDoc []byte // spliced in at tableMark and kernelsMark (splice)
 	if p.Inputs == nil {
 		p.Inputs = []string{}
 	}
 	s := m.Summary
 	if s != nil {
-		var b bytes.Buffer
-		if err := optable.WriteSummaryJSON(&b, s, optable.TableOptions{RowLimit: optable.RowLimitAll, CompactJSON: true}); err != nil {
+		var err error
+		var elided int
+		if tableDoc, elided, err = tablePart(s); err != nil {
 			return nil, err
 		}
-		tableDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		p.ElidedNames += elided
 		p.Table = json.RawMessage(tableMark)
 		p.Findings = findings(s)
 	} else {
@@ -294,7 +304,12 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		}
 	}
 	if m.Flame != nil {
-		p.Flame = m.Flame.Prune(FlameMinShare, FlameMaxNodes)
+		var err error
+		var elided int
+		if p.Flame, elided, err = flamePart(m.Flame); err != nil {
+			return nil, err
+		}
+		p.ElidedNames += elided
 	} else {
 		p.Why["flame"] = m.FlameWhy
 		if p.Why["flame"] == "" {
@@ -354,12 +369,12 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Why["kernels"] = "No kernels: " + kernels.NoDeviceWhy(k.Device) + "."
 		p.Empty["kernels"] = true
 	default:
-		var b bytes.Buffer
-		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
+		var err error
+		var left int
+		if kernelsDoc, left, err = kernelsPart(k); err != nil {
 			return nil, err
 		}
-		kernelsDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil)}
+		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil), LeftOut: left}
 		p.Kernels.UnlinkedNs, p.Kernels.DeviceNs = unlinkedNs(k)
 	}
 	switch {
@@ -593,4 +608,175 @@ func diffViews(dp *diffPage, d *Diff) error {
 	}
 	dp.KernelChanges = json.RawMessage(b.Bytes())
 	return nil
+}
+
+// The page's budgets: the bytes of the operator table, the kernel view and the op tree it
+// holds. Within them every row is kept as the CLI writes it. A part over its budget has its
+// long names shortened (the table's and the op tree's: PageNameMax), then its rows cut to the
+// largest (the table's by total time, the kernel view's by total, the tree's widest nodes);
+// the page says how many names it shortened and how many rows it left out, and the CLI
+// (orprof table, orprof kernels) prints them all.
+const (
+	TableBudget   = 1536 << 10
+	KernelsBudget = 1536 << 10
+	FlameBudget   = 1 << 20
+	// PageNameMax is the longest name a page over its budget keeps whole, in bytes.
+	PageNameMax = 256
+)
+
+// pageName is name when it is at most PageNameMax bytes, else its first bytes, an ellipsis
+// and how long it was with a digest of it: two long names stay two names.
+func pageName(name string) string {
+	if len(name) <= PageNameMax {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	tail := "…[" + strconv.Itoa(len(name)) + " bytes #" + hex.EncodeToString(sum[:4]) + "]"
+	cut := PageNameMax - len(tail)
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + tail
+}
+
+// tablePart is the table's document the page holds (WriteSummaryJSON, compact), within
+// TableBudget: elided counts the names shortened; the document's rows_left_out the rows cut.
+func tablePart(s *optable.Summary) (doc []byte, elided int, err error) {
+	write := func(s *optable.Summary, o optable.TableOptions) ([]byte, error) {
+		var b bytes.Buffer
+		o.CompactJSON = true
+		if err := optable.WriteSummaryJSON(&b, s, o); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	}
+	all := optable.TableOptions{RowLimit: optable.RowLimitAll}
+	if doc, err = write(s, all); err != nil || len(doc) <= TableBudget {
+		return doc, 0, err
+	}
+	short := *s
+	short.Rows = slices.Clone(s.Rows)
+	for i := range short.Rows {
+		if k := pageName(short.Rows[i].Key); k != short.Rows[i].Key {
+			short.Rows[i].Key = k
+			elided++
+		}
+	}
+	if doc, err = write(&short, all); err != nil || len(doc) <= TableBudget {
+		return doc, elided, err
+	}
+	// The rows with the most total time: CPU's, or the device's when it has more.
+	o := optable.TableOptions{SortBy: "cpu_time_total"}
+	if t := s.Totals(); t.SelfDevice > t.SelfCPU {
+		o.SortBy = "device_time_total"
+	}
+	for o.RowLimit = len(s.Rows) * TableBudget / len(doc); ; o.RowLimit = o.RowLimit * 9 / 10 {
+		if o.RowLimit < 1 {
+			o.RowLimit = 1
+		}
+		if doc, err = write(&short, o); err != nil || len(doc) <= TableBudget || o.RowLimit == 1 {
+			return doc, elided, err
+		}
+	}
+}
+
+// kernelsPart is the kernel view's document the page holds (kernels.Write's json, compact),
+// within KernelsBudget: the kernels with the largest totals, in their order; left counts the
+// rows cut. Names are kept whole (a kernel's category is read from its name).
+func kernelsPart(k *kernels.Summary) (doc []byte, left int, err error) {
+	write := func(k *kernels.Summary) ([]byte, error) {
+		var b bytes.Buffer
+		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	}
+	if doc, err = write(k); err != nil || len(doc) <= KernelsBudget {
+		return doc, 0, err
+	}
+	byTotal := k.ByTotal()
+	for n := len(k.Kernels) * KernelsBudget / len(doc); ; n = n * 9 / 10 {
+		n = max(n, 1)
+		keep := make(map[*kernels.Kernel]bool, n)
+		for _, r := range byTotal[:n] {
+			keep[r] = true
+		}
+		cut := *k
+		cut.Kernels = slices.DeleteFunc(slices.Clone(k.Kernels), func(r *kernels.Kernel) bool { return !keep[r] })
+		if doc, err = write(&cut); err != nil || len(doc) <= KernelsBudget || n == 1 {
+			return doc, len(k.Kernels) - n, err
+		}
+	}
+}
+
+// flamePart is the op tree the page holds: t pruned (FlameMinShare, FlameMaxNodes), and
+// within FlameBudget, its long names shortened, then its nodes fewer; elided counts the
+// names shortened.
+func flamePart(t *flame.Tree) (*flame.Tree, int, error) {
+	p := t.Prune(FlameMinShare, FlameMaxNodes)
+	size := func(t *flame.Tree) (int, error) {
+		b, err := json.Marshal(t)
+		return len(b), err
+	}
+	n, err := size(p)
+	if err != nil || n <= FlameBudget {
+		return p, 0, err
+	}
+	elided := 0
+	var walk func(n *flame.Node)
+	walk = func(n *flame.Node) {
+		if s := pageName(n.Name); s != n.Name {
+			n.Name = s
+			elided++
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	for max := p.Nodes; ; max = max * 9 / 10 {
+		if n, err = size(p); err != nil || n <= FlameBudget || max < 2 {
+			return p, elided, err
+		}
+		p = capNodes(p, max)
+	}
+}
+
+// capNodes keeps the first max nodes of t breadth first (the shallow ones), each parent's
+// other children summed into one "(other)" child, so that every total is unchanged. Prune
+// keeps nodes of equal width together, which a tree of thousands of equal kernels defeats.
+func capNodes(t *flame.Tree, max int) *flame.Tree {
+	out := &flame.Tree{}
+	root := *t.Root
+	out.Root = &root
+	queue := []*flame.Node{out.Root}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		kids := n.Children
+		n.Children = nil
+		var other *flame.Node
+		for _, c := range kids {
+			if out.Nodes < max-1 {
+				cc := *c
+				n.Children = append(n.Children, &cc)
+				queue = append(queue, &cc)
+				out.Nodes++
+				continue
+			}
+			if other == nil {
+				other = &flame.Node{Name: "(other)"}
+				out.Nodes++
+			}
+			other.CPU += c.CPU
+			other.Device += c.Device
+			other.SelfCPU += c.CPU
+			other.SelfDevice += c.Device
+			other.Calls += c.Calls
+		}
+		if other != nil {
+			n.Children = append(n.Children, other)
+		}
+	}
+	return out
 }
