@@ -55,7 +55,8 @@
 
   // drawSteps: the plugin's step-time breakdown, per step and on average, for each rank.
   function drawSteps(sec, st) {
-    st.ranks.forEach(function (rk) {
+    var MAXR = 16; // ranks drawn; the Ranks view and orprof timeline have them all
+    st.ranks.slice(0, MAXR).forEach(function (rk) {
       if (st.ranks.length > 1) sec.appendChild(el("h3", { text: "rank " + rk.rank + (rk.trace ? " \u00b7 " + rk.trace : ""), "data-steps-rank": String(rk.rank) }));
       if (!rk.has_device && DEV && T && T.self_device_time_total > 0) {
         // Fallback mode (PyTorch's legacy device events): device time per op, no device
@@ -92,6 +93,8 @@
       wrap.style.maxWidth = "70em";
       sec.appendChild(wrap);
     });
+    var c = cutNote(Math.min(MAXR, st.ranks.length), st.ranks.length, "ranks' step breakdowns", "orprof report --format json (its steps) or orprof timeline");
+    if (c) sec.appendChild(c);
   }
 
   // drawTimeline: each rank's device window split by priority, its steps', and idle by cause.
