@@ -209,6 +209,8 @@ type diffPage struct {
 	// KernelsLeftOut counts the rows cut.
 	KernelChanges  json.RawMessage `json:"kernel_changes"`
 	KernelsLeftOut int             `json:"kernels_left_out"`
+	// OpsLeftOut counts the operator rows Doc left out (DiffBudget): the smallest changes.
+	OpsLeftOut int `json:"ops_left_out"`
 }
 
 type diffSides[T any] struct {
@@ -282,6 +284,11 @@ func pageData(m *Model) ([]byte, error) { return pageDataVia(m, true) }
 func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	p := page{Title: m.Title, Inputs: m.Inputs, Start: m.Start, Why: map[string]string{}, Empty: map[string]bool{},
 		Findings: []finding{}, NameMax: PageNameMax}
+	// A diff's page holds the operator diff too: AFTER's parts get half their budgets.
+	scale := 1
+	if m.Diff != nil {
+		scale = 2
+	}
 	var tableDoc, kernelsDoc []byte // spliced in at tableMark and kernelsMark (splice)
 	if p.Inputs == nil {
 		p.Inputs = []string{}
@@ -290,7 +297,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	if s != nil {
 		var err error
 		var elided int
-		if tableDoc, elided, err = tablePart(s); err != nil {
+		if tableDoc, elided, err = tablePart(s, TableBudget/scale); err != nil {
 			return nil, err
 		}
 		p.ElidedNames += elided
@@ -306,7 +313,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	if m.Flame != nil {
 		var err error
 		var elided int
-		if p.Flame, elided, err = flamePart(m.Flame); err != nil {
+		if p.Flame, elided, err = flamePart(m.Flame, FlameBudget/scale); err != nil {
 			return nil, err
 		}
 		p.ElidedNames += elided
@@ -371,7 +378,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	default:
 		var err error
 		var left int
-		if kernelsDoc, left, err = kernelsPart(k); err != nil {
+		if kernelsDoc, left, err = kernelsPart(k, KernelsBudget/scale); err != nil {
 			return nil, err
 		}
 		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil), LeftOut: left}
@@ -398,16 +405,16 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Empty["ranks"] = true
 	}
 	if d := m.Diff; d != nil {
-		rows := optable.Diff(d.Before, d.After)
-		var b bytes.Buffer
-		if err := optable.WriteDiff(&b, text.JSON, rows, optable.DiffOptions{}); err != nil {
+		doc, elided, left, err := diffPart(optable.Diff(d.Before, d.After), DiffBudget)
+		if err != nil {
 			return nil, err
 		}
-		dp := &diffPage{Before: d.BeforeName, After: d.AfterName, Doc: json.RawMessage(b.Bytes())}
+		p.ElidedNames += elided
+		dp := &diffPage{Before: d.BeforeName, After: d.AfterName, Doc: json.RawMessage(doc), OpsLeftOut: left}
 		tb, ta := d.Before.Totals(), d.After.Totals()
 		dp.Totals.Before = totalsJSON{tb.SelfCPU, tb.SelfDevice}
 		dp.Totals.After = totalsJSON{ta.SelfCPU, ta.SelfDevice}
-		if err := diffViews(dp, d); err != nil {
+		if err := diffViews(dp, d, &p.ElidedNames); err != nil {
 			return nil, err
 		}
 		p.Diff = dp
@@ -576,7 +583,7 @@ func hasDeviceEvents(t *timeline.Summary) bool {
 }
 
 // diffViews fills dp's comparisons beyond the operators from d's other summaries.
-func diffViews(dp *diffPage, d *Diff) error {
+func diffViews(dp *diffPage, d *Diff, elided *int) error {
 	dp.Steps.Before, dp.Steps.After = d.BeforeSteps, d.AfterSteps
 	tl := func(t *timeline.Summary) *diffTimeline {
 		if t == nil || !hasDeviceEvents(t) {
@@ -606,6 +613,19 @@ func diffViews(dp *diffPage, d *Diff) error {
 	if err := kernels.WriteDiff(&b, text.JSON, rows, d.BeforeKernels, d.AfterKernels, 0, 0); err != nil {
 		return err
 	}
+	if b.Len() > DiffBudget/4 {
+		// Long names shortened (each row's category was read from its whole name).
+		for i := range rows {
+			if n := pageName(rows[i].Name); n != rows[i].Name {
+				rows[i].Name = n
+				*elided++
+			}
+		}
+		b.Reset()
+		if err := kernels.WriteDiff(&b, text.JSON, rows, d.BeforeKernels, d.AfterKernels, 0, 0); err != nil {
+			return err
+		}
+	}
 	dp.KernelChanges = json.RawMessage(b.Bytes())
 	return nil
 }
@@ -620,6 +640,7 @@ const (
 	TableBudget   = 1536 << 10
 	KernelsBudget = 1536 << 10
 	FlameBudget   = 1 << 20
+	DiffBudget    = 1 << 20
 	// PageNameMax is the longest name a page over its budget keeps whole, in bytes.
 	PageNameMax = 256
 )
@@ -641,7 +662,7 @@ func pageName(name string) string {
 
 // tablePart is the table's document the page holds (WriteSummaryJSON, compact), within
 // TableBudget: elided counts the names shortened; the document's rows_left_out the rows cut.
-func tablePart(s *optable.Summary) (doc []byte, elided int, err error) {
+func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err error) {
 	write := func(s *optable.Summary, o optable.TableOptions) ([]byte, error) {
 		var b bytes.Buffer
 		o.CompactJSON = true
@@ -651,7 +672,7 @@ func tablePart(s *optable.Summary) (doc []byte, elided int, err error) {
 		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 	}
 	all := optable.TableOptions{RowLimit: optable.RowLimitAll}
-	if doc, err = write(s, all); err != nil || len(doc) <= TableBudget {
+	if doc, err = write(s, all); err != nil || len(doc) <= budget {
 		return doc, 0, err
 	}
 	short := *s
@@ -662,7 +683,7 @@ func tablePart(s *optable.Summary) (doc []byte, elided int, err error) {
 			elided++
 		}
 	}
-	if doc, err = write(&short, all); err != nil || len(doc) <= TableBudget {
+	if doc, err = write(&short, all); err != nil || len(doc) <= budget {
 		return doc, elided, err
 	}
 	// The rows with the most total time: CPU's, or the device's when it has more.
@@ -670,11 +691,11 @@ func tablePart(s *optable.Summary) (doc []byte, elided int, err error) {
 	if t := s.Totals(); t.SelfDevice > t.SelfCPU {
 		o.SortBy = "device_time_total"
 	}
-	for o.RowLimit = len(s.Rows) * TableBudget / len(doc); ; o.RowLimit = o.RowLimit * 9 / 10 {
+	for o.RowLimit = len(s.Rows) * budget / len(doc); ; o.RowLimit = o.RowLimit * 9 / 10 {
 		if o.RowLimit < 1 {
 			o.RowLimit = 1
 		}
-		if doc, err = write(&short, o); err != nil || len(doc) <= TableBudget || o.RowLimit == 1 {
+		if doc, err = write(&short, o); err != nil || len(doc) <= budget || o.RowLimit == 1 {
 			return doc, elided, err
 		}
 	}
@@ -683,7 +704,7 @@ func tablePart(s *optable.Summary) (doc []byte, elided int, err error) {
 // kernelsPart is the kernel view's document the page holds (kernels.Write's json, compact),
 // within KernelsBudget: the kernels with the largest totals, in their order; left counts the
 // rows cut. Names are kept whole (a kernel's category is read from its name).
-func kernelsPart(k *kernels.Summary) (doc []byte, left int, err error) {
+func kernelsPart(k *kernels.Summary, budget int) (doc []byte, left int, err error) {
 	write := func(k *kernels.Summary) ([]byte, error) {
 		var b bytes.Buffer
 		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
@@ -691,11 +712,11 @@ func kernelsPart(k *kernels.Summary) (doc []byte, left int, err error) {
 		}
 		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 	}
-	if doc, err = write(k); err != nil || len(doc) <= KernelsBudget {
+	if doc, err = write(k); err != nil || len(doc) <= budget {
 		return doc, 0, err
 	}
 	byTotal := k.ByTotal()
-	for n := len(k.Kernels) * KernelsBudget / len(doc); ; n = n * 9 / 10 {
+	for n := len(k.Kernels) * budget / len(doc); ; n = n * 9 / 10 {
 		n = max(n, 1)
 		keep := make(map[*kernels.Kernel]bool, n)
 		for _, r := range byTotal[:n] {
@@ -703,7 +724,7 @@ func kernelsPart(k *kernels.Summary) (doc []byte, left int, err error) {
 		}
 		cut := *k
 		cut.Kernels = slices.DeleteFunc(slices.Clone(k.Kernels), func(r *kernels.Kernel) bool { return !keep[r] })
-		if doc, err = write(&cut); err != nil || len(doc) <= KernelsBudget || n == 1 {
+		if doc, err = write(&cut); err != nil || len(doc) <= budget || n == 1 {
 			return doc, len(k.Kernels) - n, err
 		}
 	}
@@ -712,14 +733,14 @@ func kernelsPart(k *kernels.Summary) (doc []byte, left int, err error) {
 // flamePart is the op tree the page holds: t pruned (FlameMinShare, FlameMaxNodes), and
 // within FlameBudget, its long names shortened, then its nodes fewer; elided counts the
 // names shortened.
-func flamePart(t *flame.Tree) (*flame.Tree, int, error) {
+func flamePart(t *flame.Tree, budget int) (*flame.Tree, int, error) {
 	p := t.Prune(FlameMinShare, FlameMaxNodes)
 	size := func(t *flame.Tree) (int, error) {
 		b, err := json.Marshal(t)
 		return len(b), err
 	}
 	n, err := size(p)
-	if err != nil || n <= FlameBudget {
+	if err != nil || n <= budget {
 		return p, 0, err
 	}
 	elided := 0
@@ -735,7 +756,7 @@ func flamePart(t *flame.Tree) (*flame.Tree, int, error) {
 	}
 	walk(p.Root)
 	for max := p.Nodes; ; max = max * 9 / 10 {
-		if n, err = size(p); err != nil || n <= FlameBudget || max < 2 {
+		if n, err = size(p); err != nil || n <= budget || max < 2 {
 			return p, elided, err
 		}
 		p = capNodes(p, max)
@@ -779,4 +800,35 @@ func capNodes(t *flame.Tree, max int) *flame.Tree {
 		}
 	}
 	return out
+}
+
+// diffPart is orprof diff's JSON of rows within DiffBudget: names shortened (pageName), then
+// the largest regressions and the largest improvements kept, half each (left counts the rows
+// between them left out).
+func diffPart(rows []optable.DiffRow, budget int) (doc []byte, elided, left int, err error) {
+	write := func(rows []optable.DiffRow) ([]byte, error) {
+		var b bytes.Buffer
+		err := optable.WriteDiff(&b, text.JSON, rows, optable.DiffOptions{})
+		return b.Bytes(), err
+	}
+	if doc, err = write(rows); err != nil || len(doc) <= budget {
+		return doc, 0, 0, err
+	}
+	rows = slices.Clone(rows)
+	for i := range rows {
+		if k := pageName(rows[i].Key); k != rows[i].Key {
+			rows[i].Key = k
+			elided++
+		}
+	}
+	if doc, err = write(rows); err != nil || len(doc) <= budget {
+		return doc, elided, 0, err
+	}
+	for n := len(rows) * budget / len(doc); ; n = n * 9 / 10 {
+		n = max(n, 2)
+		kept := append(slices.Clip(rows[:n/2]), rows[len(rows)-(n-n/2):]...)
+		if doc, err = write(kept); err != nil || len(doc) <= budget || n == 2 {
+			return doc, elided, len(rows) - n, err
+		}
+	}
 }

@@ -209,7 +209,7 @@
       var total = val(focus);
       crumb.appendChild(document.createTextNode("  \u2014 " + fmtTime(total / 1000) + " " + (metric() === "device" ? "device" : "CPU") + " time"));
       if (!(total > 0)) { holder.appendChild(why("No " + (metric() === "device" ? "device" : "CPU") + " time under this node.")); return; }
-      var rows = Math.min(depth(focus), 40);
+      var levels = depth(focus), rows = Math.min(levels, 40);
       var s = svg("svg", { width: width, height: rows * row, viewBox: "0 0 " + width + " " + rows * row, "class": "flame", role: "img" });
       var count = 0;
       function place(n, x, d, chain) {
@@ -239,6 +239,8 @@
       else place(focus, 0, 0, path);
       s.setAttribute("data-nodes", count);
       holder.appendChild(s);
+      var c = cutNote(rows, levels, "levels", "a node deeper down: click it to zoom in");
+      if (c) holder.appendChild(c);
     }
     box.redraw = draw;
     draw();

@@ -37,6 +37,8 @@
       { key: "self_cpu_before", label: "Self CPU before", fmt: fmtTime }, { key: "self_cpu_after", label: "Self CPU after", fmt: fmtTime },
       { key: "self_device_before", label: "Self device before", fmt: fmtTime }, { key: "self_device_after", label: "Self device after", fmt: fmtTime },
       { key: "only", label: "Note", num: false }], { id: "diff" });
+    var c = cutNote(rows.length, rows.length + (F.ops_left_out || 0), "operators (the smallest changes, between the regressions and the improvements)", "orprof diff");
+    if (c) sec.appendChild(c);
   }
 
   function fmtDelta(b, a, f) {
