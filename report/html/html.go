@@ -19,6 +19,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	stdhtml "html"
 	"io"
@@ -672,8 +673,14 @@ func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err erro
 		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 	}
 	all := optable.TableOptions{RowLimit: optable.RowLimitAll}
-	if doc, err = write(s, all); err != nil || len(doc) <= budget {
-		return doc, 0, err
+	names := 0 // a lower bound of the document's size: when over budget, skip writing it
+	for i := range s.Rows {
+		names += len(s.Rows[i].Key)
+	}
+	if names <= budget {
+		if doc, err = write(s, all); err != nil || len(doc) <= budget {
+			return doc, 0, err
+		}
 	}
 	short := *s
 	short.Rows = slices.Clone(s.Rows)
@@ -685,6 +692,9 @@ func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err erro
 	}
 	if doc, err = write(&short, all); err != nil || len(doc) <= budget {
 		return doc, elided, err
+	}
+	if len(doc) == 0 {
+		return doc, elided, errors.New("html: an empty table document")
 	}
 	// The rows with the most total time: CPU's, or the device's when it has more.
 	o := optable.TableOptions{SortBy: "cpu_time_total"}
@@ -712,11 +722,19 @@ func kernelsPart(k *kernels.Summary, budget int) (doc []byte, left int, err erro
 		}
 		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 	}
-	if doc, err = write(k); err != nil || len(doc) <= budget {
-		return doc, 0, err
+	names := 0 // a lower bound of the document's size: when over budget, skip writing it
+	for _, r := range k.Kernels {
+		names += len(r.Name)
+	}
+	size := names + 256*len(k.Kernels) // the size of a row's figures, about
+	if names <= budget {
+		if doc, err = write(k); err != nil || len(doc) <= budget {
+			return doc, 0, err
+		}
+		size = len(doc)
 	}
 	byTotal := k.ByTotal()
-	for n := len(k.Kernels) * budget / len(doc); ; n = n * 9 / 10 {
+	for n := int(int64(len(k.Kernels)) * int64(budget) / int64(size)); ; n = n * 9 / 10 {
 		n = max(n, 1)
 		keep := make(map[*kernels.Kernel]bool, n)
 		for _, r := range byTotal[:n] {
@@ -739,11 +757,22 @@ func flamePart(t *flame.Tree, budget int) (*flame.Tree, int, error) {
 		b, err := json.Marshal(t)
 		return len(b), err
 	}
-	n, err := size(p)
-	if err != nil || n <= budget {
-		return p, 0, err
+	names := 0 // a lower bound of the tree's size: when over budget, skip encoding it
+	var sum func(n *flame.Node)
+	sum = func(n *flame.Node) {
+		names += len(n.Name)
+		for _, c := range n.Children {
+			sum(c)
+		}
 	}
-	elided := 0
+	sum(p.Root)
+	if names <= budget {
+		if n, err := size(p); err != nil || n <= budget {
+			return p, 0, err
+		}
+	}
+	n, elided := 0, 0
+	var err error
 	var walk func(n *flame.Node)
 	walk = func(n *flame.Node) {
 		if s := pageName(n.Name); s != n.Name {
@@ -755,11 +784,12 @@ func flamePart(t *flame.Tree, budget int) (*flame.Tree, int, error) {
 		}
 	}
 	walk(p.Root)
-	for max := p.Nodes; ; max = max * 9 / 10 {
-		if n, err = size(p); err != nil || n <= budget || max < 2 {
+	for {
+		if n, err = size(p); err != nil || n <= budget || p.Nodes < 2 {
 			return p, elided, err
 		}
-		p = capNodes(p, max)
+		// Fewer nodes, in proportion to the bytes over (and at least a tenth fewer).
+		p = capNodes(p, min(p.Nodes*9/10, int(int64(p.Nodes)*int64(budget)/int64(n))))
 	}
 }
 
