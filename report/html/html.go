@@ -8,9 +8,11 @@
 // A Model holds summaries made elsewhere (optable.Summary and optable.Diff, flame.Tree, the
 // analyses' summaries), and Write embeds each in the page as the JSON the CLI prints for it,
 // written by the same functions, so every number the page shows is the CLI's. The package
-// computes one thing of its own, the table's findings (the top operators, device idle); the
-// page's script lays out, sorts, filters and takes shares. A view whose summary is missing
-// says why instead.
+// computes one thing of its own, the table's findings (the top operators, device idle), and
+// sums one, the device time no operator launched; the page's script lays out, sorts, filters
+// and takes shares. A view whose summary is missing says why instead. Each part of the page
+// has a byte budget (TableBudget and the others): over it, long names are shortened and the
+// smallest rows left out, and the page says how many.
 package html
 
 import (

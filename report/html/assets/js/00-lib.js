@@ -54,11 +54,12 @@
   // measured on a canvas that is never shown.
   var measureCtx = null;
   function textWidth(s, px) {
-    if (!measureCtx) {
-      measureCtx = document.createElement("canvas").getContext("2d");
+    if (measureCtx === null) {
+      measureCtx = document.createElement("canvas").getContext("2d") || false;
     }
+    if (!measureCtx) return String(s).length * (px || 11) * 0.6;
     measureCtx.font = (px || 11) + 'px system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif';
-    return measureCtx ? measureCtx.measureText(String(s)).width : String(s).length * 6.5;
+    return measureCtx.measureText(String(s)).width;
   }
   // elideTo: s cut to fit px (an ellipsis at the end); s itself when it fits.
   function elideTo(s, px) {
