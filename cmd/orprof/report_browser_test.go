@@ -823,6 +823,9 @@ func TestReportDiffCompares(t *testing.T) {
 		if !strings.Contains(order.Card, txt) {
 			t.Errorf("step card %q does not show %s", order.Card, txt)
 		}
+		if lead := pageTexts(t, p, "#v-diff [data-lead=steps]"); len(lead) != 1 || !strings.Contains(lead[0], txt) {
+			t.Errorf("the diff's lead line %q does not show %s", lead, txt)
+		}
 	}
 	// The kernel changes are orprof diff's of the two sides' kernel summaries.
 	for i, side := range []string{mlp, multi} {

@@ -88,6 +88,14 @@
     var cats = sa.categories, ns = function (v) { return fmtTime(v / 1000); };
     var colors = cats.map(function (c, i) { return PALETTE[i % PALETTE.length]; });
     var pairs = pairRanks(sb.ranks, sa.ranks);
+    var both = pairs.filter(function (p) { return p[0] && p[1]; });
+    if (both.length) {
+      // The verdict in one sentence: the mean over the ranks of each side's average step.
+      var mean = function (k) { return both.reduce(function (a, p) { return a + p[k].average_total_ns; }, 0) / both.length; };
+      var b = mean(0), a = mean(1);
+      sec.appendChild(el("p", { "data-lead": "steps", text: "The average step" + (both.length > 1 ? " (mean over " + both.length + " ranks)" : "") + " got " +
+        (a < b ? "faster" : a > b ? "slower" : "neither faster nor slower") + ": " + ns(b) + " \u2192 " + ns(a) + (b ? " (" + (a > b ? "+" : "") + ((a - b) * 100 / b).toFixed(1) + "%)." : ".") }));
+    }
     var cards = el("div", { cls: "cards" });
     pairs.forEach(function (p) {
       if (!p[0] || !p[1]) return;
