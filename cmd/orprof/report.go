@@ -88,6 +88,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var write func(w io.Writer) error
 	if *diff {
 		var sums [2]*optable.Summary
+		var sides [2]*report.Bundle
 		for i, p := range pos {
 			pr, code := loadProfile(p, stdin, bo, stderr)
 			if code != 0 {
@@ -96,7 +97,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if msg := noOperators(pr.b.Table, []string{p}, nil); msg != "" {
 				return fail(stderr, "report: %s", msg)
 			}
-			sums[i] = pr.b.Table
+			sums[i], sides[i] = pr.b.Table, pr.b
 			if i == 1 {
 				m = pr.model()
 			}
@@ -108,7 +109,11 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			return fail(stderr, "report: --diff: %v", err)
 		}
-		m.Diff = &html.Diff{BeforeName: pos[0], AfterName: pos[1], Before: sums[0], After: sums[1]}
+		// Beside the operators, the diff compares each side's steps, device time breakdown and
+		// kernels, where both sides were read from traces or report summaries.
+		m.Diff = &html.Diff{BeforeName: pos[0], AfterName: pos[1], Before: sums[0], After: sums[1],
+			BeforeSteps: sides[0].Steps, AfterSteps: sides[1].Steps, BeforeTimeline: sides[0].Timeline,
+			AfterTimeline: sides[1].Timeline, BeforeKernels: sides[0].Kernels, AfterKernels: sides[1].Kernels}
 		m.Title, m.Inputs, m.Start = pos[0]+" → "+pos[1], pos, "diff"
 		if m.Flame == nil {
 			m.FlameWhy = "No op tree: AFTER was read from table summaries, which keep only the rows (report summaries, orprof report --format json, keep every view)."

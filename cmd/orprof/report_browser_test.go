@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +17,8 @@ import (
 
 	"github.com/orprof/orprof/internal/browsertest"
 	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/internal/tracetest"
+	"github.com/orprof/orprof/trace"
 )
 
 // reportViews are the views of the report, by their data-view id.
@@ -425,12 +430,24 @@ func checkKernels(t *testing.T, p browsertest.Tab, cli []byte) {
 	if len(rows) != len(doc.Kernels) || len(rows) == 0 {
 		t.Fatalf("page has %d kernel rows, orprof kernels %d", len(rows), len(doc.Kernels))
 	}
+	// The page sorts the rows by total time (ties in orprof kernels' order): match them by
+	// name and kind.
+	at := map[[2]string]int{}
+	for i, r := range rows {
+		at[[2]string{r["@key"], r["kind"]}] = i
+		if f, _ := strconv.ParseFloat(r["total_us"], 64); i > 0 {
+			if prev, _ := strconv.ParseFloat(rows[i-1]["total_us"], 64); f > prev {
+				t.Errorf("kernel row %d (%s): total %v above the row before's %v: not sorted by total", i, r["@key"], f, prev)
+			}
+		}
+	}
 	for i, want := range doc.Kernels {
-		got := rows[i]
-		if got["@key"] != want["name"] {
-			t.Errorf("kernel row %d: page %q, orprof kernels %q", i, got["@key"], want["name"])
+		j, ok := at[[2]string{fmt.Sprint(want["name"]), fmt.Sprint(want["kind"])}]
+		if !ok {
+			t.Errorf("kernel %d %q (%v) is not in the page", i, want["name"], want["kind"])
 			continue
 		}
+		got := rows[j]
 		// Every figure to the bit, the mean and the deviation too: they come from exact integer
 		// sums (kernels' exact.go), whatever order the report's read and orprof kernels' hand
 		// the events over in and however they merge.
@@ -450,4 +467,405 @@ func checkKernels(t *testing.T, p browsertest.Tab, cli []byte) {
 	if bars == 0 {
 		t.Error("no device time by category chart")
 	}
+}
+
+// fixedViewsInputs writes the inputs of TestReportViewsFixed into the working directory: a
+// fallback-mode run's report, two testdata traces, 16 ranks (HolisticTraceAnalysis's sampled
+// rank, its distributedInfo rank rewritten) and the long-names trace (5,000 kernels with
+// distinct 2 KB names).
+func fixedViewsInputs(t *testing.T, root string) (ranks16, long string) {
+	t.Helper()
+	for _, f := range []string{"kineto/rocm_mi250_train.json.gz", "kineto/cuda_alexnet.json.gz"} {
+		copyFile(t, filepath.Join(root, f), filepath.Base(f))
+	}
+	raw := gunzipFile(t, filepath.Join(root, "kineto-extra", "hta_sampled_rank0.json.gz"))
+	at := bytes.Index(raw, []byte(`"rank": 0,`))
+	if at < 0 {
+		t.Fatal("hta_sampled_rank0: no distributedInfo rank")
+	}
+	ranks16 = "ranks16"
+	if err := os.Mkdir(ranks16, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for r := range 16 {
+		b := slices.Concat(raw[:at], []byte(`"rank": `+strconv.Itoa(r)+`,`), raw[at+len(`"rank": 0,`):])
+		if err := os.WriteFile(filepath.Join(ranks16, fmt.Sprintf("rank%02d.json", r)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long = "long.json"
+	var b bytes.Buffer
+	if err := trace.Write(&b, tracetest.LongKernelNames(5000, 2048)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(long, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ranks16, long
+}
+
+func testdataRoot(t *testing.T) string {
+	d, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// pageTexts is the textContent of every element sel matches.
+func pageTexts(t *testing.T, p browsertest.Tab, sel string) []string {
+	t.Helper()
+	var out []string
+	p.Eval(t, `Array.from(document.querySelectorAll(`+strconv.Quote(sel)+`)).map(e => e.textContent)`, &out)
+	return out
+}
+
+// percents are the "NN.NN%" figures of texts, one each.
+func percents(t *testing.T, texts []string) []float64 {
+	t.Helper()
+	var out []float64
+	for _, s := range texts {
+		f := strings.Fields(s)
+		v, err := strconv.ParseFloat(strings.TrimSuffix(f[len(f)-1], "%"), 64)
+		if err != nil {
+			t.Fatalf("no percentage in %q", s)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// checkLabels opens every view of p and checks each bar chart's labels: a value text ends
+// inside its chart (nothing clipped, "others waited 381" was), and a label shown shorter than
+// it is ends in an ellipsis and has the whole label in its <title>.
+func checkLabels(t *testing.T, p browsertest.Tab, name string) {
+	t.Helper()
+	for _, v := range reportViews {
+		p.Click(t, "button[data-view="+v+"]")
+		p.WaitFor(t, "#v-"+v+"[data-ready].on")
+		var bad []string
+		p.Eval(t, `(() => { const bad = [];
+			document.querySelectorAll('#v-`+v+` svg').forEach(s => {
+				const w = s.width.baseVal.value;
+				s.querySelectorAll('text[data-value]').forEach(x => { const b = x.getBBox(); if (b.x + b.width > w + 0.5) bad.push('clipped value ' + x.textContent); });
+				s.querySelectorAll('text[data-label]').forEach(x => {
+					const full = x.dataset.label, shown = x.firstChild.textContent, b = x.getBBox();
+					if (b.x < -0.5) bad.push('clipped label ' + shown);
+					if (shown !== full && (!shown.endsWith('\u2026') || x.querySelector('title').textContent !== full)) bad.push('elided without its full name: ' + shown);
+				});
+			});
+			return bad; })()`, &bad)
+		for _, b := range bad {
+			t.Errorf("%s, view %s: %s", name, v, b)
+		}
+	}
+}
+
+// TestReportViewsFixed opens, in headless Chromium, the reports whose views misled (issue
+// 37) and checks each fix with no console error: a fallback-mode run's Overview says its
+// steps show host time only and shows no device busy card; the top self device time lists
+// operators and kernels apart, each list's shares of its own total (ROCm: 25.6 % for
+// aten::copy_ and again for its Memcpy); the share of device time no operator launched is a
+// card; same-named rows differ in their Kind; the Kernels table is sorted by total; 16 ranks'
+// step breakdowns and overlap cards name their rank and the idle-by-stream chart says how
+// many streams it left out; no chart label is clipped; the long-names page is under 5 MB and
+// says what it shortened and left out.
+func TestReportViewsFixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := browsertest.Start(t)
+	root := testdataRoot(t)
+	t.Chdir(t.TempDir())
+	ranks16, long := fixedViewsInputs(t, root)
+
+	t.Run("fallback", func(t *testing.T) {
+		runCLI(t, "run", "--workload", "mlp", "--report", "fallback.html", "--trace", "fallback.json")
+		p := b.Open(t, "fallback.html", "body[data-rendered]")
+		var n int
+		p.Eval(t, `document.querySelectorAll('#v-overview [data-note=steps-host-only]').length`, &n)
+		if n != 1 {
+			t.Errorf("the fallback run's steps do not say they show host time only (%d notes)", n)
+		}
+		for _, c := range pageTexts(t, p, "#v-overview .card") {
+			if strings.Contains(strings.ToLower(c), "busy") || strings.Contains(c, "of 0.000us") {
+				t.Errorf("fallback Overview card %q: a device busy figure of no device timeline", c)
+			}
+		}
+		checkLabels(t, p, "fallback")
+		p.CheckClean(t)
+	})
+
+	t.Run("rocm", func(t *testing.T) {
+		runCLI(t, "report", "-o", "rocm.html", "rocm_mi250_train.json.gz")
+		p := b.Open(t, "rocm.html", "body[data-rendered]")
+		for _, cls := range []string{"top-device", "top-kernels"} {
+			vs := percents(t, pageTexts(t, p, "#v-overview svg."+cls+" text[data-value]"))
+			sum := 0.0
+			for _, v := range vs {
+				sum += v
+			}
+			if len(vs) == 0 || sum > 100.01 {
+				t.Errorf("%s: %d bars, shares adding to %.2f %%", cls, len(vs), sum)
+			}
+		}
+		p.Click(t, "button[data-view=operators]")
+		p.WaitFor(t, "#v-operators[data-ready]")
+		kinds := map[string][]string{}
+		for _, r := range pageRows(t, p, "ops") {
+			kinds[r["@key"]] = append(kinds[r["@key"]], r["kind"])
+		}
+		dups := 0
+		for k, ks := range kinds {
+			if len(ks) > 1 {
+				dups++
+				if len(slices.Compact(slices.Sorted(slices.Values(ks)))) != len(ks) {
+					t.Errorf("rows named %q have kinds %q: nothing tells them apart", k, ks)
+				}
+			}
+		}
+		if dups == 0 {
+			t.Error("no same-named rows in the ROCm table (ProfilerStep* as a CPU and a GPU annotation)")
+		}
+		p.Click(t, "button[data-view=kernels]")
+		p.WaitFor(t, "#v-kernels[data-ready]")
+		var sorted string
+		p.Eval(t, `document.querySelector('table[data-table=kernels]').dataset.sorted || ''`, &sorted)
+		if sorted != "total_us" {
+			t.Errorf("the Kernels table is sorted by %q, want total_us", sorted)
+		}
+		checkKernels(t, p, runCLI(t, "kernels", "--format", "json", "rocm_mi250_train.json.gz"))
+		checkLabels(t, p, "rocm")
+		p.CheckClean(t)
+	})
+
+	t.Run("unlinked", func(t *testing.T) {
+		runCLI(t, "report", "-o", "alexnet.html", "cuda_alexnet.json.gz")
+		p := b.Open(t, "alexnet.html", "body[data-rendered]")
+		var k struct {
+			Unlinked int64 `json:"unlinked_ns"`
+			Device   int64 `json:"device_ns"`
+		}
+		p.Eval(t, `JSON.parse(document.getElementById('orprof-data').textContent).kernels`, &k)
+		if k.Unlinked == 0 || k.Device == 0 {
+			t.Fatalf("alexnet: unlinked %d of %d ns (the CLI warns of 10.000 µs)", k.Unlinked, k.Device)
+		}
+		c := pageTexts(t, p, "#v-overview [data-card=unlinked]")
+		want := fmt.Sprintf("%.2f%%", float64(k.Unlinked)*100/float64(k.Device))
+		if len(c) != 1 || !strings.HasPrefix(c[0], want) {
+			t.Errorf("the unlinked device time card is %q, want %s first", c, want)
+		}
+		p.CheckClean(t)
+	})
+
+	t.Run("16 ranks", func(t *testing.T) {
+		runCLI(t, "report", "-o", "ranks16.html", ranks16)
+		p := b.Open(t, "ranks16.html", "body[data-rendered]")
+		if n := len(pageTexts(t, p, "#v-overview h3[data-steps-rank]")); n != 16 {
+			t.Errorf("%d step breakdowns carry a rank label, want 16", n)
+		}
+		var overlap []string
+		p.Eval(t, `Array.from(document.querySelectorAll('#v-overview [data-card^=overlap-]')).map(v => v.parentNode.querySelector('.k').textContent)`, &overlap)
+		if len(overlap) != 16 {
+			t.Errorf("%d overlap cards, want 16", len(overlap))
+		}
+		for _, o := range overlap {
+			if !strings.HasPrefix(o, "rank ") {
+				t.Errorf("overlap card %q names no rank", o)
+			}
+		}
+		var idle struct{ Streams, Bars, Cut int }
+		p.Eval(t, `(() => { const d = JSON.parse(document.getElementById('orprof-data').textContent);
+			const s = document.querySelector('#v-overview svg.idle'), c = s && s.nextElementSibling;
+			return {streams: d.timeline.idle.filter(x => x.idle_ns > 0).length, bars: s ? s.querySelectorAll('text[data-value]').length : 0,
+				cut: c && c.dataset.cut ? Number(c.dataset.cut) : 0}; })()`, &idle)
+		if idle.Streams <= 40 || idle.Bars+idle.Cut != idle.Streams || idle.Cut == 0 {
+			t.Errorf("idle by stream: %d streams, %d bars and %d said left out", idle.Streams, idle.Bars, idle.Cut)
+		}
+		checkLabels(t, p, "16 ranks")
+		p.CheckClean(t)
+	})
+
+	t.Run("long names", func(t *testing.T) {
+		runCLI(t, "report", "-o", "long.html", long)
+		st, err := os.Stat("long.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > 5<<20 {
+			t.Errorf("the long-names report is %d bytes, over 5 MB", st.Size())
+		}
+		p := b.Open(t, "long.html", "body[data-rendered]")
+		p.Click(t, "button[data-view=operators]")
+		p.WaitFor(t, "#v-operators[data-ready]")
+		var ops struct {
+			Shown, Cut, Elided int
+		}
+		p.Eval(t, `({shown: document.querySelectorAll('table[data-table=ops] tbody tr').length,
+			cut: Number((document.querySelector('#v-operators [data-cut]') || {dataset: {cut: 0}}).dataset.cut),
+			elided: document.querySelectorAll('#v-operators [data-note=elided]').length})`, &ops)
+		if ops.Shown+ops.Cut != 5051 || ops.Cut == 0 || ops.Elided != 1 {
+			t.Errorf("operators: %d rows shown, %d said left out (want 5,051 in all), elided note %d", ops.Shown, ops.Cut, ops.Elided)
+		}
+		p.Click(t, "button[data-view=kernels]")
+		p.WaitFor(t, "#v-kernels[data-ready]")
+		var cli struct {
+			Kernels []struct {
+				Name    string  `json:"name"`
+				TotalUs float64 `json:"total_us"`
+				Calls   float64 `json:"calls"`
+			} `json:"kernels"`
+		}
+		if err := json.Unmarshal(runCLI(t, "kernels", "--format", "json", long), &cli); err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]float64{}
+		for _, k := range cli.Kernels {
+			byName[k.Name] = k.TotalUs
+		}
+		rows := pageRows(t, p, "kernels")
+		var cut, card string
+		p.Eval(t, `document.querySelector('#v-kernels [data-cut]').dataset.cut`, &cut)
+		p.Eval(t, `document.querySelector('#v-kernels [data-card=kernels-rows]').textContent`, &card)
+		if n, _ := strconv.Atoi(cut); n+len(rows) != len(cli.Kernels) || card != strconv.Itoa(len(cli.Kernels)) {
+			t.Errorf("kernels: %d rows and %s said left out, card %s; orprof kernels has %d", len(rows), cut, card, len(cli.Kernels))
+		}
+		for _, r := range rows {
+			if w, ok := byName[r["@key"]]; !ok || !sameNumber(r["total_us"], w) {
+				t.Errorf("kernel %.40q: page total %s, orprof kernels %v (found %v)", r["@key"], r["total_us"], w, ok)
+			}
+		}
+		p.CheckClean(t)
+	})
+}
+
+// TestReportDiffCompares opens a diff report in headless Chromium: the Diff view leads with
+// the average step before and after (each side's step breakdown, as each side's report
+// summary has it), then the device time breakdown and kernels by category, the kernel
+// changes equal to orprof diff of the two sides' kernel summaries, then the operators; every
+// other view says it shows AFTER. No console error.
+func TestReportDiffCompares(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := browsertest.Start(t)
+	t.Chdir(t.TempDir())
+	mlp, multi, _ := reportInputs(t, ".")
+	runCLI(t, "report", "--diff", "-o", "diff.html", mlp, multi)
+	p := b.Open(t, "diff.html", "body[data-rendered]")
+	p.WaitFor(t, "#v-diff[data-ready].on")
+	var got struct {
+		Before, After json.RawMessage
+	}
+	p.Eval(t, `JSON.parse(document.getElementById('orprof-data').textContent).diff.steps`, &got)
+	for i, side := range []string{mlp, multi} {
+		var doc struct {
+			Steps json.RawMessage `json:"steps"`
+		}
+		if err := json.Unmarshal(runCLI(t, "report", "--format", "json", "-o", "-", side), &doc); err != nil {
+			t.Fatal(err)
+		}
+		g := []json.RawMessage{got.Before, got.After}[i]
+		var a, w any
+		if err := json.Unmarshal(g, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(doc.Steps, &w); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, w) {
+			t.Errorf("the diff's steps of %s differ from its report summary's:\n page %.300s\n cli  %.300s", side, g, doc.Steps)
+		}
+	}
+	// The step time leads: its card comes before the operators' regressions.
+	var order struct {
+		Step, Ops, Timeline, Kcats int
+		Card                       string
+	}
+	p.Eval(t, `(() => { const all = Array.from(document.querySelectorAll('#v-diff *'));
+		const at = sel => all.indexOf(document.querySelector('#v-diff ' + sel));
+		return {step: at('[data-card^=diff-step-]'), ops: at('[data-card=diff-cpu]'), timeline: at('table[data-table^=diff-timeline]'),
+			kcats: at('table[data-table=diff-kcats]'), card: (document.querySelector('#v-diff [data-card^=diff-step-]') || {}).textContent || ''}; })()`, &order)
+	if order.Step < 0 || order.Ops < 0 || order.Step > order.Ops || order.Timeline < 0 || order.Kcats < 0 || order.Kcats > order.Ops {
+		t.Errorf("diff view order: step card at %d, timeline at %d, kernel categories at %d, operators at %d", order.Step, order.Timeline, order.Kcats, order.Ops)
+	}
+	var avg [2]float64
+	p.Eval(t, `(() => { const s = JSON.parse(document.getElementById('orprof-data').textContent).diff.steps;
+		return [s.before.ranks[0].average_total_ns, s.after.ranks[0].average_total_ns]; })()`, &avg)
+	for _, v := range avg {
+		us, txt := v/1000, ""
+		switch {
+		case us >= 1e6:
+			txt = fmt.Sprintf("%.3fs", us/1e6)
+		case us >= 1e3:
+			txt = fmt.Sprintf("%.3fms", us/1e3)
+		default:
+			txt = fmt.Sprintf("%.3fus", us)
+		}
+		if !strings.Contains(order.Card, txt) {
+			t.Errorf("step card %q does not show %s", order.Card, txt)
+		}
+		if lead := pageTexts(t, p, "#v-diff [data-lead=steps]"); len(lead) != 1 || !strings.Contains(lead[0], txt) {
+			t.Errorf("the diff's lead line %q does not show %s", lead, txt)
+		}
+	}
+	// The kernel changes are orprof diff's of the two sides' kernel summaries.
+	for i, side := range []string{mlp, multi} {
+		if err := os.WriteFile(fmt.Sprintf("k%d.json", i), runCLI(t, "kernels", "--format", "json", side), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var kd struct {
+		Kernels []struct {
+			Name    string  `json:"name"`
+			DeltaUs float64 `json:"delta_us"`
+			Before  float64 `json:"total_us_before"`
+			After   float64 `json:"total_us_after"`
+		} `json:"kernels"`
+	}
+	if err := json.Unmarshal(runCLI(t, "diff", "--format", "json", "k0.json", "k1.json"), &kd); err != nil {
+		t.Fatal(err)
+	}
+	rows := pageRows(t, p, "diff-kernels")
+	if len(rows) != len(kd.Kernels) || len(rows) == 0 {
+		t.Fatalf("page has %d kernel changes, orprof diff %d", len(rows), len(kd.Kernels))
+	}
+	for i, w := range kd.Kernels {
+		g := rows[i]
+		if g["@key"] != w.Name || !sameNumber(g["delta_us"], w.DeltaUs) || !sameNumber(g["total_us_before"], w.Before) || !sameNumber(g["total_us_after"], w.After) {
+			t.Errorf("kernel change %d: page %v, orprof diff %+v", i, g, w)
+		}
+	}
+	for _, v := range reportViews {
+		if v == "diff" {
+			continue
+		}
+		p.Click(t, "button[data-view="+v+"]")
+		p.WaitFor(t, "#v-"+v+"[data-ready].on")
+		var banner []string
+		p.Eval(t, `Array.from(document.querySelectorAll('#v-`+v+` [data-side=after]')).map(e => e.textContent)`, &banner)
+		if len(banner) != 1 || !strings.Contains(banner[0], multi) {
+			t.Errorf("view %s of a diff report: banners %q, want one naming AFTER (%s)", v, banner, multi)
+		}
+	}
+	checkDiffRows(t, p, runCLI(t, "diff", "--format", "json", mlp, multi))
+	p.CheckClean(t)
 }

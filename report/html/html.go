@@ -8,22 +8,29 @@
 // A Model holds summaries made elsewhere (optable.Summary and optable.Diff, flame.Tree, the
 // analyses' summaries), and Write embeds each in the page as the JSON the CLI prints for it,
 // written by the same functions, so every number the page shows is the CLI's. The package
-// computes one thing of its own, the table's findings (the top operators, device idle); the
-// page's script lays out, sorts, filters and takes shares. A view whose summary is missing
-// says why instead.
+// computes one thing of its own, the table's findings (the top operators, device idle), and
+// sums one, the device time no operator launched; the page's script lays out, sorts, filters
+// and takes shares. A view whose summary is missing says why instead. Each part of the page
+// has a byte budget (TableBudget and the others): over it, long names are shortened and the
+// smallest rows left out, and the page says how many.
 package html
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	stdhtml "html"
 	"io"
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
@@ -106,11 +113,20 @@ type Model struct {
 	Start string
 }
 
-// Diff is the Diff view: two profiles' summaries and their names.
+// Diff is the Diff view: two profiles' summaries and their names. The operator tables are
+// needed; each side's step breakdown (tbsteps), device timeline and kernels, when set, are
+// compared too (the step time leads the view).
 type Diff struct {
-	BeforeName, AfterName string
-	Before, After         *optable.Summary
+	BeforeName, AfterName         string
+	Before, After                 *optable.Summary
+	BeforeSteps, AfterSteps       *tbsteps.Summary
+	BeforeTimeline, AfterTimeline *timeline.Summary
+	BeforeKernels, AfterKernels   *kernels.Summary
 }
+
+// DiffKernelRows caps the kernel changes a diff page holds: the largest increases and the
+// largest decreases, half each; the page says how many it left out.
+const DiffKernelRows = 200
 
 // ContentSecurityPolicy is the report's policy (in a meta element of the page, and a header
 // where a server sends it): inline style and script only, nothing fetched from anywhere.
@@ -140,6 +156,9 @@ type page struct {
 	Findings []finding         `json:"findings"`
 	Why      map[string]string `json:"why"`
 	Empty    map[string]bool   `json:"empty"`
+	// ElidedNames counts the names the page shortened (pageName) to keep within its budgets.
+	ElidedNames int `json:"elided_names"`
+	NameMax     int `json:"name_max"`
 }
 
 // timelinePage is the part of a timeline summary the page shows: every per-rank view but the
@@ -166,6 +185,24 @@ type timelinePage struct {
 type kernelsPage struct {
 	Doc        json.RawMessage         `json:"doc"`
 	Categories []kernels.CategoryTotal `json:"categories"`
+	// DeviceNs is the device time of every row, UnlinkedNs the part that reached no operator
+	// (the CLI's warning; the Overview states it).
+	DeviceNs   int64 `json:"device_ns"`
+	UnlinkedNs int64 `json:"unlinked_ns"`
+	// LeftOut counts the kernels the page left out (KernelsBudget): Doc has the largest.
+	LeftOut int `json:"left_out"`
+}
+
+// unlinkedNs is the device time of k's rows that reached no operator, and the device time of
+// all of them.
+func unlinkedNs(k *kernels.Summary) (unlinked, total int64) {
+	for _, r := range k.Kernels {
+		total += r.TotalNs
+		if o := r.Ops[""]; o != nil {
+			unlinked += o.TotalNs
+		}
+	}
+	return unlinked, total
 }
 
 type diffPage struct {
@@ -176,6 +213,34 @@ type diffPage struct {
 		Before totalsJSON `json:"before"`
 		After  totalsJSON `json:"after"`
 	} `json:"totals"`
+	// Steps, Timeline and Kernels are each side's step breakdown, device time breakdown and
+	// kernels by category (null on a side without them).
+	Steps    diffSides[*tbsteps.Summary]     `json:"steps"`
+	Timeline diffSides[*diffTimeline]        `json:"timeline"`
+	Kernels  diffSides[*diffKernelsCategory] `json:"kernels"`
+	// KernelChanges is orprof diff's JSON of the two kernel summaries (BEFORE and AFTER
+	// written with orprof kernels --format json), its rows cut to DiffKernelRows;
+	// KernelsLeftOut counts the rows cut.
+	KernelChanges  json.RawMessage `json:"kernel_changes"`
+	KernelsLeftOut int             `json:"kernels_left_out"`
+	// OpsLeftOut counts the operator rows Doc left out (DiffBudget): the smallest changes.
+	OpsLeftOut int `json:"ops_left_out"`
+}
+
+type diffSides[T any] struct {
+	Before T `json:"before"`
+	After  T `json:"after"`
+}
+
+// diffTimeline is one side's device time breakdown (orprof timeline's "breakdown" view).
+type diffTimeline struct {
+	Breakdown []timeline.RankBreakdown `json:"breakdown"`
+}
+
+// diffKernelsCategory is one side's device time by kernel category.
+type diffKernelsCategory struct {
+	DeviceUs   float64                 `json:"device_us"`
+	Categories []kernels.CategoryTotal `json:"categories"`
 }
 
 type totalsJSON struct {
@@ -232,18 +297,24 @@ func pageData(m *Model) ([]byte, error) { return pageDataVia(m, true) }
 // pageDataVia is pageData, with the documents spliced in (splice) or through encoding/json.
 func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	p := page{Title: m.Title, Inputs: m.Inputs, Start: m.Start, Why: map[string]string{}, Empty: map[string]bool{},
-		Findings: []finding{}}
+		Findings: []finding{}, NameMax: PageNameMax}
+	// A diff's page holds the operator diff too: AFTER's parts get half their budgets.
+	scale := 1
+	if m.Diff != nil {
+		scale = 2
+	}
 	var tableDoc, kernelsDoc []byte // spliced in at tableMark and kernelsMark (splice)
 	if p.Inputs == nil {
 		p.Inputs = []string{}
 	}
 	s := m.Summary
 	if s != nil {
-		var b bytes.Buffer
-		if err := optable.WriteSummaryJSON(&b, s, optable.TableOptions{RowLimit: optable.RowLimitAll, CompactJSON: true}); err != nil {
+		var err error
+		var elided int
+		if tableDoc, elided, err = tablePart(s, TableBudget/scale); err != nil {
 			return nil, err
 		}
-		tableDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		p.ElidedNames += elided
 		p.Table = json.RawMessage(tableMark)
 		p.Findings = findings(s)
 	} else {
@@ -254,7 +325,12 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		}
 	}
 	if m.Flame != nil {
-		p.Flame = m.Flame.Prune(FlameMinShare, FlameMaxNodes)
+		var err error
+		var elided int
+		if p.Flame, elided, err = flamePart(m.Flame, FlameBudget/scale); err != nil {
+			return nil, err
+		}
+		p.ElidedNames += elided
 	} else {
 		p.Why["flame"] = m.FlameWhy
 		if p.Why["flame"] == "" {
@@ -316,12 +392,13 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Why["kernels"] = "No kernels: " + kernels.NoDeviceWhy(k.Device) + "."
 		p.Empty["kernels"] = true
 	default:
-		var b bytes.Buffer
-		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
+		var err error
+		var left int
+		if kernelsDoc, left, err = kernelsPart(k, KernelsBudget/scale); err != nil {
 			return nil, err
 		}
-		kernelsDoc = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil)}
+		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil), LeftOut: left}
+		p.Kernels.UnlinkedNs, p.Kernels.DeviceNs = unlinkedNs(k)
 	}
 	switch {
 	case s == nil:
@@ -351,15 +428,18 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Empty["ranks"] = true
 	}
 	if d := m.Diff; d != nil {
-		rows := optable.Diff(d.Before, d.After)
-		var b bytes.Buffer
-		if err := optable.WriteDiff(&b, text.JSON, rows, optable.DiffOptions{}); err != nil {
+		doc, elided, left, err := diffPart(optable.Diff(d.Before, d.After), DiffBudget)
+		if err != nil {
 			return nil, err
 		}
-		dp := &diffPage{Before: d.BeforeName, After: d.AfterName, Doc: json.RawMessage(b.Bytes())}
+		p.ElidedNames += elided
+		dp := &diffPage{Before: d.BeforeName, After: d.AfterName, Doc: json.RawMessage(doc), OpsLeftOut: left}
 		tb, ta := d.Before.Totals(), d.After.Totals()
 		dp.Totals.Before = totalsJSON{tb.SelfCPU, tb.SelfDevice}
 		dp.Totals.After = totalsJSON{ta.SelfCPU, ta.SelfDevice}
+		if err := diffViews(dp, d, &p.ElidedNames); err != nil {
+			return nil, err
+		}
 		p.Diff = dp
 	} else {
 		p.Why["diff"] = "No diff: orprof report --diff BEFORE AFTER compares two profiles (traces, summaries or directories of them), regressions first."
@@ -523,4 +603,284 @@ func hasDeviceEvents(t *timeline.Summary) bool {
 		}
 	}
 	return false
+}
+
+// diffViews fills dp's comparisons beyond the operators from d's other summaries.
+func diffViews(dp *diffPage, d *Diff, elided *int) error {
+	dp.Steps.Before, dp.Steps.After = d.BeforeSteps, d.AfterSteps
+	tl := func(t *timeline.Summary) *diffTimeline {
+		if t == nil || !hasDeviceEvents(t) {
+			return nil
+		}
+		return &diffTimeline{Breakdown: t.Breakdown}
+	}
+	dp.Timeline.Before, dp.Timeline.After = tl(d.BeforeTimeline), tl(d.AfterTimeline)
+	kc := func(k *kernels.Summary) *diffKernelsCategory {
+		if k == nil || len(k.Kernels) == 0 {
+			return nil
+		}
+		return &diffKernelsCategory{DeviceUs: k.DeviceUs(), Categories: k.ByCategory(nil)}
+	}
+	dp.Kernels.Before, dp.Kernels.After = kc(d.BeforeKernels), kc(d.AfterKernels)
+	dp.KernelChanges = json.RawMessage("null")
+	if dp.Kernels.Before == nil || dp.Kernels.After == nil {
+		return nil
+	}
+	rows := kernels.Diff(d.BeforeKernels, d.AfterKernels, nil)
+	if n := len(rows); n > DiffKernelRows {
+		// The largest increases (first) and the largest decreases (last).
+		rows = append(rows[:DiffKernelRows/2:DiffKernelRows/2], rows[n-DiffKernelRows/2:]...)
+		dp.KernelsLeftOut = n - DiffKernelRows
+	}
+	var b bytes.Buffer
+	if err := kernels.WriteDiff(&b, text.JSON, rows, d.BeforeKernels, d.AfterKernels, 0, 0); err != nil {
+		return err
+	}
+	if b.Len() > DiffBudget/4 {
+		// Long names shortened (each row's category was read from its whole name).
+		for i := range rows {
+			if n := pageName(rows[i].Name); n != rows[i].Name {
+				rows[i].Name = n
+				*elided++
+			}
+		}
+		b.Reset()
+		if err := kernels.WriteDiff(&b, text.JSON, rows, d.BeforeKernels, d.AfterKernels, 0, 0); err != nil {
+			return err
+		}
+	}
+	dp.KernelChanges = json.RawMessage(b.Bytes())
+	return nil
+}
+
+// The page's budgets: the bytes of the operator table, the kernel view and the op tree it
+// holds. Within them every row is kept as the CLI writes it. A part over its budget has its
+// long names shortened (the table's and the op tree's: PageNameMax), then its rows cut to the
+// largest (the table's by total time, the kernel view's by total, the tree's widest nodes);
+// the page says how many names it shortened and how many rows it left out, and the CLI
+// (orprof table, orprof kernels) prints them all.
+const (
+	TableBudget   = 1536 << 10
+	KernelsBudget = 1536 << 10
+	FlameBudget   = 1 << 20
+	DiffBudget    = 1 << 20
+	// PageNameMax is the longest name a page over its budget keeps whole, in bytes.
+	PageNameMax = 256
+)
+
+// pageName is name when it is at most PageNameMax bytes, else its first bytes, an ellipsis
+// and how long it was with a digest of it: two long names stay two names.
+func pageName(name string) string {
+	if len(name) <= PageNameMax {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	tail := "…[" + strconv.Itoa(len(name)) + " bytes #" + hex.EncodeToString(sum[:4]) + "]"
+	cut := PageNameMax - len(tail)
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + tail
+}
+
+// tablePart is the table's document the page holds (WriteSummaryJSON, compact), within
+// TableBudget: elided counts the names shortened; the document's rows_left_out the rows cut.
+func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err error) {
+	write := func(s *optable.Summary, o optable.TableOptions) ([]byte, error) {
+		var b bytes.Buffer
+		o.CompactJSON = true
+		if err := optable.WriteSummaryJSON(&b, s, o); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	}
+	all := optable.TableOptions{RowLimit: optable.RowLimitAll}
+	names := 0 // a lower bound of the document's size: when over budget, skip writing it
+	for i := range s.Rows {
+		names += len(s.Rows[i].Key)
+	}
+	if names <= budget {
+		if doc, err = write(s, all); err != nil || len(doc) <= budget {
+			return doc, 0, err
+		}
+	}
+	short := *s
+	short.Rows = slices.Clone(s.Rows)
+	for i := range short.Rows {
+		if k := pageName(short.Rows[i].Key); k != short.Rows[i].Key {
+			short.Rows[i].Key = k
+			elided++
+		}
+	}
+	if doc, err = write(&short, all); err != nil || len(doc) <= budget {
+		return doc, elided, err
+	}
+	if len(doc) == 0 {
+		return doc, elided, errors.New("html: an empty table document")
+	}
+	// The rows with the most total time: CPU's, or the device's when it has more.
+	o := optable.TableOptions{SortBy: "cpu_time_total"}
+	if t := s.Totals(); t.SelfDevice > t.SelfCPU {
+		o.SortBy = "device_time_total"
+	}
+	for o.RowLimit = len(s.Rows) * budget / len(doc); ; o.RowLimit = o.RowLimit * 9 / 10 {
+		if o.RowLimit < 1 {
+			o.RowLimit = 1
+		}
+		if doc, err = write(&short, o); err != nil || len(doc) <= budget || o.RowLimit == 1 {
+			return doc, elided, err
+		}
+	}
+}
+
+// kernelsPart is the kernel view's document the page holds (kernels.Write's json, compact),
+// within KernelsBudget: the kernels with the largest totals, in their order; left counts the
+// rows cut. Names are kept whole (a kernel's category is read from its name).
+func kernelsPart(k *kernels.Summary, budget int) (doc []byte, left int, err error) {
+	write := func(k *kernels.Summary) ([]byte, error) {
+		var b bytes.Buffer
+		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	}
+	names := 0 // a lower bound of the document's size: when over budget, skip writing it
+	for _, r := range k.Kernels {
+		names += len(r.Name)
+	}
+	size := names + 256*len(k.Kernels) // the size of a row's figures, about
+	if names <= budget {
+		if doc, err = write(k); err != nil || len(doc) <= budget {
+			return doc, 0, err
+		}
+		size = len(doc)
+	}
+	byTotal := k.ByTotal()
+	for n := int(int64(len(k.Kernels)) * int64(budget) / int64(size)); ; n = n * 9 / 10 {
+		n = max(n, 1)
+		keep := make(map[*kernels.Kernel]bool, n)
+		for _, r := range byTotal[:n] {
+			keep[r] = true
+		}
+		cut := *k
+		cut.Kernels = slices.DeleteFunc(slices.Clone(k.Kernels), func(r *kernels.Kernel) bool { return !keep[r] })
+		if doc, err = write(&cut); err != nil || len(doc) <= budget || n == 1 {
+			return doc, len(k.Kernels) - n, err
+		}
+	}
+}
+
+// flamePart is the op tree the page holds: t pruned (FlameMinShare, FlameMaxNodes), and
+// within FlameBudget, its long names shortened, then its nodes fewer; elided counts the
+// names shortened.
+func flamePart(t *flame.Tree, budget int) (*flame.Tree, int, error) {
+	p := t.Prune(FlameMinShare, FlameMaxNodes)
+	size := func(t *flame.Tree) (int, error) {
+		b, err := json.Marshal(t)
+		return len(b), err
+	}
+	names := 0 // a lower bound of the tree's size: when over budget, skip encoding it
+	var sum func(n *flame.Node)
+	sum = func(n *flame.Node) {
+		names += len(n.Name)
+		for _, c := range n.Children {
+			sum(c)
+		}
+	}
+	sum(p.Root)
+	if names <= budget {
+		if n, err := size(p); err != nil || n <= budget {
+			return p, 0, err
+		}
+	}
+	n, elided := 0, 0
+	var err error
+	var walk func(n *flame.Node)
+	walk = func(n *flame.Node) {
+		if s := pageName(n.Name); s != n.Name {
+			n.Name = s
+			elided++
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	for {
+		if n, err = size(p); err != nil || n <= budget || p.Nodes < 2 {
+			return p, elided, err
+		}
+		// Fewer nodes, in proportion to the bytes over (and at least a tenth fewer).
+		p = capNodes(p, min(p.Nodes*9/10, int(int64(p.Nodes)*int64(budget)/int64(n))))
+	}
+}
+
+// capNodes keeps the first max nodes of t breadth first (the shallow ones), each parent's
+// other children summed into one "(other)" child, so that every total is unchanged. Prune
+// keeps nodes of equal width together, which a tree of thousands of equal kernels defeats.
+func capNodes(t *flame.Tree, max int) *flame.Tree {
+	out := &flame.Tree{}
+	root := *t.Root
+	out.Root = &root
+	queue := []*flame.Node{out.Root}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		kids := n.Children
+		n.Children = nil
+		var other *flame.Node
+		for _, c := range kids {
+			if out.Nodes < max-1 {
+				cc := *c
+				n.Children = append(n.Children, &cc)
+				queue = append(queue, &cc)
+				out.Nodes++
+				continue
+			}
+			if other == nil {
+				other = &flame.Node{Name: "(other)"}
+				out.Nodes++
+			}
+			other.CPU += c.CPU
+			other.Device += c.Device
+			other.SelfCPU += c.CPU
+			other.SelfDevice += c.Device
+			other.Calls += c.Calls
+		}
+		if other != nil {
+			n.Children = append(n.Children, other)
+		}
+	}
+	return out
+}
+
+// diffPart is orprof diff's JSON of rows within DiffBudget: names shortened (pageName), then
+// the largest regressions and the largest improvements kept, half each (left counts the rows
+// between them left out).
+func diffPart(rows []optable.DiffRow, budget int) (doc []byte, elided, left int, err error) {
+	write := func(rows []optable.DiffRow) ([]byte, error) {
+		var b bytes.Buffer
+		err := optable.WriteDiff(&b, text.JSON, rows, optable.DiffOptions{})
+		return b.Bytes(), err
+	}
+	if doc, err = write(rows); err != nil || len(doc) <= budget {
+		return doc, 0, 0, err
+	}
+	rows = slices.Clone(rows)
+	for i := range rows {
+		if k := pageName(rows[i].Key); k != rows[i].Key {
+			rows[i].Key = k
+			elided++
+		}
+	}
+	if doc, err = write(rows); err != nil || len(doc) <= budget {
+		return doc, elided, 0, err
+	}
+	for n := len(rows) * budget / len(doc); ; n = n * 9 / 10 {
+		n = max(n, 2)
+		kept := append(slices.Clip(rows[:n/2]), rows[len(rows)-(n-n/2):]...)
+		if doc, err = write(kept); err != nil || len(doc) <= budget || n == 2 {
+			return doc, elided, len(rows) - n, err
+		}
+	}
 }

@@ -50,10 +50,71 @@
   }
 
   // ---- charts (SVG) ----
-  // hbars: one horizontal bar per item, or stacked segments when item.parts is set.
+  // textWidth: the width in px of s drawn in the charts' font (svg text: 11px system-ui),
+  // measured on a canvas that is never shown.
+  var measureCtx = null;
+  function textWidth(s, px) {
+    if (measureCtx === null) {
+      measureCtx = document.createElement("canvas").getContext("2d") || false;
+    }
+    if (!measureCtx) return String(s).length * (px || 11) * 0.6;
+    measureCtx.font = (px || 11) + 'px system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif';
+    return measureCtx.measureText(String(s)).width;
+  }
+  // elideTo: s cut to fit px (an ellipsis at the end); s itself when it fits.
+  function elideTo(s, px) {
+    s = String(s);
+    if (textWidth(s) <= px) return s;
+    var lo = 1, hi = s.length;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (textWidth(s.slice(0, mid) + "\u2026") <= px) lo = mid; else hi = mid - 1;
+    }
+    return s.slice(0, lo) + "\u2026";
+  }
+  // cutNote: the line under a list or chart that shows `shown` of `total` rows, saying how
+  // many it left out and where they all are; null when nothing was left out.
+  function cutNote(shown, total, what, where) {
+    if (total <= shown) return null;
+    var n = total - shown;
+    var e = el("div", { cls: "cut", "data-cut": String(n), text: n + " more " + (what || "rows") + " not shown (" + shown + " of " + total + ")" + (where ? "; see " + where : "") + "." });
+    e.style.color = "#5b6472";
+    e.style.fontSize = "12px";
+    e.style.margin = "2px 0 8px";
+    return e;
+  }
+  // addCut appends to box the chart of the first n items and cutNote's line for the rest.
+  function addCut(box, items, n, draw, what, where) {
+    box.appendChild(draw(items.slice(0, n)));
+    var c = cutNote(Math.min(n, items.length), items.length, what, where);
+    if (c) box.appendChild(c);
+  }
+  // rowKind: what a table row is, telling same-named rows apart: an operator, a kernel (or
+  // copy, fill: a device row), or a user annotation, on which device, and whether its device
+  // time is PyTorch's legacy per-op device time.
+  function rowKind(r) {
+    var dev = r.device_type ? (DEV || "device") : "CPU";
+    var k = r.is_user_annotation ? "user annotation" : r.device_type ? "kernel" : "op";
+    return k + " \u00b7 " + dev + (r.is_legacy ? " \u00b7 legacy" : "");
+  }
+
+  // ---- charts (SVG) ----
+  // hbars: one horizontal bar per item, or stacked segments when item.parts is set. The label
+  // column is as wide as the widest label (up to o.maxLabel px; longer labels are elided, the
+  // full label in their <title>) and the value column as wide as the widest value text.
   function hbars(items, o) {
     o = o || {};
-    var width = o.width || 900, bar = o.bar || 18, gap = 6, lw = o.labelWidth || 280, rw = 150;
+    var width = o.width || 900, bar = o.bar || 18, gap = 6;
+    var vfmt = o.fmt || fmtTime;
+    var texts = items.map(function (it) { return it.text !== undefined ? it.text : vfmt(it.value); });
+    var lw = 40, rw = 60;
+    items.forEach(function (it, i) {
+      lw = Math.max(lw, textWidth(it.label) + 12);
+      rw = Math.max(rw, textWidth(texts[i]) + 14);
+    });
+    lw = Math.min(Math.ceil(lw), o.maxLabel || 380);
+    rw = Math.ceil(rw);
+    if (width - lw - rw < 200) width = lw + rw + 200;
     var h = items.length * (bar + gap) + 24;
     var s = svg("svg", { width: width, height: h, viewBox: "0 0 " + width + " " + h, role: "img", "class": o.cls || "hbars" });
     var max = 0;
@@ -66,25 +127,25 @@
       var x = lw + plot * g / 4;
       s.appendChild(svg("line", { x1: x, x2: x, y1: 0, y2: h - 20, "class": "grid" }));
       var t = svg("text", { x: x, y: h - 6, "text-anchor": "middle", "class": "lbl" });
-      t.textContent = (o.fmt || fmtTime)(max * g / 4);
+      t.textContent = vfmt(max * g / 4);
       s.appendChild(t);
     }
     items.forEach(function (it, i) {
       var y = i * (bar + gap) + 2;
-      var lab = svg("text", { x: lw - 6, y: y + bar - 5, "text-anchor": "end" });
-      lab.textContent = it.label.length > 44 ? it.label.slice(0, 43) + "\u2026" : it.label;
+      var lab = svg("text", { x: lw - 6, y: y + bar - 5, "text-anchor": "end", "data-label": it.label });
+      lab.textContent = elideTo(it.label, lw - 10);
       title(lab, it.label);
       s.appendChild(lab);
       var x = lw, parts = it.parts || [{ value: Math.abs(it.value), color: it.color || o.color || PALETTE[0], name: "" }];
       parts.forEach(function (p) {
         var w = max > 0 ? plot * Math.max(p.value, 0) / max : 0;
         var r = svg("rect", { x: x, y: y, width: Math.max(w, 0), height: bar, fill: p.color, "data-v": p.value });
-        title(r, it.label + (p.name ? " \u2014 " + p.name : "") + ": " + (o.fmt || fmtTime)(p.value));
+        title(r, it.label + (p.name ? " \u2014 " + p.name : "") + ": " + vfmt(p.value));
         s.appendChild(r);
         x += w;
       });
-      var v = svg("text", { x: x + 4, y: y + bar - 5, "class": "lbl" });
-      v.textContent = it.text !== undefined ? it.text : (o.fmt || fmtTime)(it.value);
+      var v = svg("text", { x: x + 4, y: y + bar - 5, "class": "lbl", "data-value": "1" });
+      v.textContent = texts[i];
       s.appendChild(v);
     });
     return s;
@@ -149,7 +210,7 @@
       var total = val(focus);
       crumb.appendChild(document.createTextNode("  \u2014 " + fmtTime(total / 1000) + " " + (metric() === "device" ? "device" : "CPU") + " time"));
       if (!(total > 0)) { holder.appendChild(why("No " + (metric() === "device" ? "device" : "CPU") + " time under this node.")); return; }
-      var rows = Math.min(depth(focus), 40);
+      var levels = depth(focus), rows = Math.min(levels, 40);
       var s = svg("svg", { width: width, height: rows * row, viewBox: "0 0 " + width + " " + rows * row, "class": "flame", role: "img" });
       var count = 0;
       function place(n, x, d, chain) {
@@ -179,6 +240,8 @@
       else place(focus, 0, 0, path);
       s.setAttribute("data-nodes", count);
       holder.appendChild(s);
+      var c = cutNote(rows, levels, "levels", "a node deeper down: click it to zoom in");
+      if (c) holder.appendChild(c);
     }
     box.redraw = draw;
     draw();
@@ -209,6 +272,15 @@
       };
       hr.appendChild(th);
     });
+    if (o.sort) {
+      // The default order: o.sort's column, o.sortDir (-1 descending, the default; 1 ascending).
+      cols.forEach(function (c, i) { if (c.key === o.sort) sortCol = i; });
+      if (sortCol !== null) {
+        dir = o.sortDir || -1;
+        hr.children[sortCol].classList.add(dir > 0 ? "asc" : "desc");
+        table.setAttribute("data-sorted", o.sort);
+      }
+    }
     thead.appendChild(hr);
     table.appendChild(thead);
     table.appendChild(tbody);
@@ -259,6 +331,7 @@
     var tot = T.self_cpu_time_total, dtot = T.self_device_time_total;
     var c = [
       { key: "key", label: "Name", cls: "name", num: false },
+      { key: "kind", label: "Kind", num: false, get: rowKind, tip: "op, kernel (a device row) or user annotation; the device; legacy: PyTorch's per-op device time" },
       { key: "self_cpu_time_total", label: "Self CPU", fmt: fmtTime },
       { key: "self_cpu_pct", label: "Self CPU %", get: function (r) { return tot ? r.self_cpu_time_total * 100 / tot : 0; }, fmt: function (v, r) { return fmtPct(r.self_cpu_time_total, tot); } },
       { key: "cpu_time_total", label: "CPU total", fmt: fmtTime },

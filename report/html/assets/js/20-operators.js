@@ -21,6 +21,11 @@
     var box = el("div");
     sec.appendChild(box);
     dataTable(box, T.rows, opCols(S.profile_memory), { id: "ops" });
+    var c = cutNote(T.rows.length, T.rows.length + (T.rows_left_out || 0), "operators (those with the least total time)", "orprof table --row-limit -1");
+    if (c) sec.appendChild(c);
+    if (D.elided_names > 0) {
+      sec.appendChild(el("div", { cls: "sub", "data-note": "elided", text: D.elided_names + " names longer than " + D.name_max + " bytes are shortened in this page (their first bytes, \u2026, their length and a digest) to keep it small; orprof table and orprof kernels print them whole." }));
+    }
   }
 
   // viewKernels: the kernel view's summary (orprof kernels --format json) and its device

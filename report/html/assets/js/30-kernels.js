@@ -4,7 +4,7 @@
     var doc = K.doc;
     var cards = el("div", { cls: "cards" });
     cards.appendChild(card("Device time", fmtTime(doc.device_us), "kernels-device"));
-    cards.appendChild(card("Kernels, copies, fills", String(doc.kernels.length), "kernels-rows"));
+    cards.appendChild(card("Kernels, copies, fills", String(doc.kernels.length + (K.left_out || 0)), "kernels-rows"));
     sec.appendChild(cards);
     if (K.categories && K.categories.length) {
       sec.appendChild(h2("Device time by category"));
@@ -26,7 +26,9 @@
       { key: "mean_us", label: "Mean", fmt: fmtTime }, { key: "median_us", label: "Median", fmt: fmtTime },
       { key: "min_us", label: "Min", fmt: fmtTime }, { key: "max_us", label: "Max", fmt: fmtTime }, { key: "std_us", label: "Std", fmt: fmtTime },
       { key: "streams", label: "Streams", num: false }, { key: "op", label: "Launched by", cls: "name", num: false }, { key: "ops", label: "# ops" }],
-      { id: "kernels", text: function (r) { return r.key + " " + r.category + " " + r.op; } });
+      { id: "kernels", sort: "total_us", text: function (r) { return r.key + " " + r.category + " " + r.op; } });
+    var c = cutNote(doc.kernels.length, doc.kernels.length + (K.left_out || 0), "kernels (those with the least total time; the category chart counts them)", "orprof kernels");
+    if (c) sec.appendChild(c);
   }
 
   VIEWS.push(["kernels", "Kernels", viewKernels, 30]);
