@@ -41,6 +41,7 @@ import (
 	"github.com/orprof/orprof/analysis"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/lanes"
 	"github.com/orprof/orprof/analysis/memcurve"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/ranks"
@@ -65,6 +66,7 @@ type Bundle struct {
 	Kernels  *kernels.Summary
 	Steps    *tbsteps.Summary
 	Memory   *memcurve.Summary
+	Lanes    *lanes.Summary
 }
 
 // fieldOf is, per entry of Kinds, the index of Bundle's field that holds its summary: the

@@ -4,6 +4,7 @@ import (
 	"github.com/orprof/orprof/analysis"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/lanes"
 	"github.com/orprof/orprof/analysis/memcurve"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/tbsteps"
@@ -19,4 +20,5 @@ var Kinds = analysis.Registry{
 	kernels.Analysis,
 	tbsteps.Analysis,
 	memcurve.Analysis,
+	lanes.Analysis,
 }
