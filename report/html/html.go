@@ -27,6 +27,7 @@ import (
 
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/lanes"
 	"github.com/orprof/orprof/analysis/memcurve"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/tbsteps"
@@ -96,6 +97,8 @@ type Model struct {
 	// Memory is the memory curve of the trace's [memory] records (memcurve): the Memory view's
 	// chart and peaks.
 	Memory *memcurve.Summary
+	// Lanes is the time axis of the same trace or traces (package lanes): the Timeline view.
+	Lanes *lanes.Summary
 	// Diff, when set, fills the Diff view.
 	Diff *Diff
 	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
@@ -132,6 +135,7 @@ type page struct {
 	Timeline *timelinePage     `json:"timeline"`
 	Steps    *tbsteps.Summary  `json:"steps"`
 	Memory   *memcurve.Summary `json:"memory"`
+	Lanes    *lanes.Summary    `json:"lanes"`
 	Findings []finding         `json:"findings"`
 	Why      map[string]string `json:"why"`
 	Empty    map[string]bool   `json:"empty"`
@@ -329,6 +333,11 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	if s != nil && len(s.Ranks) < 2 {
 		p.Why["ranks"] = "One rank: give several traces, or a directory of them or of their summaries (orprof report summaries/), to compare ranks."
 		p.Empty["ranks"] = true
+	}
+	p.Lanes = m.Lanes
+	if m.Lanes == nil {
+		p.Why["lanes"] = "No time axis: the Timeline view is drawn from traces (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no events."
+		p.Empty["lanes"] = true
 	}
 	if d := m.Diff; d != nil {
 		rows := optable.Diff(d.Before, d.After)
