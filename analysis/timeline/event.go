@@ -50,7 +50,9 @@ var classNames = [...]string{"unclassified", "computation", "communication", "me
 
 // Work reports whether events of class c are device work (busy time): computation,
 // communication, memory and other; sync and annotation are not.
-func (c Class) Work() bool { return c == Computation || c == Communication || c == Memory || c == Other }
+func (c Class) Work() bool {
+	return c == Computation || c == Communication || c == Memory || c == Other
+}
 
 func (c Class) String() string {
 	if int(c) < len(classNames) {
