@@ -31,8 +31,15 @@ var Analysis = &analysis.Kind{
 		}
 		return nil, nil
 	},
-	Write: func(w io.Writer, s analysis.Summary) error { return analysis.MarshalTo(w, s) },
-	Read:  analysis.ReadStrict[Summary],
+	Write: func(w io.Writer, s analysis.Summary) error {
+		b, err := s.(*Summary).AppendJSON(nil)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	},
+	Read: analysis.ReadStrict[Summary],
 }
 
 // result is a Collector as the report's read has it (analysis.Analysis).
@@ -69,7 +76,7 @@ func (s *Summary) Check() error {
 		if r.BinNs <= 0 || !pow2(r.BinNs) || r.BinPhaseNs < 0 || r.BinPhaseNs >= r.BinNs || r.SpanNs < 0 || r.OffsetNs != r.StartNs-s.OriginNs {
 			return fmt.Errorf("rank %d: bad span, offset or bins", r.Rank)
 		}
-		if ri > 0 && r.Rank <= s.Ranks[ri-1].Rank {
+		if ri > 0 && r.Rank < s.Ranks[ri-1].Rank {
 			return fmt.Errorf("rank %d: ranks out of order", r.Rank)
 		}
 		nthreads := 0

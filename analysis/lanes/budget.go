@@ -98,7 +98,7 @@ func (s *Summary) rebudget(evs [][]laneEvents) {
 		r := &s.Ranks[ri]
 		r.OffsetNs = r.StartNs - s.OriginNs
 		w := max(binWidth(r.SpanNs, bins), r.BinNs)
-		names := map[string]int32{}
+		used := make([]bool, len(r.Names))
 		for li := range r.Lanes {
 			l := &r.Lanes[li]
 			min := s.HostMinNs
@@ -123,9 +123,9 @@ func (s *Summary) rebudget(evs [][]laneEvents) {
 			l.Rows = 0
 			for _, e := range kept {
 				l.Rows = max(l.Rows, int(e.row)+1)
-				names[e.name] = 0
-				if e.op != "" {
-					names[e.op] = 0
+				used[e.name] = true
+				if e.op >= 0 {
+					used[e.op] = true
 				}
 			}
 			gaps := evs[ri][li].gaps[:0]
@@ -143,16 +143,22 @@ func (s *Summary) rebudget(evs [][]laneEvents) {
 			s.Binned += l.Binned
 		}
 		r.BinNs, r.BinPhaseNs = w, r.StartNs-floorDiv(r.StartNs, w)*w
-		r.Names = make([]string, 0, len(names))
-		for n := range names {
-			r.Names = append(r.Names, n)
+		// The names kept, in order: remap[i] is old name i's new index.
+		var keep []int32
+		for i, u := range used {
+			if u {
+				keep = append(keep, int32(i))
+			}
 		}
-		slices.Sort(r.Names)
-		for i, n := range r.Names {
-			names[n] = int32(i)
+		slices.SortFunc(keep, func(a, b int32) int { return cmp.Compare(r.Names[a], r.Names[b]) })
+		remap := make([]int32, len(r.Names))
+		names := make([]string, len(keep))
+		for i, k := range keep {
+			remap[k], names[i] = int32(i), r.Names[k]
 		}
+		r.Names = names
 		for li := range r.Lanes {
-			r.Lanes[li].encode(evs[ri][li], names)
+			r.Lanes[li].encode(evs[ri][li], remap)
 		}
 	}
 }
@@ -238,7 +244,7 @@ func (b binSet) columns(start, w int64) (bi, bc, bv []int64) {
 }
 
 // encode writes the lane's kept events and gaps as its columns.
-func (l *Lane) encode(le laneEvents, names map[string]int32) {
+func (l *Lane) encode(le laneEvents, names []int32) {
 	n := len(le.evs)
 	l.T, l.D, l.N, l.C, l.R = make([]int64, n), make([]int64, n), make([]int32, n), make([]int16, n), make([]int32, n)
 	l.Op, l.LL, l.LT = []int32{}, []int32{}, []int64{}
@@ -252,7 +258,7 @@ func (l *Lane) encode(le laneEvents, names map[string]int32) {
 		prev = e.start
 		if stream {
 			l.Op[i], l.LL[i], l.LT[i] = -1, e.ll, e.lt
-			if e.op != "" {
+			if e.op >= 0 {
 				l.Op[i] = names[e.op]
 			}
 		}
@@ -266,18 +272,15 @@ func (l *Lane) encode(le laneEvents, names map[string]int32) {
 	}
 }
 
-// decode is the lane's kept events and gaps, as encode wrote them.
-func (l *Lane) decode(names []string) laneEvents {
+// decode is the lane's kept events and gaps, as encode wrote them (names: the rank's).
+func (l *Lane) decode() laneEvents {
 	le := laneEvents{evs: make([]ev, len(l.T)), gaps: make([]gap, len(l.GT))}
 	var t int64
 	for i := range l.T {
 		t += l.T[i]
-		e := ev{start: t, dur: l.D[i], name: names[l.N[i]], cat: l.C[i], row: l.R[i], ll: -1}
+		e := ev{start: t, dur: l.D[i], name: l.N[i], op: -1, cat: l.C[i], row: l.R[i], ll: -1}
 		if l.Kind == "stream" {
-			e.ll, e.lt = l.LL[i], l.LT[i]
-			if l.Op[i] >= 0 {
-				e.op = names[l.Op[i]]
-			}
+			e.ll, e.lt, e.op = l.LL[i], l.LT[i], l.Op[i]
 		}
 		le.evs[i] = e
 	}
@@ -313,7 +316,7 @@ func Merge(sums []*Summary, nums []map[int64]int64) *Summary {
 			}
 			le := make([]laneEvents, len(r.Lanes))
 			for li := range r.Lanes {
-				le[li] = r.Lanes[li].decode(r.Names)
+				le[li] = r.Lanes[li].decode()
 			}
 			all = append(all, rk{r, le})
 		}

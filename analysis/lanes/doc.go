@@ -10,7 +10,8 @@
 // each on the row of its nesting depth on the thread (0: outermost; events in start order, the
 // longer first at equal starts, nested while they start before the enclosing one ends). A
 // stream lane is a device stream (device, stream, as package timeline places device events):
-// its kernels, copies, fills, syncs and device ranges. Overlapping events of one stream are put
+// its kernels, copies, fills, syncs and device ranges (a scope profiler's "metrics: …" slices
+// are left out: each spans its kernel, which is drawn). Overlapping events of one stream are put
 // on sub-lanes (rows), each event on the first row free at its start, so none is hidden. A
 // device event's category is the kernel view's (kernels.Rules.Of, the default rules), except
 // copies, fills, syncs and device ranges, which keep their kind. A device event carries the

@@ -135,28 +135,13 @@ func (*Summary) Analysis() string { return "lanes" }
 
 type laneKey struct{ pid, id int64 }
 
-type hostRec struct {
-	start, end int64
-	name       string
-	lane       int32
-	cat        int16
-}
-
-type devRec struct {
-	start, end int64
-	name, op   string
-	corr       int64
-	lane       int32
-	cat        int16
-	work       bool
-}
-
 type launchRec struct {
 	lane  int32
 	start int64
 }
 
 // Collector gathers one trace's lanes: an analysis (analysis.Analysis) that needs the links.
+// It keeps 48 bytes per event and each name once.
 type Collector struct {
 	rank    int64
 	origin  int64
@@ -164,24 +149,27 @@ type Collector struct {
 	streams map[laneKey]int32
 	tkeys   []laneKey
 	skeys   []laneKey
-	host    []hostRec
-	dev     []devRec
+	host    []ev
+	dev     []ev
 	launch  map[int64]launchRec
+	steps   map[int64][2]int64
 	rules   *kernels.Rules
-	names   map[string]kernels.Decision
+	decided map[string]kernels.Decision
+	names   []string
+	nameIdx map[string]int32
 	done    *Summary
 }
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector {
 	return &Collector{threads: map[laneKey]int32{}, streams: map[laneKey]int32{}, launch: map[int64]launchRec{},
-		rules: kernels.Default(), names: map[string]kernels.Decision{}}
+		steps: map[int64][2]int64{}, rules: kernels.Default(), decided: map[string]kernels.Decision{}, nameIdx: map[string]int32{}}
 }
 
 // Needs asks for the links: each device event's operator.
 func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks }
 
-// Begin takes the rank and origin and sizes the lists.
+// Begin takes the rank and sizes the lists.
 func (c *Collector) Begin(info *tracefile.Info) {
 	c.rank, c.origin = info.Rank.Number, info.OriginNs
 	c.host = reserve.Room(c.host, info.Counts.Host+info.Counts.Runtime)
@@ -202,36 +190,53 @@ func lane(m map[laneKey]int32, keys *[]laneKey, k laneKey) int32 {
 	return i
 }
 
-// Event takes one event.
-func (c *Collector) Event(ev *tracefile.Event) {
-	start, end := usToNs(ev.StartUs), usToNs(ev.EndUs)
+// name is the index of name in the collector's names (capped by internal/namecap).
+func (c *Collector) name(name string) int32 {
+	if i, ok := c.nameIdx[name]; ok {
+		return i
+	}
+	i := int32(len(c.names))
+	c.nameIdx[name] = i
+	c.names = append(c.names, namecap.Cap(name))
+	return i
+}
+
+// Event takes one event. Its times stay µs from the profile's start, in ns, until Finish.
+func (c *Collector) Event(e *tracefile.Event) {
+	start, end := usToNs(e.StartUs), usToNs(e.EndUs)
 	end = max(end, start)
-	switch k := ev.Kind; {
+	switch k := e.Kind; {
 	case k.Host() || k == tracefile.KindRuntime:
-		l := lane(c.threads, &c.tkeys, laneKey{ev.Pid, ev.Tid})
+		l := lane(c.threads, &c.tkeys, laneKey{e.Pid, e.Tid})
 		cat := int16(catOp)
 		switch k {
 		case tracefile.KindUserAnnotation:
 			cat = int16(catAnnot)
 		case tracefile.KindRuntime:
 			cat = int16(catRuntime)
-			if ev.Correlation != 0 {
-				if _, dup := c.launch[ev.Correlation]; !dup {
-					c.launch[ev.Correlation] = launchRec{l, start}
+			if e.Correlation != 0 {
+				if _, dup := c.launch[e.Correlation]; !dup {
+					c.launch[e.Correlation] = launchRec{l, start}
 				}
 			}
 		}
-		c.host = append(c.host, hostRec{start, end, ev.Name, l, cat})
-	case k.Device():
-		l := lane(c.streams, &c.skeys, laneKey{ev.Pid, ev.Stream})
-		d, ok := c.names[ev.Name]
+		if n, ok := stepNumber(e.Name); ok {
+			s, seen := c.steps[n]
+			if !seen {
+				s = [2]int64{start, end}
+			}
+			c.steps[n] = [2]int64{min(s[0], start), max(s[1], end)}
+		}
+		c.host = append(c.host, ev{start: start, dur: end - start, name: c.name(e.Name), op: -1, ll: -1, lane: l, cat: cat})
+	case k.Device() && k != tracefile.KindScopeMetrics: // (a metrics slice spans its kernel, drawn)
+		l := lane(c.streams, &c.skeys, laneKey{e.Pid, e.Stream})
+		d, ok := c.decided[e.Name]
 		if !ok {
-			d = c.rules.Lookup(ev.Name)
-			c.names[ev.Name] = d
+			d = c.rules.Lookup(e.Name)
+			c.decided[e.Name] = d
 		}
 		kc := d.Of(k)
 		var cat int16
-		work := timeline.ClassOf(k, kc).Work()
 		switch k {
 		case tracefile.KindMemcpy:
 			cat = int16(catMemcpy)
@@ -239,12 +244,18 @@ func (c *Collector) Event(ev *tracefile.Event) {
 			cat = int16(catMemset)
 		case tracefile.KindSync:
 			cat = int16(catSync)
-		case tracefile.KindDeviceAnnotation, tracefile.KindScopeMetrics:
+		case tracefile.KindDeviceAnnotation:
 			cat = int16(catRange)
 		default:
 			cat = int16(kc)
 		}
-		c.dev = append(c.dev, devRec{start, end, ev.Name, ev.Op, ev.Correlation, l, cat, work})
+		op := int32(-1)
+		if e.Op != "" {
+			op = c.name(e.Op)
+		}
+		// lt holds the correlation until Finish finds the launch.
+		c.dev = append(c.dev, ev{start: start, dur: end - start, lt: e.Correlation, name: c.name(e.Name), op: op, ll: -1,
+			lane: l, cat: cat, work: timeline.ClassOf(k, kc).Work()})
 	}
 }
 
@@ -254,14 +265,16 @@ func (c *Collector) Finish() { c.done = c.finish() }
 // Summary is the rank's summary, after Finish.
 func (c *Collector) Summary() *Summary { return c.done }
 
+// ev is an event while the summary is made or re-budgeted: times in ns from the rank's
+// start, name and op indexes in the rank's names (op −1: none), ll the lane of its launch
+// (−1: none) and lt the launch's start − its own.
 type ev struct {
-	start, dur int64
-	name       string
-	op         string
-	cat        int16
-	row        int32
-	ll         int32
-	lt         int64
+	start, dur, lt int64
+	name, op       int32
+	ll, row        int32
+	lane           int32 // the collector's lane, then its place in the rank
+	cat            int16
+	work           bool // device work (timeline.Class.Work)
 }
 
 type gap struct {
@@ -280,16 +293,14 @@ func (c *Collector) finish() *Summary {
 		return nil
 	}
 	first, last := int64(math.MaxInt64), int64(math.MinInt64)
-	for i := range c.host {
-		first, last = min(first, c.host[i].start), max(last, c.host[i].end)
+	for _, list := range [][]ev{c.host, c.dev} {
+		for i := range list {
+			first, last = min(first, list[i].start), max(last, list[i].start+list[i].dur)
+		}
 	}
-	for i := range c.dev {
-		first, last = min(first, c.dev[i].start), max(last, c.dev[i].end)
-	}
-	r := Rank{Rank: c.rank, StartNs: first + c.origin, SpanNs: last - first, Steps: [][3]int64{}}
+	r := Rank{Rank: c.rank, SpanNs: last - first, Steps: [][3]int64{}}
 	// Thread lanes in (pid, tid) order, then stream lanes in (device, stream) order.
-	tord := order(c.tkeys)
-	sord := order(c.skeys)
+	tord, sord := order(c.tkeys), order(c.skeys)
 	tpos := make([]int32, len(c.tkeys))
 	for i, j := range tord {
 		tpos[j] = int32(i)
@@ -298,98 +309,144 @@ func (c *Collector) finish() *Summary {
 	for i, j := range sord {
 		spos[j] = int32(len(tord) + i)
 	}
-	all := make([]laneEvents, len(tord)+len(sord))
-	r.Lanes = make([]Lane, len(all))
+	r.Lanes = make([]Lane, len(tord)+len(sord))
 	for i, j := range tord {
 		r.Lanes[i] = Lane{Kind: "thread", Pid: c.tkeys[j].pid, ID: c.tkeys[j].id}
 	}
 	for i, j := range sord {
 		r.Lanes[len(tord)+i] = Lane{Kind: "stream", Pid: c.skeys[j].pid, ID: c.skeys[j].id}
 	}
-	// Host events by lane; steps.
-	counts := make([]int, len(all))
-	for i := range c.host {
-		counts[tpos[c.host[i].lane]]++
-	}
-	for i := range c.dev {
-		counts[spos[c.dev[i].lane]]++
-	}
-	for i := range all {
-		all[i].evs = make([]ev, 0, counts[i])
-	}
-	steps := map[int64][2]int64{}
-	for i := range c.host {
-		h := &c.host[i]
-		all[tpos[h.lane]].evs = append(all[tpos[h.lane]].evs, ev{start: h.start - first, dur: h.end - h.start, name: namecap.Cap(h.name), cat: h.cat, ll: -1})
-		if n, ok := stepNumber(h.name); ok {
-			s, seen := steps[n]
-			if !seen {
-				s = [2]int64{h.start, h.end}
-			}
-			steps[n] = [2]int64{min(s[0], h.start), max(s[1], h.end)}
-		}
-	}
-	for n, s := range steps {
+	for n, s := range c.steps {
 		r.Steps = append(r.Steps, [3]int64{n, s[0] - first, s[1] - first})
 	}
 	slices.SortFunc(r.Steps, func(a, b [3]int64) int { return cmp.Or(cmp.Compare(a[1], b[1]), cmp.Compare(a[0], b[0])) })
-	// Device events, their launches and gaps.
-	type workRec struct {
-		start, end, lstart int64
-		launched           bool
+	// Host events by lane, in start order, the longer first (then by name: the order of two
+	// equal events is no matter).
+	for i := range c.host {
+		h := &c.host[i]
+		h.lane, h.start = tpos[h.lane], h.start-first
 	}
-	works := make([][]workRec, len(all))
+	byLane(c.host, true)
+	// Device events by lane, in start order, the shorter first then in file order (as the
+	// timeline's idle view takes them), each with its launch.
 	for i := range c.dev {
 		d := &c.dev[i]
-		e := ev{start: d.start - first, dur: d.end - d.start, name: namecap.Cap(d.name), op: namecap.Cap(d.op), cat: d.cat, ll: -1}
-		var l launchRec
-		launched := false
-		if d.corr != 0 {
-			l, launched = c.launch[d.corr]
-			if launched {
-				e.ll, e.lt = tpos[l.lane], l.start-d.start
-			}
+		if l, ok := c.launch[d.lt]; ok && d.lt != 0 {
+			d.ll, d.lt = tpos[l.lane], l.start-d.start
+		} else {
+			d.lt = 0
 		}
-		p := spos[d.lane]
-		all[p].evs = append(all[p].evs, e)
-		if d.work {
-			works[p] = append(works[p], workRec{d.start, d.end, l.start, launched})
+		d.lane, d.start = spos[d.lane], d.start-first
+	}
+	byLane(c.dev, false)
+	all := make([]laneEvents, len(r.Lanes))
+	for _, list := range [][]ev{c.host, c.dev} {
+		for i := 0; i < len(list); {
+			j := i
+			for j < len(list) && list[j].lane == list[i].lane {
+				j++
+			}
+			all[list[i].lane].evs = list[i:j:j]
+			i = j
 		}
 	}
 	o := timeline.DefaultOptions()
-	for p, w := range works {
-		if len(w) == 0 {
-			continue
-		}
-		slices.SortStableFunc(w, func(a, b workRec) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end)) })
-		frontier := w[0].end
-		for _, x := range w[1:] {
-			if g := x.start - frontier; g > 0 {
-				cause := timeline.CauseOf(g, frontier+c.origin, x.launched, x.lstart+c.origin, o)
-				all[p].gaps = append(all[p].gaps, gap{frontier - first, g, int16(cause)})
-			}
-			frontier = max(frontier, x.end)
-		}
-	}
-	c.host, c.dev, c.launch = nil, nil, nil
 	for i := range all {
-		l := &r.Lanes[i]
-		evs := all[i].evs
-		slices.SortStableFunc(evs, func(a, b ev) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.dur, a.dur)) })
+		l, evs := &r.Lanes[i], all[i].evs
 		l.Events = len(evs)
 		if len(evs) > 0 {
 			l.StartNs = evs[0].start
-			for _, e := range evs {
-				l.EndNs = max(l.EndNs, e.start+e.dur)
-			}
+		}
+		for _, e := range evs {
+			l.EndNs = max(l.EndNs, e.start+e.dur)
 		}
 		if l.Kind == "thread" {
 			depths(evs)
+			continue
+		}
+		// The idle gaps: after everything before on the stream has ended, classed by
+		// timeline.CauseOf.
+		var frontier int64
+		seen := false
+		for _, e := range evs {
+			if !e.work {
+				continue
+			}
+			if g := e.start - frontier; seen && g > 0 {
+				cause := timeline.CauseOf(g, frontier, e.ll >= 0, e.start+e.lt, o)
+				all[i].gaps = append(all[i].gaps, gap{frontier, g, int16(cause)})
+			}
+			if !seen || e.start+e.dur > frontier {
+				frontier = e.start + e.dur
+			}
+			seen = true
 		}
 	}
+	r.StartNs = first + c.origin
+	r.Names = c.names
+	c.host, c.dev, c.launch, c.nameIdx, c.decided = nil, nil, nil, nil, nil
 	s := &Summary{Ranks: []Rank{r}}
 	s.rebudget([][]laneEvents{all})
 	return s
+}
+
+// byLane sorts evs by lane, in place, each lane's events in start order: a thread's the
+// longer first at equal starts (then by name and category: two such events are drawn
+// alike), a stream's the shorter first then in file order, as the timeline's idle view
+// takes them.
+func byLane(evs []ev, threads bool) {
+	if threads {
+		order := func(a, b ev) int {
+			if a.lane != b.lane {
+				return sign(a.lane < b.lane)
+			}
+			return threadOrder(a, b)
+		}
+		if !slices.IsSortedFunc(evs, order) {
+			slices.SortFunc(evs, order)
+		}
+		return
+	}
+	order := func(a, b ev) int {
+		if a.lane != b.lane {
+			return sign(a.lane < b.lane)
+		}
+		return streamOrder(a, b)
+	}
+	if !slices.IsSortedFunc(evs, order) {
+		slices.SortStableFunc(evs, order)
+	}
+}
+
+func threadOrder(a, b ev) int {
+	switch {
+	case a.start != b.start:
+		return sign(a.start < b.start)
+	case a.dur != b.dur:
+		return sign(a.dur > b.dur)
+	case a.name != b.name:
+		return sign(a.name < b.name)
+	case a.cat != b.cat:
+		return sign(a.cat < b.cat)
+	}
+	return 0
+}
+
+func streamOrder(a, b ev) int {
+	switch {
+	case a.start != b.start:
+		return sign(a.start < b.start)
+	case a.dur != b.dur:
+		return sign(a.dur < b.dur)
+	}
+	return 0
+}
+
+func sign(less bool) int {
+	if less {
+		return -1
+	}
+	return 1
 }
 
 // depths sets each host event's row to its nesting depth on the thread (evs in start order,

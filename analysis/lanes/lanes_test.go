@@ -30,7 +30,7 @@ func (c *counter) Event(ev *tracefile.Event) {
 	switch k := ev.Kind; {
 	case k.Host() || k == tracefile.KindRuntime:
 		c.lanes[fmt.Sprintf("thread %d %d", ev.Pid, ev.Tid)]++
-	case k.Device():
+	case k.Device() && k != tracefile.KindScopeMetrics:
 		c.lanes[fmt.Sprintf("stream %d %d", ev.Pid, ev.Stream)]++
 	}
 }
@@ -166,4 +166,49 @@ func TestCheckRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMarshalIsStructs: Lane's MarshalJSON writes the bytes encoding/json writes of its struct.
+func TestMarshalIsStructs(t *testing.T) {
+	s, _ := read(t, kineto("cuda_train_step.json.gz"), 0)
+	type plain Lane
+	for i := range s.Ranks[0].Lanes {
+		l := &s.Ranks[0].Lanes[i]
+		got, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal((*plain)(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("lane %d:\n%s\n%s", i, got, want)
+		}
+	}
+	sj, err := s.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type plainSummary Summary
+	if want, _ := json.Marshal((*plainSummary)(s)); !bytes.Equal(sj, want) {
+		t.Fatalf("the summary:\n%s\n%s", sj, want)
+	}
+	var empty Summary
+	if got, _ := empty.AppendJSON(nil); !bytes.Equal(got, must(json.Marshal((*plainSummary)(&empty)))) {
+		t.Fatalf("an empty summary: %s", got)
+	}
+	var nilCols Lane
+	got, _ := json.Marshal(&nilCols)
+	want, _ := json.Marshal((*plain)(&nilCols))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("an empty lane:\n%s\n%s", got, want)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
