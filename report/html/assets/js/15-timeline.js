@@ -17,6 +17,7 @@
   function tlModel(S) {
     var lanes = [], ranks = [], end = 0, y = 22, ROWH = 12;
     var cats = S.categories;
+    var pal = cats.map(function (c) { return TL_COLORS[c] || "#999"; });
     S.ranks.forEach(function (r) {
       var R = { rank: r.rank, off: r.offset_ns, span: r.span_ns, names: r.names, steps: r.steps, top: y, lanes: [] };
       y += 16;
@@ -32,6 +33,8 @@
           s: s, d: d, n: l.n, c: l.c, r: l.r, op: l.op, ll: l.ll, lt: l.lt, nrows: Math.max(l.rows, 1), rows: [],
           binW: r.bin_ns, bins: null, gaps: null, gapCount: l.gap_count, gapNs: l.gap_ns
         };
+        L.col = new Array(n);
+        for (i = 0; i < n; i++) L.col[i] = pal[l.c[i]];
         var per = [];
         for (i = 0; i < L.nrows; i++) per.push([]);
         for (i = 0; i < n; i++) per[l.r[i]].push(i);
@@ -67,10 +70,17 @@
     return { lanes: lanes, ranks: ranks, end: Math.max(end, 1), height: y, ROWH: ROWH, cats: cats };
   }
 
-  // lowerBound is the first index of a (ascending) whose value is > v.
+  // upperIdx is the first index of a (ascending) whose value is > v.
   function upperIdx(a, v) {
     var lo = 0, hi = a.length;
     while (lo < hi) { var m = (lo + hi) >> 1; if (a[m] > v) hi = m; else lo = m + 1; }
+    return lo;
+  }
+
+  // lowerIdx is the first index of a (ascending) whose value is ≥ v.
+  function lowerIdx(a, v) {
+    var lo = 0, hi = a.length;
+    while (lo < hi) { var m = (lo + hi) >> 1; if (a[m] >= v) hi = m; else lo = m + 1; }
     return lo;
   }
 
@@ -80,6 +90,7 @@
     if (!S || !S.ranks || !S.ranks.length) { sec.appendChild(why((D.why && D.why.lanes) || "No events to draw.")); return; }
     var t0ms = performance.now();
     var M = tlModel(S), LW = 190, AXIS = 22;
+    sec.setAttribute("data-decode-ms", (performance.now() - t0ms).toFixed(1));
     var used = {};
     M.lanes.forEach(function (L) { for (var i = 0; i < L.c.length; i++) used[L.c[i]] = true; });
     var items = [];
@@ -129,7 +140,6 @@
     function k() { return (W - LW) / (view.t1 - view.t0); }
     function xOf(t) { return LW + (t - view.t0) * k(); }
     function tOf(x) { return view.t0 + (x - LW) / k(); }
-    function color(L, i) { return TL_COLORS[M.cats[L.c[i]]] || "#999"; }
     function draw() {
       pending = false;
       var f0 = performance.now(), sy = box.scrollTop, kk = k(), t0 = view.t0, t1 = view.t1;
@@ -157,47 +167,76 @@
         if (top + L.h < AXIS || top > H) { laneEls[li].setAttribute("data-visible", "0"); return; }
         ctx.save();
         ctx.beginPath(); ctx.rect(LW, top, W - LW, L.h); ctx.clip();
-        if (L.gaps) {
-          var g = L.gaps, gi = upperIdx(g.e, t0);
-          for (; gi < g.s.length && g.s[gi] < t1; gi++) {
-            ctx.fillStyle = TL_CAUSE_COLORS[g.c[gi]];
-            var gx = xOf(g.s[gi]);
-            ctx.fillRect(gx, top, Math.max((g.e[gi] - g.s[gi]) * kk, 1), L.nrows * M.ROWH);
+        var fill = "", runX0 = 0, runX1 = -1, runC = -1, runY = 0, runH = 0;
+        // Runs of sub-pixel items of one colour are drawn as one rectangle.
+        var flush = function () {
+          if (runC >= 0) {
+            if (fill !== runC) { ctx.fillStyle = runC; fill = runC; }
+            ctx.fillRect(runX0, runY, runX1 - runX0, runH);
           }
+          runC = -1;
+        };
+        if (L.gaps) {
+          var g = L.gaps, gi = upperIdx(g.e, t0), gh = L.nrows * M.ROWH;
+          runY = top; runH = gh;
+          for (; gi < g.s.length && g.s[gi] < t1; gi++) {
+            var gc = TL_CAUSE_COLORS[g.c[gi]], gx0 = LW + (g.s[gi] - t0) * kk, gx1 = LW + (g.e[gi] - t0) * kk;
+            if (gx1 - gx0 < 1) {
+              gx0 = Math.floor(gx0); gx1 = gx0 + 1;
+              // The gaps wholly within this pixel but the last are not visited (one is drawn).
+              var gEnd = t0 + (gx1 - LW) / kk;
+              if (gi + 2 < g.s.length && g.s[gi + 2] < gEnd) gi = lowerIdx(g.s, gEnd) - 2;
+            }
+            if (gc === runC && gx0 <= runX1) { runX1 = Math.max(runX1, gx1); continue; }
+            flush();
+            runX0 = gx0; runX1 = gx1; runC = gc;
+          }
+          flush();
         }
         for (var r = 0; r < L.rows.length; r++) {
-          var row = L.rows[r], y = top + r * M.ROWH, i = upperIdx(row.me, t0), lastPx = -1, fill = "";
+          var row = L.rows[r], y = top + r * M.ROWH, i = upperIdx(row.me, t0);
+          runY = y; runH = M.ROWH - 1;
           for (; i < row.s.length && row.s[i] <= t1; i++) {
             var e = row.ix[i], s = L.s[e], d = L.d[e];
             if (s + d < t0) continue;
             drawn++;
-            first = Math.min(first, s); last = Math.max(last, s + d);
-            var x0 = LW + (s - t0) * kk, w = d * kk, c = color(L, e);
+            if (s < first) first = s;
+            if (s + d > last) last = s + d;
+            var x0 = LW + (s - t0) * kk, w = d * kk, c = L.col[e];
             if (w < 1) {
               var px = Math.floor(x0);
-              if (px === lastPx) continue;
-              lastPx = px;
-              if (c !== fill) { ctx.fillStyle = c; fill = c; }
-              ctx.fillRect(px, y, 1, M.ROWH - 1);
+              if (c === runC && px <= runX1) { if (px + 1 > runX1) runX1 = px + 1; }
+              else { flush(); runX0 = px; runX1 = px + 1; runC = c; }
+              // A row's events do not overlap: those wholly within this pixel are counted,
+              // not visited; the last that starts in it is drawn (it may be wider).
+              var tEnd = t0 + (px + 1 - LW) / kk;
+              if (px >= LW && i + 2 < row.s.length && row.s[i + 2] < tEnd) {
+                var j = lowerIdx(row.s, tEnd);
+                drawn += j - 2 - i;
+                i = j - 2;
+              }
               continue;
             }
+            flush();
             if (c !== fill) { ctx.fillStyle = c; fill = c; }
             ctx.fillRect(x0, y, w, M.ROWH - 1);
-            lastPx = Math.floor(x0 + w);
             if (w > 40) {
               var xl = Math.max(x0, LW) + 2, name = L.rank.names[L.n[e]];
               ctx.fillStyle = "#fff"; fill = "";
               ctx.fillText(name.length * 6 > w ? name.slice(0, Math.max(1, Math.floor((w - 8) / 6))) + "…" : name, xl, y + M.ROWH / 2, Math.max(w - 4, 1));
             }
           }
+          flush();
         }
         if (L.bins) {
           var b = L.bins, by = top + L.nrows * M.ROWH, bw = L.binW, bi = upperIdx(b.s, t0 - bw);
+          ctx.fillStyle = "#5b6475"; fill = "";
           for (; bi < b.s.length && b.s[bi] <= t1; bi++) {
             drawn += b.c[bi];
-            ctx.fillStyle = "rgba(91,100,117," + Math.min(1, 0.15 + b.v[bi] / bw) + ")";
+            ctx.globalAlpha = Math.min(1, 0.15 + b.v[bi] / bw);
             ctx.fillRect(xOf(b.s[bi]), by + 1, Math.max(bw * kk, 1), L.binH - 1);
           }
+          ctx.globalAlpha = 1;
         }
         if (sel && sel.L === L) {
           ctx.strokeStyle = "#000"; ctx.lineWidth = 2;
