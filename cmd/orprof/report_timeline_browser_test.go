@@ -28,7 +28,8 @@ func timelineCases() []timelineCase {
 
 // TestReportTimelineBrowser opens reports in headless Chromium and drives their Timeline view:
 // no console error and no request; every lane draws at the full view as many events as the
-// summary (orprof report --format json) gives it, over the span of its kept events; zooming
+// summary (orprof report --format json) gives it, over the span of its kept events, painting
+// some rectangles; zooming
 // narrows the window and what is drawn; the keys, the wheel and a drag move it; hovering an
 // event shows its name and launching op, and selecting a kernel draws its flow.
 func TestReportTimelineBrowser(t *testing.T) {
@@ -153,6 +154,7 @@ func checkTimelineView(t *testing.T, p browsertest.Tab, want []laneWant) {
 		t.Fatalf("the page has %d lanes (%q), the summary %d", len(labels), labels, len(want))
 	}
 	type drawn struct {
+		Rects  string `json:"rects"`
 		Events string `json:"events"`
 		T0     string `json:"t0"`
 		T1     string `json:"t1"`
@@ -160,7 +162,7 @@ func checkTimelineView(t *testing.T, p browsertest.Tab, want []laneWant) {
 	attrs := func(li int) drawn {
 		var d drawn
 		p.Eval(t, fmt.Sprintf(`(() => { orprofTimeline.scrollTo(%d); const e = document.querySelectorAll('#v-timeline [data-lane]')[%d];
-			return {events: e.dataset.events, t0: e.dataset.t0, t1: e.dataset.t1}; })()`, li, li), &d)
+			return {rects: e.dataset.rects, events: e.dataset.events, t0: e.dataset.t0, t1: e.dataset.t1}; })()`, li, li), &d)
 		return d
 	}
 	p.Eval(t, `orprofTimeline.reset()`, nil)
@@ -171,6 +173,9 @@ func checkTimelineView(t *testing.T, p browsertest.Tab, want []laneWant) {
 		d := attrs(li)
 		if d.Events != fmt.Sprint(w.events) {
 			t.Errorf("%s: %s events drawn at the full view, the summary has %d", w.label, d.Events, w.events)
+		}
+		if w.kept && (d.Rects == "" || d.Rects == "0") {
+			t.Errorf("%s: its %d kept events painted no rectangle", w.label, w.events)
 		}
 		if w.kept && (d.T0 != num(w.t0) || d.T1 != num(w.t1)) {
 			t.Errorf("%s: drawn over [%s, %s], the summary's kept events span [%s, %s]", w.label, d.T0, d.T1, num(w.t0), num(w.t1))

@@ -167,14 +167,15 @@
         if (top + L.h < AXIS || top > H) { laneEls[li].setAttribute("data-visible", "0"); return; }
         ctx.save();
         ctx.beginPath(); ctx.rect(LW, top, W - LW, L.h); ctx.clip();
-        var fill = "", runX0 = 0, runX1 = -1, runC = -1, runY = 0, runH = 0;
+        var fill = "", runX0 = 0, runX1 = -1, runC = null, runY = 0, runH = 0, rects = 0;
         // Runs of sub-pixel items of one colour are drawn as one rectangle.
         var flush = function () {
-          if (runC >= 0) {
+          if (runC !== null) {
             if (fill !== runC) { ctx.fillStyle = runC; fill = runC; }
             ctx.fillRect(runX0, runY, runX1 - runX0, runH);
+            rects++;
           }
-          runC = -1;
+          runC = null;
         };
         if (L.gaps) {
           var g = L.gaps, gi = upperIdx(g.e, t0), gh = L.nrows * M.ROWH;
@@ -220,6 +221,7 @@
             flush();
             if (c !== fill) { ctx.fillStyle = c; fill = c; }
             ctx.fillRect(x0, y, w, M.ROWH - 1);
+            rects++;
             if (w > 40) {
               var xl = Math.max(x0, LW) + 2, name = L.rank.names[L.n[e]];
               ctx.fillStyle = "#fff"; fill = "";
@@ -250,6 +252,7 @@
         var le = laneEls[li];
         le.setAttribute("data-visible", "1");
         le.setAttribute("data-events", String(drawn));
+        le.setAttribute("data-rects", String(rects));
         le.setAttribute("data-t0", first === Infinity ? "" : String(first));
         le.setAttribute("data-t1", last === -Infinity ? "" : String(last));
       });
