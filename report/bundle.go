@@ -15,7 +15,8 @@
 //	 "timeline": {…} | null,        orprof timeline --format json (every view)
 //	 "kernels":  {…} | null,        orprof kernels --format json
 //	 "steps":    {…} | null,
-//	 "memory":   {…} | null}
+//	 "memory":   {…} | null,
+//	 "lanes":    {…} | null}        the Timeline's lanes (package lanes)
 //
 // Each member is written by its summary's own writer and read by its own reader, checked as
 // it checks (a figure no collector could have made is refused). What a merge gives: the table,

@@ -344,7 +344,7 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Lanes = json.RawMessage(lanesMark)
 	} else {
 		p.Why["lanes"] = "No time axis: the Timeline view is drawn from traces (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no events."
-		p.Empty["lanes"] = true
+		p.Empty["timeline"] = true
 	}
 	if d := m.Diff; d != nil {
 		rows := optable.Diff(d.Before, d.After)
