@@ -324,6 +324,7 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 			return
 		}
 		m.Timeline, m.Steps, m.Kernels, m.Memory = bd.Timeline, bd.Steps, bd.Kernels, bd.Memory
+		m.Lanes = bd.Lanes
 		m.Title = "capture of " + captureLength(req.capture)
 		if cut != "" {
 			m.Warnings = append(m.Warnings, cut)

@@ -16,7 +16,8 @@
 //	 "kernels":  {…} | null,        orprof kernels --format json
 //	 "steps":    {…} | null,
 //	 "memory":   {…} | null,
-//	 "code":     {…} | null}        by module and by line (analysis/code.Report), or why not
+//	 "code":     {…} | null,        by module and by line (analysis/code.Report), or why not
+//	 "lanes":    {…} | null}        the Timeline's lanes (package lanes)
 //
 // Each member is written by its summary's own writer and read by its own reader, checked as
 // it checks (a figure no collector could have made is refused). What a merge gives: the table,
@@ -43,6 +44,7 @@ import (
 	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/lanes"
 	"github.com/orprof/orprof/analysis/memcurve"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/ranks"
@@ -68,6 +70,7 @@ type Bundle struct {
 	Steps    *tbsteps.Summary
 	Memory   *memcurve.Summary
 	Code     *code.Report
+	Lanes    *lanes.Summary
 }
 
 // fieldOf is, per entry of Kinds, the index of Bundle's field that holds its summary: the

@@ -5,6 +5,7 @@ import (
 	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/lanes"
 	"github.com/orprof/orprof/analysis/memcurve"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/tbsteps"
@@ -21,4 +22,5 @@ var Kinds = analysis.Registry{
 	tbsteps.Analysis,
 	memcurve.Analysis,
 	code.Analysis,
+	lanes.Analysis,
 }

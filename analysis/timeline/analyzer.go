@@ -149,9 +149,7 @@ type rec struct {
 	step         int32 // index into the steps; −1 outside every step
 }
 
-func (r *rec) work() bool {
-	return r.class == Computation || r.class == Communication || r.class == Memory || r.class == Other
-}
+func (r *rec) work() bool { return r.class.Work() }
 
 // Finish runs the analyses over everything added and returns the summary of this one rank.
 // The Analyzer must not be used afterwards.
@@ -543,6 +541,37 @@ func byStream(recs []rec, in func(*rec) bool) ([]streamKey, [][]*rec) {
 	return k2, g2
 }
 
+// IdleCause is why a stream sat idle in a gap (the idle view's causes, the package doc's
+// "Idle"): the other views that draw gaps class them by CauseOf, so that they add up to
+// the idle view's figures.
+type IdleCause uint8
+
+const (
+	// HostWait: the next work's launch started after the stream became free.
+	HostWait IdleCause = iota
+	// KernelWait: a gap shorter than the micro-idle threshold between work launched ahead.
+	KernelWait
+	// OtherWait: a synchronization, an event wait, a dependency on another stream.
+	OtherWait
+)
+
+var causeNames = [...]string{"host wait", "kernel wait", "other"}
+
+// String names the cause as the idle view's columns do: "host wait", "kernel wait", "other".
+func (c IdleCause) String() string { return causeNames[c] }
+
+// CauseOf is the cause of a positive gap before work on a stream free since freeNs (the end
+// of everything before it on the stream), whose launch started at launchNs when launched.
+func CauseOf(gap, freeNs int64, launched bool, launchNs int64, o Options) IdleCause {
+	switch {
+	case launched && launchNs > freeNs:
+		return HostWait
+	case gap < o.MicroIdleNs:
+		return KernelWait
+	}
+	return OtherWait
+}
+
 // idleByStream is each stream's idle time by cause.
 func idleByStream(keys []streamKey, groups [][]*rec, o Options, rank int64) []StreamIdle {
 	out := make([]StreamIdle, 0, len(keys))
@@ -556,11 +585,11 @@ func idleByStream(keys []streamKey, groups [][]*rec, o Options, rank int64) []St
 				if gap := r.start - frontier; gap > 0 {
 					si.BusyNs += frontier - busyStart
 					busyStart = r.start
-					switch {
-					case r.launched && r.lstart > frontier:
+					switch CauseOf(gap, frontier, r.launched, r.lstart, o) {
+					case HostWait:
 						si.HostWaitNs += gap
 						si.HostWaitGaps++
-					case gap < o.MicroIdleNs:
+					case KernelWait:
 						si.KernelWaitNs += gap
 						si.KernelWaitGaps++
 					default:

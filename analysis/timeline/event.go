@@ -48,6 +48,12 @@ const (
 
 var classNames = [...]string{"unclassified", "computation", "communication", "memory", "sync", "annotation", "other"}
 
+// Work reports whether events of class c are device work (busy time): computation,
+// communication, memory and other; sync and annotation are not.
+func (c Class) Work() bool {
+	return c == Computation || c == Communication || c == Memory || c == Other
+}
+
 func (c Class) String() string {
 	if int(c) < len(classNames) {
 		return classNames[c]

@@ -176,7 +176,7 @@ type loaded struct {
 func (p *loaded) model() *html.Model {
 	b := p.b
 	m := &html.Model{Title: p.title, Inputs: p.inputs, Summary: b.Table, Flame: b.Flame, Timeline: b.Timeline,
-		Steps: b.Steps, Kernels: b.Kernels, Memory: b.Memory, Code: b.Code}
+		Steps: b.Steps, Kernels: b.Kernels, Memory: b.Memory, Code: b.Code, Lanes: b.Lanes}
 	if p.fromTables {
 		m.FlameWhy = fmt.Sprintf("No op tree: of the %d ranks, some were read from table summaries (orprof table --format json), which keep only the rows; give the traces, or their report summaries (orprof report --format json TRACE), for every view.", len(b.Table.Ranks))
 		m.TimelineWhy = "No device timeline: some inputs are table summaries, which carry only the table's rows; give the traces, or their report summaries (orprof report --format json TRACE), for the timeline analyses."
@@ -267,17 +267,17 @@ func loadRanks(args []string, o report.Options, stderr io.Writer) (*loaded, int)
 }
 
 // reportGCFloor is lazyGC's floor for a report of inputs: the table's for the first input
-// (gcFloorFor), and a third more, at least 96 MiB. Beside the table's rows the report's one
-// read keeps the op tree, the kernel, timeline, step and memory consumers' records, a heap
-// half as large again as the table's: under the table's floor the collector runs once at the
-// peak and, its pacing restored on a heap of a few MB, many times more while the summaries
-// finish.
+// (gcFloorFor), and half more, at least 108 MiB. Beside the table's rows the report's one
+// read keeps the op tree, the kernel, timeline, step, memory and lanes consumers' records,
+// and the page holds the Timeline's events: under the table's floor the collector runs once
+// at the peak and, its pacing restored on a heap of a few MB, many times more while the
+// summaries finish.
 func reportGCFloor(inputs []string) int64 {
 	floor := int64(tableGCFloor)
 	if len(inputs) > 0 && inputs[0] != "-" {
 		floor = gcFloorFor(inputs[0])
 	}
-	return max(floor+floor/3, 96<<20)
+	return max(floor+floor/2, 108<<20)
 }
 
 // defaultReportPath is the report's name beside its first input: x.json.gz → x.report.html (a

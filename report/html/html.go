@@ -35,6 +35,7 @@ import (
 	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/analysis/lanes"
 	"github.com/orprof/orprof/analysis/memcurve"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/tbsteps"
@@ -107,6 +108,8 @@ type Model struct {
 	// Code is the code view's summary (analysis/code: by module and by line) of the same
 	// trace or traces: the Code view.
 	Code *code.Report
+	// Lanes is the time axis of the same trace or traces (package lanes): the Timeline view.
+	Lanes *lanes.Summary
 	// Diff, when set, fills the Diff view.
 	Diff *Diff
 	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
@@ -153,6 +156,7 @@ type page struct {
 	Steps    *tbsteps.Summary  `json:"steps"`
 	Memory   *memcurve.Summary `json:"memory"`
 	Code     *code.Report      `json:"code"`
+	Lanes    json.RawMessage   `json:"lanes"`
 	Findings []finding         `json:"findings"`
 	Why      map[string]string `json:"why"`
 	Empty    map[string]bool   `json:"empty"`
@@ -427,6 +431,18 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Why["ranks"] = "One rank: give several traces, or a directory of them or of their summaries (orprof report summaries/), to compare ranks."
 		p.Empty["ranks"] = true
 	}
+	var lanesDoc []byte // spliced in at lanesMark (spliceLanes)
+	p.Lanes = json.RawMessage("null")
+	if m.Lanes != nil {
+		var err error
+		if lanesDoc, err = m.Lanes.AppendJSON(nil); err != nil {
+			return nil, err
+		}
+		p.Lanes = json.RawMessage(lanesMark)
+	} else {
+		p.Why["lanes"] = "No time axis: the Timeline view is drawn from traces (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no events."
+		p.Empty["timeline"] = true
+	}
 	if d := m.Diff; d != nil {
 		doc, elided, left, err := diffPart(optable.Diff(d.Before, d.After), DiffBudget)
 		if err != nil {
@@ -450,7 +466,9 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		return nil, err
 	}
 	if spliced, ok := splice(out, tableDoc, kernelsDoc); ok && viaSplice {
-		return spliced, nil
+		if spliced, ok = spliceLanes(spliced, lanesDoc); ok {
+			return spliced, nil
+		}
 	}
 	// A mark not found once: the documents go through encoding/json (the same bytes, slower).
 	if tableDoc != nil {
@@ -458,6 +476,9 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	}
 	if kernelsDoc != nil {
 		p.Kernels.Doc = json.RawMessage(kernelsDoc)
+	}
+	if lanesDoc != nil {
+		p.Lanes = json.RawMessage(lanesDoc)
 	}
 	return json.Marshal(p)
 }
@@ -473,6 +494,27 @@ const (
 	kernelsMark = "1e999999992"
 	markLen     = len(tableMark) // both's
 )
+
+// lanesMark is the Timeline's document's place in the page's JSON (as tableMark's): the
+// lanes are most of the page of a large trace.
+const lanesMark = "1e999999993"
+
+// spliceLanes puts doc at page's `"lanes":` mark (when doc is not nil); ok is false unless the
+// mark is found exactly once.
+func spliceLanes(page, doc []byte) ([]byte, bool) {
+	if doc == nil {
+		return page, true
+	}
+	pat := []byte(`"lanes":` + lanesMark)
+	i := bytes.Index(page, pat)
+	if i < 0 || bytes.Contains(page[i+1:], pat) {
+		return nil, false
+	}
+	at := i + len(pat) - len(lanesMark)
+	out := make([]byte, 0, len(page)+len(doc))
+	out = append(append(append(out, page[:at]...), doc...), page[at+len(lanesMark):]...)
+	return out, true
+}
 
 // splice puts table at page's `"table":` mark and kernels at its `"doc":` one (each only when
 // not nil); ok is false unless each mark is found exactly once.

@@ -31,7 +31,7 @@ func TestSpliceIsMarshal(t *testing.T) {
 			t.Fatal(err)
 		}
 		models[filepath.Base(p)] = &Model{Title: p, Inputs: []string{p}, Summary: b.Table, Flame: b.Flame,
-			Timeline: b.Timeline, Steps: b.Steps, Kernels: b.Kernels, Memory: b.Memory}
+			Timeline: b.Timeline, Steps: b.Steps, Kernels: b.Kernels, Memory: b.Memory, Lanes: b.Lanes}
 	}
 	for name, m := range models {
 		fast, err := pageDataVia(m, true)
@@ -51,7 +51,8 @@ func TestSpliceIsMarshal(t *testing.T) {
 				fast[max(i-40, 0):min(i+40, len(fast))], slow[max(i-40, 0):min(i+40, len(slow))])
 		}
 		unquoted := bytes.ReplaceAll(fast, []byte(`\"`), nil) // the marks as keys and values, not in strings
-		if bytes.Contains(unquoted, []byte(`"table":`+tableMark)) || bytes.Contains(unquoted, []byte(`"doc":`+kernelsMark)) {
+		if bytes.Contains(unquoted, []byte(`"table":`+tableMark)) || bytes.Contains(unquoted, []byte(`"doc":`+kernelsMark)) ||
+			bytes.Contains(unquoted, []byte(`"lanes":`+lanesMark)) {
 			t.Errorf("%s: a mark is left in the page", name)
 		}
 	}
