@@ -22,7 +22,7 @@ import (
 )
 
 // reportViews are the views of the report, by their data-view id.
-var reportViews = []string{"overview", "operators", "kernels", "code", "memory", "ranks", "diff"}
+var reportViews = []string{"overview", "timeline", "operators", "kernels", "device", "code", "memory", "ranks", "diff"}
 
 // runCLI runs orprof with args and returns its stdout; a non-zero exit fails t.
 func runCLI(t *testing.T, args ...string) []byte {
@@ -86,11 +86,14 @@ func reportCases(t *testing.T) (string, []reportCase) {
 	dir := t.TempDir()
 	rocm := "rocm_mi250_train.json.gz"
 	copyFile(t, filepath.Join("..", "..", "testdata", "kineto", rocm), filepath.Join(dir, rocm))
+	bert := "tracelens_mi300_bert_small.json.gz" // recorded with python stacks: the Code view
+	copyFile(t, filepath.Join("..", "..", "testdata", "kineto-extra", bert), filepath.Join(dir, bert))
 	t.Chdir(dir)
 	mlp, multi, sums := reportInputs(t, ".")
 	mlp, multi, sums = filepath.Base(mlp), filepath.Base(multi), filepath.Base(sums)
 	return dir, []reportCase{
-		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: []string{"overview", "operators", "kernels"}, tl: rocm},
+		{name: "rocm", args: []string{rocm}, table: []string{"table", rocm}, shots: []string{"overview", "timeline", "operators", "kernels", "device"}, tl: rocm},
+		{name: "code", args: []string{bert}, table: []string{"table", bert}, shots: []string{"code"}, tl: bert},
 		{name: "openreg", args: []string{"--group-by-input-shape", mlp}, table: []string{"table", "--group-by-input-shape", mlp}, shots: []string{"memory"}, tl: mlp},
 		{name: "ranks", args: []string{sums}, table: []string{"merge", sums}},
 		{name: "rank-traces", args: []string{mlp, multi}, table: []string{"table", mlp, multi}, tlArgs: []string{mlp, multi}, shots: []string{"ranks"}},
@@ -156,7 +159,7 @@ func checkReport(t *testing.T, p browsertest.Tab, c reportCase, shots string, sh
 		p.Click(t, "button[data-view="+v+"]")
 		p.WaitFor(t, "#v-"+v+"[data-ready].on")
 		var n int
-		p.Eval(t, `document.querySelectorAll("#v-`+v+` svg, #v-`+v+` table, #v-`+v+` [data-why]").length`, &n)
+		p.Eval(t, `document.querySelectorAll("#v-`+v+` svg, #v-`+v+` canvas, #v-`+v+` table, #v-`+v+` [data-why]").length`, &n)
 		if n == 0 {
 			t.Errorf("view %s shows no chart, table or reason", v)
 		}
@@ -868,4 +871,22 @@ func TestReportDiffCompares(t *testing.T) {
 	}
 	checkDiffRows(t, p, runCLI(t, "diff", "--format", "json", mlp, multi))
 	p.CheckClean(t)
+}
+
+// Every view of the report has its screenshot in docs/report/ (written by TestReportBrowser
+// under -update), and docs/report.md shows it.
+func TestReportScreenshotsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range reportViews {
+		png := filepath.Join("..", "..", "docs", "report", v+".png")
+		if _, err := os.Stat(png); err != nil {
+			t.Errorf("view %s: no screenshot (go test -run TestReportBrowser ./cmd/orprof -update): %v", v, err)
+		}
+		if !bytes.Contains(doc, []byte("(report/"+v+".png)")) {
+			t.Errorf("docs/report.md does not show report/%s.png", v)
+		}
+	}
 }

@@ -190,23 +190,8 @@
 
   VIEWS.push(["diff", "Diff", viewDiff, 60]);
 
-  // In a diff report every other view shows AFTER's summaries: each says so on top. Views
-  // added before and after this file are labelled alike.
-  if (D.diff) {
-    var sideBanner = function (v) {
-      if (v[0] === "diff") return v;
-      var build = v[2];
-      v[2] = function (sec) {
-        var b = el("div", { cls: "why", "data-side": "after", text: "Diff report: this view shows AFTER only (" + D.diff.after + "). The Diff view compares it with BEFORE (" + D.diff.before + ")." });
-        sec.appendChild(b);
-        build(sec);
-      };
-      return v;
-    };
-    VIEWS.forEach(sideBanner);
-    var push = VIEWS.push;
-    VIEWS.push = function () {
-      for (var i = 0; i < arguments.length; i++) push.call(VIEWS, sideBanner(arguments[i]));
-      return VIEWS.length;
-    };
+  // diffSide is the line that opens every other view of a diff report (99-boot.js): they show
+  // AFTER's summaries.
+  function diffSide() {
+    return el("div", { cls: "why", "data-side": "after", text: "Diff report: this view shows AFTER only (" + D.diff.after + "). The Diff view compares it with BEFORE (" + D.diff.before + ")." });
   }

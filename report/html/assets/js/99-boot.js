@@ -7,7 +7,12 @@
       var on = v[0] === id;
       sec.classList.toggle("on", on);
       document.getElementById("t-" + v[0]).classList.toggle("on", on);
-      if (on && !built[id]) { built[id] = true; v[2](sec); sec.setAttribute("data-ready", "1"); }
+      if (on && !built[id]) {
+        built[id] = true;
+        if (D.diff && id !== "diff") sec.appendChild(diffSide());
+        v[2](sec);
+        sec.setAttribute("data-ready", "1");
+      }
     });
   }
   VIEWS.forEach(function (v) {
