@@ -176,7 +176,7 @@
     sec.appendChild(h2("GPU summary"));
     var gpus = [];
     (tl.breakdown || []).forEach(function (b) { (b.gpu || []).forEach(function (g) { gpus.push([b.rank, g]); }); });
-    if (!gpus.length) sec.appendChild(why("No kernels in the device timeline: nothing to summarize."));
+    if (!gpus.length) sec.appendChild(why("No GPU summary: the device timeline has no kernels (copies, fills and waits are not summarized), or its summary was written by an orprof that did not make one."));
     var noEst = false;
     gpus.forEach(function (x) {
       var r = x[0], g = x[1], cards = el("div", { cls: "cards", "data-gpu": r + ":" + g.device });
