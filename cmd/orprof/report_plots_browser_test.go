@@ -59,11 +59,24 @@ func TestReportPlotsBrowser(t *testing.T) {
 	}
 	b := browsertest.Start(t)
 	dir := t.TempDir()
+	docs, err := filepath.Abs(filepath.Join("..", "..", "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdata, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir) // the inputs named as a user names them (the screenshots show them)
+	// The screenshots docs/report.md shows (rewritten under -update): the Device view of a
+	// CUDA training step, the Memory view of the BERT trace.
+	shots := map[string][2]string{"cuda_train_step.json.gz": {"device", "device.png"},
+		"tracelens_mi300_bert_small.json.gz": {"memory", "memory-peak.png"}}
 	for _, tr := range []string{"kineto/cuda_train_step.json.gz", "kineto/cuda_alexnet.json.gz", "kineto-extra/tracelens_mi300_bert_small.json.gz"} {
 		name := filepath.Base(tr)
 		t.Run(name, func(t *testing.T) {
-			in := filepath.Join(dir, name)
-			copyFile(t, filepath.Join("..", "..", "testdata", tr), in)
+			in := name
+			copyFile(t, filepath.Join(testdata, tr), in)
 			out := filepath.Join(dir, name+".html")
 			runCLI(t, "report", in, "-o", out)
 			p := b.Open(t, out, "body[data-rendered]")
@@ -77,6 +90,10 @@ func TestReportPlotsBrowser(t *testing.T) {
 			p.Click(t, "button[data-view=memory]")
 			p.WaitFor(t, "#v-memory[data-ready].on")
 			checkMemoryPlot(t, p)
+			if sh, ok := shots[name]; ok {
+				p.Click(t, "button[data-view="+sh[0]+"]")
+				p.Screenshot(t, filepath.Join(screenshotDir(t, docs, "plots"), sh[1]))
+			}
 			p.CheckClean(t)
 		})
 	}

@@ -4,7 +4,6 @@
   // next point's x) on a shared x axis; drag to zoom into a window, double-click to reset,
   // hover for the values at the pointer. o: {fmtX, fmtY, id, marks: [{x, label}]}. The svg
   // carries its window (data-x0, data-x1); the readout the hovered x and values.
-  var zoomSeq = 0;
   function zoomPlot(series, o) {
     var width = o.width || 900, height = o.height || 220, l = 78, r = 24, t = 10, b = 26;
     var box = el("div", { cls: "zplot", "data-zplot": o.id || "" });
@@ -23,7 +22,6 @@
     s.style.userSelect = "none";
     box.appendChild(s);
     box.appendChild(read);
-    var clip = "zclip" + (++zoomSeq);
     var X, Y, sel, cursor, drag = null;
     // valueAt is a series' value at x: its last point at or before x (null before its first).
     function valueAt(se, x) {
@@ -47,10 +45,6 @@
       if (!(y1 > 0)) y1 = 1;
       X = function (v) { return l + (width - l - r) * (v - dom[0]) / (dom[1] - dom[0]); };
       Y = function (v) { return height - b - (height - t - b) * v / y1; };
-      var defs = svg("defs"), cp = svg("clipPath", { id: clip });
-      cp.appendChild(svg("rect", { x: l, y: 0, width: width - l - r, height: height }));
-      defs.appendChild(cp);
-      s.appendChild(defs);
       for (var g = 0; g <= 4; g++) {
         var yv = y1 * g / 4;
         s.appendChild(svg("line", { x1: l, x2: width - r, y1: Y(yv), y2: Y(yv), "class": "grid" }));
@@ -69,12 +63,17 @@
         s.appendChild(title(ln, m.label));
       });
       series.forEach(function (se) {
-        var d = "", started = false;
+        // The steps inside the window only (no clip path: the page fetches nothing, not even
+        // a fragment url): the value at the window's start, each point in it, held to its end.
+        var d = "", started = false, v0 = valueAt(se, dom[0]);
+        if (v0 !== null) { d = "M" + X(dom[0]).toFixed(1) + "," + Y(v0).toFixed(1); started = true; }
         se.points.forEach(function (p) {
+          if (p[0] < dom[0] || p[0] > dom[1] || (p[0] === dom[0] && started)) return;
           if (!started) { d += "M" + X(p[0]).toFixed(1) + "," + Y(p[1]).toFixed(1); started = true; }
           else d += "H" + X(p[0]).toFixed(1) + "V" + Y(p[1]).toFixed(1);
         });
-        var path = svg("path", { d: d, fill: "none", stroke: se.color, "stroke-width": 1.5, "clip-path": "url(#" + clip + ")" });
+        if (started && se.points.length && se.points[se.points.length - 1][0] > dom[1]) d += "H" + X(dom[1]).toFixed(1);
+        var path = svg("path", { d: d, fill: "none", stroke: se.color, "stroke-width": 1.5 });
         for (var k in se.attrs || {}) path.setAttribute(k, se.attrs[k]);
         s.appendChild(title(path, se.name));
       });
