@@ -58,6 +58,22 @@ func TestReportPlotsBrowser(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	b := browsertest.Start(t)
+	reportPlots(t, func(t *testing.T, file string) browsertest.Tab { return b.Open(t, file, "body[data-rendered]") }, true)
+}
+
+// TestReportPlotsFirefox runs TestReportPlotsBrowser's checks in headless Firefox (no
+// screenshots: the Chromium ones show the same page).
+func TestReportPlotsFirefox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	f := browsertest.StartFirefox(t)
+	reportPlots(t, func(t *testing.T, file string) browsertest.Tab { return f.Open(t, file, "body[data-rendered]") }, false)
+}
+
+// reportPlots is the plots' browser test over the pages open opens; shoot writes the
+// screenshots.
+func reportPlots(t *testing.T, open func(t *testing.T, file string) browsertest.Tab, shoot bool) {
 	dir := t.TempDir()
 	docs, err := filepath.Abs(filepath.Join("..", "..", "docs"))
 	if err != nil {
@@ -79,7 +95,7 @@ func TestReportPlotsBrowser(t *testing.T) {
 			copyFile(t, filepath.Join(testdata, tr), in)
 			out := filepath.Join(dir, name+".html")
 			runCLI(t, "report", in, "-o", out)
-			p := b.Open(t, out, "body[data-rendered]")
+			p := open(t, out)
 			var tl plotsTimeline
 			if err := json.Unmarshal(runCLI(t, "timeline", "--format", "json", in), &tl); err != nil {
 				t.Fatal(err)
@@ -90,7 +106,7 @@ func TestReportPlotsBrowser(t *testing.T) {
 			p.Click(t, "button[data-view=memory]")
 			p.WaitFor(t, "#v-memory[data-ready].on")
 			checkMemoryPlot(t, p)
-			if sh, ok := shots[name]; ok {
+			if sh, ok := shots[name]; ok && shoot {
 				p.Click(t, "button[data-view="+sh[0]+"]")
 				p.Screenshot(t, filepath.Join(screenshotDir(t, docs, "plots"), sh[1]))
 			}
