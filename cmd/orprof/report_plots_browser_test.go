@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -113,6 +117,45 @@ func reportPlots(t *testing.T, open func(t *testing.T, file string) browsertest.
 			p.CheckClean(t)
 		})
 	}
+	// Five ranks: the GPU summary becomes a table, one row per device, its figures the CLI's.
+	t.Run("five ranks", func(t *testing.T) {
+		raw := gunzipFile(t, filepath.Join(testdata, "kineto", "cuda_alexnet.json.gz"))
+		var ins []string
+		for i := range 5 {
+			in := "alexnet" + strconv.Itoa(i) + ".json"
+			doc := bytes.Replace(raw, []byte(`"distributedInfo": {"rank": 0}`), []byte(`"distributedInfo": {"rank": `+strconv.Itoa(i)+`}`), 1)
+			if err := os.WriteFile(in, doc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ins = append(ins, in)
+		}
+		runCLI(t, append(append([]string{"report"}, ins...), "-o", "five.html")...)
+		p := open(t, "five.html")
+		var tl plotsTimeline
+		if err := json.Unmarshal(runCLI(t, append([]string{"timeline", "--format", "json"}, ins...)...), &tl); err != nil {
+			t.Fatal(err)
+		}
+		p.Click(t, "button[data-view=device]")
+		p.WaitFor(t, "#v-device[data-ready].on")
+		rows := map[string]map[string]string{}
+		for _, r := range pageRows(t, p, "gpu") {
+			rows[r["@key"]] = r
+		}
+		n := 0
+		for _, b := range tl.Breakdown {
+			for _, g := range b.GPU {
+				n++
+				r := rows[fmt.Sprintf("rank %d · device %d", b.Rank, g.Device)]
+				if r == nil || !sameNumber(r["util"], float64(g.BusyNs)/float64(g.WindowNs)) || g.SM == nil || !sameNumber(r["sm"], *g.SM) {
+					t.Errorf("rank %d device %d: row %v, the CLI's %+v", b.Rank, g.Device, r, g)
+				}
+			}
+		}
+		if n != 5 || len(rows) != 5 {
+			t.Errorf("%d rows for %d devices", len(rows), n)
+		}
+		p.CheckClean(t)
+	})
 }
 
 // pageAttr is the attribute attr of the first element matching sel ("" when none matches).
@@ -279,4 +322,23 @@ func checkMemoryPlot(t *testing.T, p browsertest.Tab) {
 			}
 		}
 	}
+}
+
+// gunzipFile is the decompressed content of a gzip file.
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
