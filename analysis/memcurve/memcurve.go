@@ -2,8 +2,8 @@
 // records, as a summary the report's Memory view draws: per device, the allocated (and
 // reserved) bytes after each record, the peaks, and the curve cut to at most MaxPoints points.
 // A Collector is an analysis that needs the memory records: it takes the reader's "[memory]"
-// records one at a time in the same pass as the other consumers, and keeps 40 bytes per memory record, none per
-// other event.
+// records one at a time in the same pass as the other consumers, and keeps 56 bytes per memory record, none per
+// other event (but the host operators of a trace with memory records: below).
 //
 // Definitions (the TensorBoard plugin's memory curve, tb_plugin.md §5, in our words): a device
 // is a c10 device type and index ("CPU", "CUDA 0"; the type's number when it has no name);

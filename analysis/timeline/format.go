@@ -210,6 +210,9 @@ func ReadSummary(r io.Reader) (*Summary, error) {
 	if err := s.Options.Check(); err != nil {
 		return nil, err
 	}
+	if err := checkPlots(&s); err != nil {
+		return nil, err
+	}
 	s.derive()
 	return &s, nil
 }

@@ -565,3 +565,43 @@ func plotTables(s *Summary, view string) []*table {
 	}
 	return nil
 }
+
+// checkPlots reports the first plot figure of a summary read back that no Analyzer could have
+// made, so that a page or a merge never takes an unbounded or misaligned one: a queue series
+// of more than QueueSeriesPoints+1 points or out of time order, a delay histogram whose
+// buckets are not DelayBoundsNs' or do not add up to its count, an SM efficiency outside
+// [0, 1].
+func checkPlots(s *Summary) error {
+	for i, q := range s.Queue {
+		at := func(what string) error {
+			return fmt.Errorf("queue: entry %d (rank %d, device %d, stream %d): %s", i+1, q.Rank, q.Device, q.Stream, what)
+		}
+		if sr := q.Series; sr != nil {
+			if len(sr.Points) > QueueSeriesPoints+1 {
+				return at(fmt.Sprintf("series: %d points, more than %d", len(sr.Points), QueueSeriesPoints+1))
+			}
+			for k, p := range sr.Points {
+				if p[0] < 0 || k > 0 && p[0] < sr.Points[k-1][0] || p[1] < 0 {
+					return at(fmt.Sprintf("series: point %d (%d, %d) before the start, out of order or negative", k+1, p[0], p[1]))
+				}
+			}
+		}
+		if d := q.Delay; d != nil {
+			var n int64
+			for _, c := range d.Buckets {
+				n += c
+			}
+			if len(d.Buckets) != len(DelayBoundsNs)+1 || n != int64(d.Count) {
+				return at(fmt.Sprintf("delay: %d buckets holding %d delays, not %d holding its count %d", len(d.Buckets), n, len(DelayBoundsNs)+1, d.Count))
+			}
+		}
+	}
+	for _, b := range s.Breakdown {
+		for _, g := range b.GPU {
+			if e := g.SMEfficiency; e != nil && !(*e >= 0 && *e <= 1) {
+				return fmt.Errorf("breakdown: rank %d device %d: SM efficiency %v outside [0, 1]", b.Rank, g.Device, *e)
+			}
+		}
+	}
+	return nil
+}

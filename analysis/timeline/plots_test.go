@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/orprof/orprof/analysis/kernels"
+	"github.com/orprof/orprof/text"
 	"github.com/orprof/orprof/trace/tracefile"
 )
 
@@ -406,4 +407,47 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// A summary read back whose plot figures no Analyzer could have made is refused, naming the
+// member and the entry.
+func TestReadRefusesBadPlots(t *testing.T) {
+	const head = `{"orprof_timeline": 1, "options": {"micro_idle_ns":30000,"short_kernel_ns":10000,"queue_length":16}, `
+	long := "[" + strings.Repeat("[0,1],", QueueSeriesPoints+1) + "[0,0]]"
+	buckets := "[" + strings.Repeat("0,", len(DelayBoundsNs)) + "3]"
+	for _, tc := range []struct{ name, doc, want string }{
+		{"long series", `"queue": [{"rank":0,"device":0,"stream":7,"series":{"exact":false,"start_ns":0,"bucket_ns":1,"points":` + long + `}}]}`,
+			"queue: entry 1 (rank 0, device 0, stream 7): series: 258 points, more than 257"},
+		{"series out of order", `"queue": [{"rank":0,"device":0,"stream":7,"series":{"exact":true,"start_ns":0,"points":[[5,1],[3,0]]}}]}`,
+			"series: point 2 (3, 0) before the start, out of order or negative"},
+		{"short histogram", `"queue": [{"rank":0,"device":0,"stream":7,"delay":{"count":1,"buckets":[1]}}]}`,
+			"delay: 1 buckets holding 1 delays, not 22 holding its count 1"},
+		{"histogram off its count", `"queue": [{"rank":0,"device":0,"stream":7,"delay":{"count":2,"buckets":` + buckets + `}}]}`,
+			"delay: 22 buckets holding 3 delays, not 22 holding its count 2"},
+		{"SM efficiency", `"breakdown": [{"rank":0,"gpu":[{"device":0,"sm_efficiency":1.5}]}]}`,
+			"breakdown: rank 0 device 0: SM efficiency 1.5 outside [0, 1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadSummary(strings.NewReader(head + tc.doc))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// What an Analyzer made reads back.
+	s, _, err := Load([]string{"../../testdata/kineto/cuda_alexnet.json.gz"}, DefaultOptions(), ReadOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, text.JSON, s, Views); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSummary(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Queue, s.Queue) || !reflect.DeepEqual(back.Breakdown, s.Breakdown) {
+		t.Error("the plots' figures differ once read back")
+	}
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -58,15 +62,44 @@ func TestReportPlotsBrowser(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	b := browsertest.Start(t)
+	reportPlots(t, func(t *testing.T, file string) browsertest.Tab { return b.Open(t, file, "body[data-rendered]") }, true)
+}
+
+// TestReportPlotsFirefox runs TestReportPlotsBrowser's checks in headless Firefox (no
+// screenshots: the Chromium ones show the same page).
+func TestReportPlotsFirefox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	f := browsertest.StartFirefox(t)
+	reportPlots(t, func(t *testing.T, file string) browsertest.Tab { return f.Open(t, file, "body[data-rendered]") }, false)
+}
+
+// reportPlots is the plots' browser test over the pages open opens; shoot writes the
+// screenshots.
+func reportPlots(t *testing.T, open func(t *testing.T, file string) browsertest.Tab, shoot bool) {
 	dir := t.TempDir()
+	docs, err := filepath.Abs(filepath.Join("..", "..", "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdata, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir) // the inputs named as a user names them (the screenshots show them)
+	// The screenshots docs/report.md shows (rewritten under -update): the Device view of a
+	// CUDA training step, the Memory view of the BERT trace.
+	shots := map[string][2]string{"cuda_train_step.json.gz": {"device", "device.png"},
+		"tracelens_mi300_bert_small.json.gz": {"memory", "memory-peak.png"}}
 	for _, tr := range []string{"kineto/cuda_train_step.json.gz", "kineto/cuda_alexnet.json.gz", "kineto-extra/tracelens_mi300_bert_small.json.gz"} {
 		name := filepath.Base(tr)
 		t.Run(name, func(t *testing.T) {
-			in := filepath.Join(dir, name)
-			copyFile(t, filepath.Join("..", "..", "testdata", tr), in)
+			in := name
+			copyFile(t, filepath.Join(testdata, tr), in)
 			out := filepath.Join(dir, name+".html")
 			runCLI(t, "report", in, "-o", out)
-			p := b.Open(t, out, "body[data-rendered]")
+			p := open(t, out)
 			var tl plotsTimeline
 			if err := json.Unmarshal(runCLI(t, "timeline", "--format", "json", in), &tl); err != nil {
 				t.Fatal(err)
@@ -77,9 +110,52 @@ func TestReportPlotsBrowser(t *testing.T) {
 			p.Click(t, "button[data-view=memory]")
 			p.WaitFor(t, "#v-memory[data-ready].on")
 			checkMemoryPlot(t, p)
+			if sh, ok := shots[name]; ok && shoot {
+				p.Click(t, "button[data-view="+sh[0]+"]")
+				p.Screenshot(t, filepath.Join(screenshotDir(t, docs, "plots"), sh[1]))
+			}
 			p.CheckClean(t)
 		})
 	}
+	// Five ranks: the GPU summary becomes a table, one row per device, its figures the CLI's.
+	t.Run("five ranks", func(t *testing.T) {
+		raw := gunzipFile(t, filepath.Join(testdata, "kineto", "cuda_alexnet.json.gz"))
+		var ins []string
+		for i := range 5 {
+			in := "alexnet" + strconv.Itoa(i) + ".json"
+			doc := bytes.Replace(raw, []byte(`"distributedInfo": {"rank": 0}`), []byte(`"distributedInfo": {"rank": `+strconv.Itoa(i)+`}`), 1)
+			if err := os.WriteFile(in, doc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ins = append(ins, in)
+		}
+		runCLI(t, append(append([]string{"report"}, ins...), "-o", "five.html")...)
+		p := open(t, "five.html")
+		var tl plotsTimeline
+		if err := json.Unmarshal(runCLI(t, append([]string{"timeline", "--format", "json"}, ins...)...), &tl); err != nil {
+			t.Fatal(err)
+		}
+		p.Click(t, "button[data-view=device]")
+		p.WaitFor(t, "#v-device[data-ready].on")
+		rows := map[string]map[string]string{}
+		for _, r := range pageRows(t, p, "gpu") {
+			rows[r["@key"]] = r
+		}
+		n := 0
+		for _, b := range tl.Breakdown {
+			for _, g := range b.GPU {
+				n++
+				r := rows[fmt.Sprintf("rank %d · device %d", b.Rank, g.Device)]
+				if r == nil || !sameNumber(r["util"], float64(g.BusyNs)/float64(g.WindowNs)) || g.SM == nil || !sameNumber(r["sm"], *g.SM) {
+					t.Errorf("rank %d device %d: row %v, the CLI's %+v", b.Rank, g.Device, r, g)
+				}
+			}
+		}
+		if n != 5 || len(rows) != 5 {
+			t.Errorf("%d rows for %d devices", len(rows), n)
+		}
+		p.CheckClean(t)
+	})
 }
 
 // pageAttr is the attribute attr of the first element matching sel ("" when none matches).
@@ -246,4 +322,23 @@ func checkMemoryPlot(t *testing.T, p browsertest.Tab) {
 			}
 		}
 	}
+}
+
+// gunzipFile is the decompressed content of a gzip file.
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

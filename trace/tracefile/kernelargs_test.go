@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,4 +87,26 @@ func TestKernelArgsAndMemoryAddr(t *testing.T) {
 			t.Logf("%d kernels, %d with estimates, %d memory records", kernels, withArgs, len(addrs))
 		})
 	}
+}
+
+// Estimates that are not numbers (a string, a number beyond float32) are absent (−1), and an
+// "Addr" that is not an integer is none (0): never a wrong value.
+func TestKernelArgsOddValues(t *testing.T) {
+	const doc = `{"traceEvents": [
+	{"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10, "dur": 5, "args": {"correlation": 1, "blocks per SM": 0.5, "est. achieved occupancy %": 63}},
+	{"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 20, "dur": 5, "args": {"correlation": 2, "blocks per SM": "N/A", "est. achieved occupancy %": -1e400}},
+	{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 3, "args": {"Bytes": 4096, "Addr": 139654046813696, "Device Type": 1}},
+	{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 4, "args": {"Bytes": -4096, "Addr": "x", "Device Type": 1}}]}`
+	seen := &argsSeen{kernels: map[[2]int64][2]float32{}}
+	if _, err := ReadConsumers(strings.NewReader(doc), "t.json", Options{Consumers: []Consumer{seen}}); err != nil {
+		t.Fatal(err)
+	}
+	for corr, want := range map[int64][2]float32{1: {0.5, 63}, 2: {-1, -1}} {
+		for k, v := range seen.kernels {
+			if k[1] == corr && v != want {
+				t.Errorf("kernel %d: %v, want %v", corr, v, want)
+			}
+		}
+	}
+	assert.Equal(t, []int64{139654046813696, 0}, seen.addrs)
 }

@@ -4,7 +4,6 @@
   // next point's x) on a shared x axis; drag to zoom into a window, double-click to reset,
   // hover for the values at the pointer. o: {fmtX, fmtY, id, marks: [{x, label}]}. The svg
   // carries its window (data-x0, data-x1); the readout the hovered x and values.
-  var zoomSeq = 0;
   function zoomPlot(series, o) {
     var width = o.width || 900, height = o.height || 220, l = 78, r = 24, t = 10, b = 26;
     var box = el("div", { cls: "zplot", "data-zplot": o.id || "" });
@@ -23,7 +22,6 @@
     s.style.userSelect = "none";
     box.appendChild(s);
     box.appendChild(read);
-    var clip = "zclip" + (++zoomSeq);
     var X, Y, sel, cursor, drag = null;
     // valueAt is a series' value at x: its last point at or before x (null before its first).
     function valueAt(se, x) {
@@ -47,10 +45,6 @@
       if (!(y1 > 0)) y1 = 1;
       X = function (v) { return l + (width - l - r) * (v - dom[0]) / (dom[1] - dom[0]); };
       Y = function (v) { return height - b - (height - t - b) * v / y1; };
-      var defs = svg("defs"), cp = svg("clipPath", { id: clip });
-      cp.appendChild(svg("rect", { x: l, y: 0, width: width - l - r, height: height }));
-      defs.appendChild(cp);
-      s.appendChild(defs);
       for (var g = 0; g <= 4; g++) {
         var yv = y1 * g / 4;
         s.appendChild(svg("line", { x1: l, x2: width - r, y1: Y(yv), y2: Y(yv), "class": "grid" }));
@@ -69,12 +63,17 @@
         s.appendChild(title(ln, m.label));
       });
       series.forEach(function (se) {
-        var d = "", started = false;
+        // The steps inside the window only (no clip path: the page fetches nothing, not even
+        // a fragment url): the value at the window's start, each point in it, held to its end.
+        var d = "", started = false, v0 = valueAt(se, dom[0]);
+        if (v0 !== null) { d = "M" + X(dom[0]).toFixed(1) + "," + Y(v0).toFixed(1); started = true; }
         se.points.forEach(function (p) {
+          if (p[0] < dom[0] || p[0] > dom[1] || (p[0] === dom[0] && started)) return;
           if (!started) { d += "M" + X(p[0]).toFixed(1) + "," + Y(p[1]).toFixed(1); started = true; }
           else d += "H" + X(p[0]).toFixed(1) + "V" + Y(p[1]).toFixed(1);
         });
-        var path = svg("path", { d: d, fill: "none", stroke: se.color, "stroke-width": 1.5, "clip-path": "url(#" + clip + ")" });
+        if (started && se.points.length && se.points[se.points.length - 1][0] > dom[1]) d += "H" + X(dom[1]).toFixed(1);
+        var path = svg("path", { d: d, fill: "none", stroke: se.color, "stroke-width": 1.5 });
         for (var k in se.attrs || {}) path.setAttribute(k, se.attrs[k]);
         s.appendChild(title(path, se.name));
       });
@@ -130,7 +129,7 @@
 
   var CAT_COLORS = { communication: "#c94f7c", memory: "#e8833a", gemm: "#2f6fd6", attention: "#8a63d2", convolution: "#4fb3c9",
     elementwise: "#3aa374", reduction: "#c9a227", computation: "#7a8699", other: "#b5533c" };
-  var DEVICE_MAX_STREAMS = 16, DEVICE_MAX_STEPS = 60;
+  var DEVICE_MAX_STREAMS = 16, DEVICE_MAX_STEPS = 60, DEVICE_MAX_CARDS = 4, DEVICE_MAX_RECS = 20;
 
   // delayLabel names bucket i of a launch-delay histogram (the timeline's DelayBoundsNs: below 0,
   // then [1 µs · 2^(i−2), 1 µs · 2^(i−1)), the last open).
@@ -166,8 +165,14 @@
     return s;
   }
 
+  // sideNote says which profile of a diff report a view shows (the after one).
+  function sideNote() {
+    return D.diff && D.diff.after ? el("div", { cls: "sub", "data-side": "after", text: "A diff report: this view shows the AFTER profile (" + D.diff.after + ")." }) : null;
+  }
+
   function viewDevice(sec) {
-    var tl = D.timeline;
+    var tl = D.timeline, side = sideNote();
+    if (side) sec.appendChild(side);
     if (!tl) { sec.appendChild(why(D.why.timeline || "No device timeline.")); return; }
     var multi = tl.ranks && tl.ranks.length > 1;
     var rk = function (r) { return multi ? "rank " + r + " \u00b7 " : ""; };
@@ -176,9 +181,25 @@
     sec.appendChild(h2("GPU summary"));
     var gpus = [];
     (tl.breakdown || []).forEach(function (b) { (b.gpu || []).forEach(function (g) { gpus.push([b.rank, g]); }); });
-    if (!gpus.length) sec.appendChild(why("No kernels in the device timeline: nothing to summarize."));
-    var noEst = false;
-    gpus.forEach(function (x) {
+    if (!gpus.length) sec.appendChild(why("No GPU summary: the device timeline has no kernels (copies, fills and waits are not summarized), or its summary was written by an orprof that did not make one."));
+    var noEst = gpus.length > 0 && gpus.every(function (x) { return x[1].sm_efficiency === undefined && x[1].achieved_occupancy_pct === undefined; });
+    if (gpus.length > DEVICE_MAX_CARDS) {
+      // Many devices (ranks): one sortable row each, the least utilized first.
+      var pctOr = function (v) { return v === null || v === undefined ? "\u2014" : (100 * v).toFixed(2) + "%"; };
+      var grows = gpus.map(function (x) {
+        var r = x[0], g = x[1];
+        return { key: rk(r) + "device " + g.device, util: g.window_ns ? g.busy_ns / g.window_ns : 0, tc: g.kernel_ns ? g.tensor_core_ns / g.kernel_ns : null,
+          sm: g.sm_efficiency === undefined ? null : g.sm_efficiency, occ: g.achieved_occupancy_pct === undefined ? null : g.achieved_occupancy_pct / 100,
+          kernels: g.kernels, kernel_us: g.kernel_ns / 1000 };
+      }).sort(function (a, b) { return a.util - b.util; });
+      var gbox = el("div");
+      sec.appendChild(gbox);
+      dataTable(gbox, grows, [{ key: "key", label: "Device", cls: "name", num: false }, { key: "util", label: "Utilization", fmt: pctOr },
+        { key: "tc", label: "Tensor cores", fmt: pctOr }, { key: "sm", label: "Est. SM efficiency", fmt: pctOr },
+        { key: "occ", label: "Est. achieved occupancy", fmt: pctOr }, { key: "kernels", label: "Kernels" }, { key: "kernel_us", label: "Kernel time", fmt: fmtTime }],
+      { id: "gpu" });
+    }
+    gpus.slice(0, gpus.length > DEVICE_MAX_CARDS ? 0 : gpus.length).forEach(function (x) {
       var r = x[0], g = x[1], cards = el("div", { cls: "cards", "data-gpu": r + ":" + g.device });
       var util = g.window_ns ? g.busy_ns / g.window_ns : 0, tc = g.kernel_ns ? g.tensor_core_ns / g.kernel_ns : null;
       cards.appendChild(card(rk(r) + "device " + g.device + " utilization", (100 * util).toFixed(2) + "%", "gpu-util-" + r + "-" + g.device));
@@ -191,7 +212,6 @@
       cards.setAttribute("data-sm", g.sm_efficiency === undefined ? "" : String(g.sm_efficiency));
       cards.setAttribute("data-occ", g.achieved_occupancy_pct === undefined ? "" : String(g.achieved_occupancy_pct));
       sec.appendChild(cards);
-      if (g.sm_efficiency === undefined && g.achieved_occupancy_pct === undefined) noEst = true;
     });
     if (noEst) sec.appendChild(why("SM efficiency and achieved occupancy need CUPTI's estimates on the kernels (args \"blocks per SM\", \"est. achieved occupancy %\", which Kineto writes for CUDA kernels); this trace's kernels carry none."));
     if (gpus.length) sec.appendChild(el("div", { cls: "sub", text: "Utilization: the device's kernels' union over the window; tensor cores: the time of kernels named as tensor-core kernels (the plugin's name patterns) over all kernel time; SM efficiency: the blocks per SM of the running kernels (at most 1) averaged over the window; occupancy: weighted by kernel time." }));
@@ -200,7 +220,11 @@
     sec.appendChild(h2("Recommendations"));
     var recs = (tl.findings || []).map(function (x) { return { id: "timeline-" + x.view, text: (x.rank >= 0 && multi ? "rank " + x.rank + ": " : "") + x.text }; })
       .concat((D.findings || []).filter(function (x) { return x.id === "steps-dataloader"; }));
-    if (recs.length) sec.appendChild(el("ul", { cls: "findings" }, recs.map(function (x) { return el("li", { text: x.text, "data-recommendation": x.id || "" }); })));
+    if (recs.length) {
+      sec.appendChild(el("ul", { cls: "findings" }, recs.slice(0, DEVICE_MAX_RECS).map(function (x) { return el("li", { text: x.text, "data-recommendation": x.id || "" }); })));
+      var rcut = cutNote(Math.min(recs.length, DEVICE_MAX_RECS), recs.length, "recommendations (the Overview lists them all)");
+      if (rcut) sec.appendChild(rcut);
+    }
     else sec.appendChild(why("Nothing to recommend: no figure crossed a threshold (data loading above 5 % of the step, device idle 20 %, launch-bound, exposed communication 10 %, no tensor cores on GEMM/convolution)."));
 
     // Kernel time by category per step.
