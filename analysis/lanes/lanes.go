@@ -395,26 +395,45 @@ func (c *Collector) finish() *Summary {
 // alike), a stream's the shorter first then in file order, as the timeline's idle view
 // takes them.
 func byLane(evs []ev, threads bool) {
+	order := streamOrder
 	if threads {
-		order := func(a, b ev) int {
-			if a.lane != b.lane {
-				return sign(a.lane < b.lane)
-			}
-			return threadOrder(a, b)
-		}
-		if !slices.IsSortedFunc(evs, order) {
-			slices.SortFunc(evs, order)
-		}
-		return
+		order = threadOrder
 	}
-	order := func(a, b ev) int {
-		if a.lane != b.lane {
-			return sign(a.lane < b.lane)
+	// Lanes are small numbers: a stable counting sort groups the events by lane in two passes,
+	// then each lane, in file order and so mostly in start order already, is ordered alone.
+	n := int32(0)
+	grouped := true
+	for i := range evs {
+		n = max(n, evs[i].lane+1)
+		if i > 0 && evs[i-1].lane > evs[i].lane {
+			grouped = false
 		}
-		return streamOrder(a, b)
 	}
-	if !slices.IsSortedFunc(evs, order) {
-		slices.SortStableFunc(evs, order)
+	if !grouped {
+		at := make([]int, n+1)
+		for i := range evs {
+			at[evs[i].lane+1]++
+		}
+		for l := 1; l <= int(n); l++ {
+			at[l] += at[l-1]
+		}
+		out := make([]ev, len(evs))
+		for i := range evs {
+			out[at[evs[i].lane]] = evs[i]
+			at[evs[i].lane]++
+		}
+		copy(evs, out)
+	}
+	for lo := 0; lo < len(evs); {
+		hi := lo + 1
+		for hi < len(evs) && evs[hi].lane == evs[lo].lane {
+			hi++
+		}
+		if seg := evs[lo:hi]; !slices.IsSortedFunc(seg, order) {
+			// A stream's events equal in start and duration keep file order.
+			slices.SortStableFunc(seg, order)
+		}
+		lo = hi
 	}
 }
 
