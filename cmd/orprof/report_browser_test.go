@@ -472,7 +472,7 @@ func checkKernels(t *testing.T, p browsertest.Tab, cli []byte) {
 	}
 }
 
-// fixedViewsInputs writes the inputs of TestReportViewsFixed into the working directory: a
+// fixedViewsInputs writes the inputs of TestReportViewsFixedBrowser into the working directory: a
 // fallback-mode run's report, two testdata traces, 16 ranks (HolisticTraceAnalysis's sampled
 // rank, its distributedInfo rank rewritten) and the long-names trace (5,000 kernels with
 // distinct 2 KB names).
@@ -582,7 +582,7 @@ func checkLabels(t *testing.T, p browsertest.Tab, name string) {
 	}
 }
 
-// TestReportViewsFixed opens, in headless Chromium, the reports whose views misled (issue
+// TestReportViewsFixedBrowser opens, in headless Chromium, the reports whose views misled (issue
 // 37) and checks each fix with no console error: a fallback-mode run's Overview says its
 // steps show host time only and shows no device busy card; the top self device time lists
 // operators and kernels apart, each list's shares of its own total (ROCm: 25.6 % for
@@ -591,7 +591,7 @@ func checkLabels(t *testing.T, p browsertest.Tab, name string) {
 // step breakdowns and overlap cards name their rank and the idle-by-stream chart says how
 // many streams it left out; no chart label is clipped; the long-names page is under 5 MB and
 // says what it shortened and left out.
-func TestReportViewsFixed(t *testing.T) {
+func TestReportViewsFixedBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
@@ -760,12 +760,12 @@ func TestReportViewsFixed(t *testing.T) {
 	})
 }
 
-// TestReportDiffCompares opens a diff report in headless Chromium: the Diff view leads with
+// TestReportDiffComparesBrowser opens a diff report in headless Chromium: the Diff view leads with
 // the average step before and after (each side's step breakdown, as each side's report
 // summary has it), then the device time breakdown and kernels by category, the kernel
 // changes equal to orprof diff of the two sides' kernel summaries, then the operators; every
 // other view says it shows AFTER. No console error.
-func TestReportDiffCompares(t *testing.T) {
+func TestReportDiffComparesBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}

@@ -276,10 +276,10 @@ func checkClean(t testing.TB, p Tab) {
 // skipUnderRace skips t in a -race build. The browser is another process: the race detector
 // sees only the test's side, the CLI run in process, which the other tests cover, and slows it
 // several times. .ci/run runs the browser tests without -race by name, so a browser test's
-// name must say Browser or Firefox.
+// name must say Browser or Firefox (a benchmark's need not: CI runs none).
 func skipUnderRace(t testing.TB) {
 	t.Helper()
-	if !strings.Contains(t.Name(), "Browser") && !strings.Contains(t.Name(), "Firefox") {
+	if _, test := t.(*testing.T); test && !strings.Contains(t.Name(), "Browser") && !strings.Contains(t.Name(), "Firefox") {
 		t.Fatalf("%s starts a browser: its name must contain Browser or Firefox (.ci/run runs those without -race)", t.Name())
 	}
 	if raceEnabled {
