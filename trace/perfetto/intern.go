@@ -11,6 +11,13 @@ type interner struct {
 
 func newInterner() *interner { return &interner{ids: map[string]uint64{}} }
 
+// reset forgets every string: the iids start again at 1.
+func (n *interner) reset() {
+	clear(n.ids)
+	n.strs = n.strs[:0]
+	n.flushed = 0
+}
+
 func (n *interner) id(b []byte) uint64 {
 	if v, ok := n.ids[string(b)]; ok {
 		return v
