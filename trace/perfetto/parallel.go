@@ -116,7 +116,7 @@ type parallel struct {
 }
 
 // ahead is how many segments may be cut and not yet merged.
-func (p *parallel) ahead() int { return p.cfg.workers + 1 }
+func (p *parallel) ahead() int { return p.cfg.workers }
 
 // array reads the trace-event array, the scanner standing at its '['.
 func (p *parallel) array(rd *reader) error {
