@@ -33,6 +33,8 @@ type Stats struct {
 	// Skipped counts the events of phases the converter does not know (by phase, e.g. "B: 3").
 	Skipped  int
 	Warnings []string
+
+	fallbacks int // times a failed segment was read in sequence (parallel.go)
 }
 
 // Options tune a conversion.
@@ -43,6 +45,8 @@ type Options struct {
 	// AfterRank, when set, is called after each rank is written, its records dropped: where a
 	// command returns their memory to the system (debug.FreeOSMemory) before the next rank.
 	AfterRank func()
+
+	par *parConfig // the tests' segment size and worker count (parallel.go); nil: the default
 }
 
 // Perfetto's field numbers (protos/perfetto/trace/...; see doc.go).
@@ -58,7 +62,6 @@ const (
 	fPktFirstOnSeq    = 87
 	seqStateCleared   = 1
 	seqNeedsState     = 2
-	sequenceID        = 1
 	fTEcategoryIIDs   = 3
 	fTEannotations    = 4
 	fTEtype           = 9
@@ -107,31 +110,63 @@ const (
 	fDAstringIID = 17
 )
 
-// converter holds what outlives one rank: the output, the interned strings, the uuids and
-// flow ids given so far, the clock of the first rank.
+// converter holds what outlives one rank: the output, the interned strings of the main
+// sequence, the uuids, sequence and flow ids given so far, the clock of the first rank.
 type converter struct {
+	encoder
 	w        *bufio.Writer
 	json     bool
 	opts     Options
-	names    *interner
-	cats     *interner
-	keys     *interner
-	vals     *interner
+	par      parConfig
 	nextUUID uint64
 	nextFlow uint64
+	nextSeq  uint32 // the next packet sequence id a segment's events get (parallel.go)
 	nextRoot int32
-	as       *jsonscan.Scanner
 	buf      []byte
 	hdr      [12]byte
-	keySlots [32]slot // the top-level arg keys by position
-	catSlot  slot
-	nameSlot slot
 	stats    Stats
 	started  bool
 	ref      *clockRef
 	seq      int32
 	outBase  int64
 	jsonOut  jsonState
+}
+
+// encoder turns an event's category, name and args into TrackEvent fields, interning the
+// strings on one packet sequence: the converter's main sequence, or a segment's (parallel.go).
+type encoder struct {
+	noIntern bool
+	names    *interner
+	cats     *interner
+	keys     *interner
+	vals     *interner
+	as       *jsonscan.Scanner
+	keySlots [32]slot // the top-level arg keys by position
+	catSlot  slot
+	nameSlot slot
+}
+
+func newEncoder(noIntern bool, file string) encoder {
+	return encoder{noIntern: noIntern, names: newInterner(), cats: newInterner(), keys: newInterner(),
+		vals: newInterner(), as: jsonscan.NewBytes(nil, 0, file)}
+}
+
+// reset forgets the strings interned so far: a new sequence starts.
+func (e *encoder) reset() {
+	for _, n := range []*interner{e.names, e.cats, e.keys, e.vals} {
+		n.reset()
+	}
+	e.keySlots = [32]slot{}
+	e.catSlot, e.nameSlot = slot{}, slot{}
+}
+
+// interned appends the strings interned and not yet written as the fields of an InternedData
+// message.
+func (e *encoder) interned(b []byte) []byte {
+	b = e.cats.flush(b, fIDcategories)
+	b = e.names.flush(b, fIDnames)
+	b = e.keys.flush(b, fIDargNames)
+	return e.vals.flush(b, fIDargStrings)
 }
 
 // clockRef is the first rank's clock marks, which later ranks without a clock of their own
@@ -158,8 +193,11 @@ func convert(w io.Writer, inputs []Input, opts Options, asJSON bool) (*Stats, er
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("no trace to convert")
 	}
-	c := &converter{w: bufio.NewWriterSize(w, 1<<16), json: asJSON, opts: opts, names: newInterner(),
-		cats: newInterner(), keys: newInterner(), vals: newInterner(), as: jsonscan.NewBytes(nil, 0, "")}
+	c := &converter{encoder: newEncoder(opts.NoIntern, ""), w: bufio.NewWriterSize(w, 1<<16), json: asJSON,
+		opts: opts, par: defaultParConfig(), nextSeq: mainSequence + 1}
+	if opts.par != nil {
+		c.par = *opts.par
+	}
 	c.jsonOut.multi = len(inputs) > 1
 	for i, in := range inputs {
 		r, err := c.read(i, in)
@@ -196,11 +234,13 @@ func (c *converter) read(index int, in Input) (*rank, error) {
 	r := newRank(index)
 	c.seq = 0
 	c.as = jsonscan.NewBytes(nil, 0, in.Name)
-	var enc func(*jsonscan.Scanner, []byte) ([]byte, error)
+	rd := &reader{fn: func(ev *event) error { return c.ingest(r, ev, in.Name) }}
 	if !c.json {
-		enc = c.encodeArgs
+		rd.encodeArgs = c.encodeArgs
+		// The events are parsed and encoded on workers, segment by segment (parallel.go).
+		rd.par = &parallel{cfg: c.par, c: c, r: r, name: in.Name}
 	}
-	err = readJSON(rc, in.Name, &r.hdr, func(ev *event) error { return c.ingest(r, ev, in.Name) }, enc)
+	err = readJSON(rc, in.Name, &r.hdr, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -270,10 +310,10 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 		th := r.thread(ev.pid, ev.tid)
 		r.noteTimes(ev)
 		dur := max(ev.dur, 0)
-		var pay payload
+		pay := ev.pay
 		if c.json {
 			pay = r.addPay(c.jsonPayload(ev, true))
-		} else {
+		} else if !ev.hasPay {
 			// Encoded in place, at the end of the payloads.
 			start := r.payStart()
 			b, err := c.encodeEvent(r.chunks[len(r.chunks)-1], ev)
@@ -293,12 +333,15 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 			r.others = append(r.others, other{seq: seq, thread: th, ts: ev.ts, pay: r.addPay(c.jsonPayload(ev, false))})
 			return nil
 		}
-		b, err := c.encodeEvent(c.buf[:0], ev)
-		if err != nil {
-			return err
+		if !ev.hasPay {
+			b, err := c.encodeEvent(c.buf[:0], ev)
+			if err != nil {
+				return err
+			}
+			c.buf = b
+			ev.pay = r.addPay(b)
 		}
-		c.buf = b
-		r.instants = append(r.instants, instant{ts: ev.ts, thread: th, seq: seq, pay: r.addPay(b), flow: -1})
+		r.instants = append(r.instants, instant{ts: ev.ts, thread: th, seq: seq, pay: ev.pay, flow: -1})
 	case 'C':
 		th := r.thread(ev.pid, ev.tid)
 		r.noteTimes(ev)
@@ -312,6 +355,8 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 			id: r.flowID(ev.cat, ev.id, &c.nextFlow)}
 		if c.json {
 			f.pay = r.addPay(c.jsonPayload(ev, false))
+		} else if ev.hasPay {
+			f.name = ev.pay
 		} else {
 			e := event{name: ev.name, cat: ev.cat}
 			b, err := c.encodeEvent(c.buf[:0], &e)
@@ -330,79 +375,110 @@ func (c *converter) ingest(r *rank, ev *event, name string) error {
 	return nil
 }
 
-// metadata keeps process and thread names, labels and sort indexes (the last one given wins,
-// as in Chrome); other metadata events are kept by the JSON writer as they were.
-func (c *converter) metadata(r *rank, ev *event, seq int32) error {
-	var key string
-	switch string(ev.name) {
+// metaKey is the args member a metadata event of a kind the converter keeps holds its value
+// in; "" for the other kinds.
+func metaKey(name []byte) string {
+	switch string(name) {
 	case "process_name", "thread_name":
-		key = "name"
+		return "name"
 	case "process_labels":
-		key = "labels"
+		return "labels"
 	case "process_sort_index", "thread_sort_index":
-		key = "sort_index"
-	default:
-		if c.json {
-			th := r.thread(ev.pid, ev.tid)
-			r.others = append(r.others, other{seq: seq, thread: th, ts: ev.ts, pay: r.addPay(c.jsonPayload(ev, false))})
-		}
-		return nil
+		return "sort_index"
 	}
-	s := c.as
-	s.Reset(ev.args, 0)
+	return ""
+}
+
+// Kinds of a metadata event's value.
+const (
+	metaNone uint8 = iota
+	metaStr
+	metaInt
+)
+
+// metaValue reads the value of member key of args: an integer for "sort_index", else a
+// string; the last one of its type wins, as in Chrome.
+func metaValue(s *jsonscan.Scanner, args []byte, key string) (str []byte, num int64, kind uint8, err error) {
+	s.Reset(args, 0)
 	it := s.ObjectOrSkip()
 	for it.Next() {
 		if string(it.Key()) != key {
 			if err := s.Skip(); err != nil {
-				return err
+				return nil, 0, 0, err
 			}
 			continue
 		}
 		if key == "sort_index" {
 			v, ok, err := s.Int(true)
 			if err != nil {
-				return err
+				return nil, 0, 0, err
 			}
-			if !ok {
-				continue
-			}
-			if ev.name[0] == 'p' {
-				p := &r.procs[r.proc(ev.pid)]
-				p.sort, p.hasSort = v, true
-			} else {
-				t := &r.threads[r.thread(ev.pid, ev.tid)]
-				t.sort, t.hasSort = v, true
+			if ok {
+				num, kind = v, metaInt
 			}
 			continue
 		}
 		v, ok, err := s.StrOrSkip()
 		if err != nil {
+			return nil, 0, 0, err
+		}
+		if ok {
+			str, kind = v, metaStr
+		}
+	}
+	return str, num, kind, it.Err()
+}
+
+// metadata keeps process and thread names, labels and sort indexes (the last one given wins,
+// as in Chrome); other metadata events are kept by the JSON writer as they were. A worker
+// may have read the value already (ev.meta).
+func (c *converter) metadata(r *rank, ev *event, seq int32) error {
+	key := metaKey(ev.name)
+	if key == "" {
+		if c.json {
+			th := r.thread(ev.pid, ev.tid)
+			r.others = append(r.others, other{seq: seq, thread: th, ts: ev.ts, pay: r.addPay(c.jsonPayload(ev, false))})
+		}
+		return nil
+	}
+	str, num, kind := ev.metaStr, ev.metaNum, ev.meta
+	if !ev.hasMeta {
+		var err error
+		if str, num, kind, err = metaValue(c.as, ev.args, key); err != nil {
 			return err
 		}
-		if !ok {
-			continue
+	}
+	switch kind {
+	case metaInt:
+		if ev.name[0] == 'p' {
+			p := &r.procs[r.proc(ev.pid)]
+			p.sort, p.hasSort = num, true
+		} else {
+			t := &r.threads[r.thread(ev.pid, ev.tid)]
+			t.sort, t.hasSort = num, true
 		}
+	case metaStr:
 		switch string(ev.name) {
 		case "process_name":
 			p := &r.procs[r.proc(ev.pid)]
-			if !p.hasName || p.name != string(v) {
-				p.name = string(v)
+			if !p.hasName || p.name != string(str) {
+				p.name = string(str)
 			}
 			p.hasName = true
 		case "process_labels":
 			p := &r.procs[r.proc(ev.pid)]
-			if p.labels != string(v) {
-				p.labels = string(v)
+			if p.labels != string(str) {
+				p.labels = string(str)
 			}
 		case "thread_name":
 			t := &r.threads[r.thread(ev.pid, ev.tid)]
-			if !t.hasName || t.name != string(v) {
-				t.name = string(v)
+			if !t.hasName || t.name != string(str) {
+				t.name = string(str)
 			}
 			t.hasName = true
 		}
 	}
-	return it.Err()
+	return nil
 }
 
 // counter adds one sample per series (arg) of a counter event, each series a track of its
@@ -445,15 +521,15 @@ func (c *converter) counter(r *rank, th int32, ev *event, seq int32) error {
 
 // encodeEvent appends an event's TrackEvent fields that do not depend on its track: its
 // category, name and args.
-func (c *converter) encodeEvent(b []byte, ev *event) ([]byte, error) {
+func (c *encoder) encodeEvent(b []byte, ev *event) ([]byte, error) {
 	if len(ev.cat) > 0 {
-		if c.opts.NoIntern {
+		if c.noIntern {
 			b = appendString(b, fTEcategories, ev.cat)
 		} else {
 			b = appendUint(b, fTEcategoryIIDs, c.cats.cached(ev.cat, &c.catSlot))
 		}
 	}
-	if c.opts.NoIntern {
+	if c.noIntern {
 		b = appendString(b, fTEname, ev.name)
 	} else {
 		b = appendUint(b, fTEnameIID, c.names.cached(ev.name, &c.nameSlot))
@@ -469,13 +545,13 @@ func (c *converter) encodeEvent(b []byte, ev *event) ([]byte, error) {
 }
 
 // encodeArgs appends the args object s holds next as debug annotations.
-func (c *converter) encodeArgs(s *jsonscan.Scanner, b []byte) ([]byte, error) {
+func (c *encoder) encodeArgs(s *jsonscan.Scanner, b []byte) ([]byte, error) {
 	it := s.ObjectOrSkip()
 	for i := 0; it.Next(); i++ {
 		var at int
 		b, at = openMsg(b, fTEannotations)
 		switch {
-		case c.opts.NoIntern:
+		case c.noIntern:
 			b = appendString(b, fDAname, it.Key())
 		case i < len(c.keySlots):
 			b = appendUint(b, fDAnameIID, c.keys.cached(it.Key(), &c.keySlots[i]))
@@ -498,7 +574,7 @@ const maxDepth = 32
 // value appends the next JSON value of c.as as a DebugAnnotation's value, its type kept: an
 // integer as int (uint past int64), a fraction as double, a string, a bool, an object as dict
 // entries, an array as array values; null and empty containers as their JSON text.
-func (c *converter) value(s *jsonscan.Scanner, b []byte, depth int) ([]byte, error) {
+func (c *encoder) value(s *jsonscan.Scanner, b []byte, depth int) ([]byte, error) {
 	ch, _ := s.Peek()
 	switch ch {
 	case '{', '[':
@@ -513,7 +589,7 @@ func (c *converter) value(s *jsonscan.Scanner, b []byte, depth int) ([]byte, err
 				empty = false
 				var at int
 				b, at = openMsg(b, fDAdict)
-				if c.opts.NoIntern {
+				if c.noIntern {
 					b = appendString(b, fDAname, it.Key())
 				} else {
 					b = appendUint(b, fDAnameIID, c.keys.id(it.Key()))
@@ -552,7 +628,7 @@ func (c *converter) value(s *jsonscan.Scanner, b []byte, depth int) ([]byte, err
 		if err != nil {
 			return nil, err
 		}
-		if c.opts.NoIntern || len(v) > 64 {
+		if c.noIntern || len(v) > 64 {
 			return appendString(b, fDAstring, v), nil
 		}
 		return appendUint(b, fDAstringIID, c.vals.id(v)), nil

@@ -206,7 +206,7 @@ func convertBytes(t testing.TB, opts Options, asJSON bool, paths ...string) ([]b
 func holdsTo(t *testing.T, d *decoded, exp *expectation) *replay {
 	t.Helper()
 	rp := replayTrace(t, d)
-	if !d.cleared || d.needsFlag != countEvents(d) || len(d.seqIDs) != 1 {
+	if !d.cleared || d.needsFlag != countEvents(d) || !d.seqIDs[1] {
 		t.Errorf("sequence: cleared %v, %d of %d events need incremental state, sequence ids %v", d.cleared, d.needsFlag, countEvents(d), d.seqIDs)
 	}
 	if !slices.Equal(rp.slices, exp.slices) {

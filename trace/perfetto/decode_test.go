@@ -47,13 +47,26 @@ type decoded struct {
 	tracks    map[uint64]*dTrack
 	order     []uint64
 	events    []dEvent
-	names     map[uint64]string
-	cats      map[uint64]string
-	keys      map[uint64]string
-	vals      map[uint64]string
+	seqs      map[uint64]*seqState // interning is per packet sequence
 	cleared   bool
 	seqIDs    map[uint64]bool
 	needsFlag int // event packets that say they need incremental state
+	*seqState     // the sequence of the packet being decoded
+}
+
+// seqState is one packet sequence's interned strings, valid from a packet that clears its
+// incremental state on.
+type seqState struct {
+	names   map[uint64]string
+	cats    map[uint64]string
+	keys    map[uint64]string
+	vals    map[uint64]string
+	cleared bool
+	events  int
+}
+
+func newSeqState() *seqState {
+	return &seqState{names: map[uint64]string{}, cats: map[uint64]string{}, keys: map[uint64]string{}, vals: map[uint64]string{}}
 }
 
 type wireField struct {
@@ -94,30 +107,26 @@ func fields(t testing.TB, b []byte) []wireField {
 
 func decode(t testing.TB, b []byte) *decoded {
 	t.Helper()
-	d := &decoded{tracks: map[uint64]*dTrack{}, names: map[uint64]string{}, cats: map[uint64]string{},
-		keys: map[uint64]string{}, vals: map[uint64]string{}, seqIDs: map[uint64]bool{}}
+	d := &decoded{tracks: map[uint64]*dTrack{}, seqs: map[uint64]*seqState{}, seqIDs: map[uint64]bool{}}
 	for _, top := range fields(t, b) {
 		if top.num != 1 || top.typ != protowire.BytesType {
 			t.Fatalf("Trace holds field %d; want only packet = 1", top.num)
 		}
-		var ts uint64
-		var te []byte
+		var ts, seq uint64
+		var te, interned []byte
 		flags := uint64(0)
 		for _, f := range fields(t, top.b) {
 			switch f.num {
 			case 8:
 				ts = f.v
 			case 10:
-				d.seqIDs[f.v] = true
+				seq = f.v
 			case 13:
 				flags = f.v
-				if f.v&1 != 0 {
-					d.cleared = true
-				}
 			case 11:
 				te = f.b
 			case 12:
-				d.interned(t, f.b)
+				interned = f.b
 			case 60:
 				d.track(t, f.b)
 			case 87:
@@ -125,13 +134,34 @@ func decode(t testing.TB, b []byte) *decoded {
 				t.Fatalf("TracePacket field %d not expected", f.num)
 			}
 		}
+		if seq == 0 {
+			t.Fatalf("a packet without trusted_packet_sequence_id")
+		}
+		d.seqIDs[seq] = true
+		if flags&1 != 0 {
+			// Cleared: the sequence's interned strings start afresh.
+			d.cleared = true
+			d.seqs[seq] = newSeqState()
+			d.seqs[seq].cleared = true
+		}
+		d.seqState = d.seqs[seq]
+		if interned != nil || te != nil {
+			if d.seqState == nil || !d.seqState.cleared {
+				t.Fatalf("sequence %d: interned data or an event before a packet clears its incremental state", seq)
+			}
+		}
+		if interned != nil {
+			d.interned(t, interned)
+		}
 		if te != nil {
 			if flags&2 != 0 {
 				d.needsFlag++
 			}
+			d.seqState.events++
 			d.events = append(d.events, d.event(t, ts, te))
 		}
 	}
+	d.seqState = nil
 	return d
 }
 

@@ -1,8 +1,8 @@
 package perfetto
 
 // interner gives each distinct string of one kind (event names, categories, arg keys, short
-// arg values) an iid on the output's one packet sequence; the strings first used by a rank
-// go out in one InternedData packet before that rank's events.
+// arg values) an iid on one packet sequence (the main one, or a segment's: parallel.go); the
+// strings not written yet go out in one InternedData packet before the events that use them.
 type interner struct {
 	ids     map[string]uint64
 	strs    []string // by iid - 1
@@ -10,6 +10,13 @@ type interner struct {
 }
 
 func newInterner() *interner { return &interner{ids: map[string]uint64{}} }
+
+// reset forgets every string: the iids start again at 1.
+func (n *interner) reset() {
+	clear(n.ids)
+	n.strs = n.strs[:0]
+	n.flushed = 0
+}
 
 func (n *interner) id(b []byte) uint64 {
 	if v, ok := n.ids[string(b)]; ok {

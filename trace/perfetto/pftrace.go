@@ -35,28 +35,19 @@ func (c *converter) packet(body []byte) error {
 // writeRank writes one rank: its track descriptors, the strings it interned, then its events
 // in time order (per track, in the order that nests).
 func (c *converter) writeRank(r *rank) error {
-	b := c.buf[:0]
-	if !c.started {
-		c.started = true
-		b = appendUint(b, fPktSeqID, sequenceID)
-		b = appendUint(b, fPktSeqFlags, seqStateCleared)
-		b = appendUint(b, fPktFirstOnSeq, 1)
-		if err := c.packet(b); err != nil {
-			return err
-		}
+	if err := c.begin(); err != nil {
+		return err
 	}
 	if err := c.descriptors(r); err != nil {
 		return err
 	}
-	// The strings this rank uses first.
-	b = b[:0]
-	b = appendUint(b, fPktSeqID, sequenceID)
+	// The strings this rank uses first on the main sequence (each segment's went out as it
+	// was read: segmentStrings).
+	b := c.buf[:0]
+	b = appendUint(b, fPktSeqID, mainSequence)
 	b = appendUint(b, fPktSeqFlags, seqNeedsState)
 	b, at := openMsg(b, fPktInterned)
-	b = c.cats.flush(b, fIDcategories)
-	b = c.names.flush(b, fIDnames)
-	b = c.keys.flush(b, fIDargNames)
-	b = c.vals.flush(b, fIDargStrings)
+	b = c.encoder.interned(b)
 	b = closeMsg(b, at)
 	if err := c.packet(b); err != nil {
 		return err
@@ -82,7 +73,7 @@ func (c *converter) writeRank(r *rank) error {
 		b = b[:0]
 		ts := it.ts + r.shift
 		b = appendUint(b, fPktTimestamp, uint64(max(ts, 0)))
-		b = appendUint(b, fPktSeqID, sequenceID)
+		b = appendUint(b, fPktSeqID, uint64(r.sequenceOf(it)))
 		b = appendUint(b, fPktSeqFlags, seqNeedsState)
 		var at int
 		b, at = openMsg(b, fPktTrackEvent)
@@ -130,6 +121,50 @@ func (c *converter) writeRank(r *rank) error {
 	})
 	c.buf = b
 	return err
+}
+
+// sequenceOf is the packet sequence of an item: that of the strings its payload interns (a
+// slice's end goes on its begin's), the main one for counter values.
+func (r *rank) sequenceOf(it item) uint32 {
+	switch it.kind {
+	case kBegin, kEnd:
+		return r.seqOf(r.slices.at(it.ref).pay)
+	case kInstant:
+		return r.seqOf(r.instants[it.ref].pay)
+	case kUnbound:
+		return r.seqOf(r.flows[it.ref].name)
+	}
+	return mainSequence
+}
+
+// begin writes the trace's first packet, which starts the main sequence, unless written.
+func (c *converter) begin() error {
+	if c.started {
+		return nil
+	}
+	c.started = true
+	b := c.buf[:0]
+	b = appendUint(b, fPktSeqID, mainSequence)
+	b = appendUint(b, fPktSeqFlags, seqStateCleared)
+	b = appendUint(b, fPktFirstOnSeq, 1)
+	c.buf = b
+	return c.packet(b)
+}
+
+// segmentStrings writes the packet that starts a segment's sequence with the strings its
+// events intern: written as the segment is merged, before any of its events (which go out
+// when the rank is written), so that no rank keeps them.
+func (c *converter) segmentStrings(seq uint32, interned []byte) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	b := c.buf[:0]
+	b = appendUint(b, fPktSeqID, uint64(seq))
+	b = appendUint(b, fPktSeqFlags, seqStateCleared)
+	b = appendUint(b, fPktFirstOnSeq, 1)
+	b = appendString(b, fPktInterned, interned)
+	c.buf = b
+	return c.packet(b)
 }
 
 // flowField appends a flow end's id: a flow's last end terminates it.
@@ -194,17 +229,28 @@ func (r *rank) timeOf(kind uint8, ref int32) int64 {
 // (a track's own order kept): a merge of the cursors, with no list of every packet made.
 func (c *converter) packets(r *rank, fn func(item) error) error {
 	var cs []*cursor
+	var tmp []int32
 	for ti := range r.threads {
 		t := &r.threads[ti]
-		// The thread's slices, level by level (a stable split keeps each level sorted).
-		byLevel := make([][]int32, t.levels)
+		// The thread's slices, level by level: a stable split in place (each level stays
+		// sorted; the order by start is not needed past here).
+		ends := make([]int, t.levels+1)
 		for _, si := range t.slices {
-			l := r.slices.at(si).level
-			byLevel[l] = append(byLevel[l], si)
+			ends[r.slices.at(si).level+1]++
 		}
-		for _, l := range byLevel {
-			if len(l) > 0 {
-				cs = append(cs, &cursor{list: l, kind: kBegin})
+		for l := 1; l < len(ends); l++ {
+			ends[l] += ends[l-1]
+		}
+		tmp = append(tmp[:0], t.slices...)
+		pos := slices.Clone(ends[:t.levels])
+		for _, si := range tmp {
+			l := r.slices.at(si).level
+			t.slices[pos[l]] = si
+			pos[l]++
+		}
+		for l := range t.levels {
+			if ends[l] < ends[l+1] {
+				cs = append(cs, &cursor{list: t.slices[ends[l]:ends[l+1]], kind: kBegin})
 			}
 		}
 	}
@@ -286,7 +332,7 @@ func (c *converter) descriptors(r *rank) error {
 		c.nextUUID++
 		p.uuid = c.nextUUID
 		b := c.buf[:0]
-		b = appendUint(b, fPktSeqID, sequenceID)
+		b = appendUint(b, fPktSeqID, mainSequence)
 		var at int
 		b, at = openMsg(b, fPktTrackDesc)
 		b = appendUint(b, fTDuuid, p.uuid)
@@ -310,7 +356,7 @@ func (c *converter) descriptors(r *rank) error {
 					c.stats.OverlapTracks++
 				}
 				b = b[:0]
-				b = appendUint(b, fPktSeqID, sequenceID)
+				b = appendUint(b, fPktSeqID, mainSequence)
 				b, at = openMsg(b, fPktTrackDesc)
 				b = appendUint(b, fTDuuid, t.uuids[l])
 				b = appendUint(b, fTDparent, p.uuid)
@@ -332,7 +378,7 @@ func (c *converter) descriptors(r *rank) error {
 			ct.uuid = c.nextUUID
 			c.stats.CounterTracks++
 			b = b[:0]
-			b = appendUint(b, fPktSeqID, sequenceID)
+			b = appendUint(b, fPktSeqID, mainSequence)
 			b, at = openMsg(b, fPktTrackDesc)
 			b = appendUint(b, fTDuuid, ct.uuid)
 			b = appendUint(b, fTDparent, p.uuid)

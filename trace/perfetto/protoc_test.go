@@ -43,7 +43,7 @@ func TestProtocDecodes(t *testing.T) {
 		{"terminating_flow_ids:", 2},
 		{"unit: UNIT_SIZE_BYTES", 2},
 		{"child_ordering: EXPLICIT", 2},
-		{"sequence_flags: 1", 1},
+		{"sequence_flags: 1\n", 2}, // the main sequence and the one segment's
 		{`uint_value: 18446744073709551615`, 1},
 		{`int_value: -5`, 1},
 		{`double_value: 0.25`, 1},
@@ -55,6 +55,13 @@ func TestProtocDecodes(t *testing.T) {
 		if got := strings.Count(s, want.what); got != want.n {
 			t.Errorf("%q appears %d times, want %d", want.what, got, want.n)
 		}
+	}
+	seqs := map[string]bool{}
+	for _, m := range regexp.MustCompile(`trusted_packet_sequence_id: (\d+)`).FindAllStringSubmatch(s, -1) {
+		seqs[m[1]] = true
+	}
+	if len(seqs) != 2 {
+		t.Errorf("sequences %v: want the main one and the segment's", seqs)
 	}
 	for _, name := range []string{`stream 7 \302\267 overlap 1`, `rank 3 \302\267 GPU 0`, `rank 3 \302\267 host`} {
 		if !strings.Contains(s, `name: "`+name+`"`) {

@@ -31,9 +31,9 @@ type rank struct {
 	ctrackOf  map[ctrackKey]int32
 	flows     []flowEnd
 	flowIDs   map[string]uint64
-	others    []other  // events the JSON writer keeps as they were (metadata of other kinds)
-	chunks    [][]byte // the payloads, back to back in chunks of payChunk bytes (no copy as they grow)
-	firstStep int64    // the first ProfilerStep's start (ns, file clock), when hasStep
+	others    []other // events the JSON writer keeps as they were (metadata of other kinds)
+	payStore          // the payloads
+	firstStep int64   // the first ProfilerStep's start (ns, file clock), when hasStep
 	stepNum   int64
 	hasStep   bool
 	firstColl int64 // the first collective's end, when hasColl
@@ -171,6 +171,13 @@ func (r *rank) proc(pid []byte) int32 {
 	return p
 }
 
+// payStore keeps payloads back to back in chunks of payChunk bytes (no copy as they grow).
+// Each chunk's payloads intern their strings on one packet sequence, seqs[chunk].
+type payStore struct {
+	chunks [][]byte
+	seqs   []uint32
+}
+
 func (r *rank) addPay(b []byte) payload {
 	start := r.payStart()
 	return r.payEnd(append(r.chunks[len(r.chunks)-1], b...), start)
@@ -180,40 +187,60 @@ func (r *rank) addPay(b []byte) payload {
 // makes append move the chunk, which keeps its payloads at their offsets.
 const payReserve = 16 << 10
 
-// payStart returns the offset in the last chunk where a payload appended to it starts, adding
-// a chunk when the last has less than payReserve bytes free or holds payChunk bytes already
-// (an offset fits in 20 bits).
-func (r *rank) payStart() int {
-	n := len(r.chunks)
-	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < payReserve || len(r.chunks[n-1]) >= payChunk {
-		r.chunks = append(r.chunks, make([]byte, 0, payChunk))
-		n++
-	}
-	return len(r.chunks[n-1])
-}
+// payStart returns the offset in the last chunk where a payload of the main sequence appended
+// to it starts.
+func (r *rank) payStart() int { return r.start(mainSequence) }
 
 // payEnd keeps b, the last chunk with a payload appended from start, and locates it.
-func (r *rank) payEnd(b []byte, start int) payload {
-	n := len(r.chunks)
+func (r *rank) payEnd(b []byte, start int) payload { return r.end(b, start) }
+
+func (r *rank) payOf(p payload) []byte { return r.of(p) }
+
+// start returns the offset in the last chunk where a payload of sequence seq appended to it
+// starts, adding a chunk when the last is another sequence's, has less than payReserve bytes
+// free or holds payChunk bytes already (an offset fits in 20 bits).
+func (p *payStore) start(seq uint32) int {
+	n := len(p.chunks)
+	if n == 0 || p.seqs[n-1] != seq || cap(p.chunks[n-1])-len(p.chunks[n-1]) < payReserve || len(p.chunks[n-1]) >= payChunk {
+		var c []byte
+		if n < cap(p.chunks) && cap(p.chunks[:n+1][n]) >= payChunk {
+			c = p.chunks[:n+1][n][:0] // a worker's chunk of its last segment, reused
+		} else {
+			c = make([]byte, 0, payChunk)
+		}
+		p.chunks = append(p.chunks, c)
+		p.seqs = append(p.seqs, seq)
+		n++
+	}
+	return len(p.chunks[n-1])
+}
+
+// end keeps b, the last chunk with a payload appended from start, and locates it.
+func (p *payStore) end(b []byte, start int) payload {
+	n := len(p.chunks)
 	if len(b)-start >= payWhole {
 		// Too long for the packed length: a chunk of its own.
 		own := append([]byte(nil), b[start:]...)
-		r.chunks[n-1] = b[:start]
-		r.chunks = append(r.chunks, own)
+		p.chunks[n-1] = b[:start]
+		p.chunks = append(p.chunks, own)
+		p.seqs = append(p.seqs, p.seqs[n-1])
 		return payload(uint64(n)<<40 | payWhole)
 	}
-	r.chunks[n-1] = b
+	p.chunks[n-1] = b
 	return payload(uint64(n-1)<<40 | uint64(start)<<20 | uint64(len(b)-start))
 }
 
-func (r *rank) payOf(p payload) []byte {
-	c := r.chunks[p>>40]
-	if p&payWhole == payWhole {
+func (p *payStore) of(pl payload) []byte {
+	c := p.chunks[pl>>40]
+	if pl&payWhole == payWhole {
 		return c
 	}
-	off := int(p >> 20 & payWhole)
-	return c[off : off+int(p&payWhole)]
+	off := int(pl >> 20 & payWhole)
+	return c[off : off+int(pl&payWhole)]
 }
+
+// seqOf is the packet sequence whose interned strings a payload uses.
+func (p *payStore) seqOf(pl payload) uint32 { return p.seqs[pl>>40] }
 
 // noteTimes keeps what clock alignment needs: the first ProfilerStep and collective.
 func (r *rank) noteTimes(ev *event) {

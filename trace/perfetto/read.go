@@ -25,6 +25,14 @@ type event struct {
 	encArgs   []byte // or, when the reader's encodeArgs took them, what it made of them
 	hasEnc    bool
 	extra     []byte // the other members, raw, each `"key": value` and ", " between
+
+	// Set by a worker (parallel.go): the payload it encoded, and a metadata event's value.
+	pay     payload
+	hasPay  bool
+	hasMeta bool
+	meta    uint8 // metaNone, metaStr or metaInt
+	metaStr []byte
+	metaNum int64
 }
 
 // header is what a trace holds besides its events.
@@ -41,19 +49,20 @@ type header struct {
 type member struct{ key, raw []byte }
 
 // readJSON reads a Chrome trace (Kineto's object or the legacy array) from r, handing each
-// event to fn in file order. name names the input in errors.
-func readJSON(r io.Reader, name string, h *header, fn func(*event) error, encodeArgs func(*jsonscan.Scanner, []byte) ([]byte, error)) error {
+// event to rd.fn in file order (through rd.par's workers when set). name names the input in
+// errors.
+func readJSON(r io.Reader, name string, h *header, rd *reader) error {
 	s := jsonscan.New(r, name, nil)
 	s.SkipBOM()
 	c, ok := s.Peek()
 	if !ok {
 		return s.ErrEOF()
 	}
-	rd := reader{s: s, fn: fn, encodeArgs: encodeArgs}
+	rd.s = s
 	switch c {
 	case '[':
 		h.legacy = true
-		return rd.events()
+		return rd.array()
 	case '{':
 	case '"', 't', 'f', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return s.ErrHere("a trace is a JSON object or array, not %s", s.ValueKind())
@@ -67,7 +76,7 @@ func readJSON(r io.Reader, name string, h *header, fn func(*event) error, encode
 		switch string(key) {
 		case "traceEvents":
 			sawEvents = true
-			if err := rd.events(); err != nil {
+			if err := rd.array(); err != nil {
 				return err
 			}
 		case "baseTimeNanoseconds":
@@ -123,9 +132,18 @@ type reader struct {
 	// encodeArgs, when set, reads the args object of an event whose phase is known by then
 	// and is not 'M' or 'C' straight from the scanner (no copy, no second parse).
 	encodeArgs func(s *jsonscan.Scanner, b []byte) ([]byte, error)
+	par        *parallel // when set, the array's events are parsed on workers
 	enc        []byte
 	scratch    []byte
 	ev         event
+}
+
+// array reads the trace-event array.
+func (rd *reader) array() error {
+	if rd.par != nil {
+		return rd.par.array(rd)
+	}
+	return rd.events()
 }
 
 func (rd *reader) events() error {
