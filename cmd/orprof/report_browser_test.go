@@ -515,6 +515,7 @@ func testdataRoot(t *testing.T) string {
 	return d
 }
 
+// gunzipFile is the decompressed content of a gzip file.
 func gunzipFile(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := os.Open(path)
