@@ -321,4 +321,3 @@ func checkMemoryPlot(t *testing.T, p browsertest.Tab) {
 		}
 	}
 }
-
