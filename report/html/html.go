@@ -435,7 +435,9 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	p.Lanes = json.RawMessage("null")
 	if m.Lanes != nil {
 		var err error
-		if lanesDoc, err = m.Lanes.AppendJSON(nil); err != nil {
+		ln, elided := lanesNames(m.Lanes, LanesNameBudget)
+		p.ElidedNames += elided
+		if lanesDoc, err = ln.AppendJSON(nil); err != nil {
 			return nil, err
 		}
 		p.Lanes = json.RawMessage(lanesMark)
@@ -702,27 +704,65 @@ func diffViews(dp *diffPage, d *Diff, elided *int) error {
 // the page says how many names it shortened and how many rows it left out, and the CLI
 // (orprof table, orprof kernels) prints them all.
 const (
-	TableBudget   = 1536 << 10
-	KernelsBudget = 1536 << 10
-	FlameBudget   = 1 << 20
+	TableBudget   = 1 << 20
+	KernelsBudget = 1 << 20
+	FlameBudget   = 768 << 10
 	DiffBudget    = 1 << 20
+	// LanesNameBudget bounds the Timeline's names: over it, each is shortened to its share.
+	LanesNameBudget = 512 << 10
 	// PageNameMax is the longest name a page over its budget keeps whole, in bytes.
 	PageNameMax = 256
 )
 
 // pageName is name when it is at most PageNameMax bytes, else its first bytes, an ellipsis
 // and how long it was with a digest of it: two long names stay two names.
-func pageName(name string) string {
-	if len(name) <= PageNameMax {
+func pageName(name string) string { return shortName(name, PageNameMax) }
+
+// shortName is name within max bytes (max ≥ 64), as pageName says.
+func shortName(name string, max int) string {
+	if len(name) <= max {
 		return name
 	}
 	sum := sha256.Sum256([]byte(name))
 	tail := "…[" + strconv.Itoa(len(name)) + " bytes #" + hex.EncodeToString(sum[:4]) + "]"
-	cut := PageNameMax - len(tail)
+	cut := max - len(tail)
 	for cut > 0 && !utf8.RuneStart(name[cut]) {
 		cut--
 	}
 	return name[:cut] + tail
+}
+
+// lanesNames is l with its names shortened (pageName) when together they pass budget, and
+// how many were: the Timeline draws each event's category, not its name's.
+func lanesNames(l *lanes.Summary, budget int) (*lanes.Summary, int) {
+	n := 0
+	for _, r := range l.Ranks {
+		for _, name := range r.Names {
+			n += len(name)
+		}
+	}
+	if n <= budget {
+		return l, 0
+	}
+	count := 0
+	for _, r := range l.Ranks {
+		count += len(r.Names)
+	}
+	max := max(64, min(PageNameMax, budget/count))
+	short := *l
+	short.Ranks = slices.Clone(l.Ranks)
+	elided := 0
+	for i := range short.Ranks {
+		names := slices.Clone(short.Ranks[i].Names)
+		for j, name := range names {
+			if k := shortName(name, max); k != name {
+				names[j] = k
+				elided++
+			}
+		}
+		short.Ranks[i].Names = names
+	}
+	return &short, elided
 }
 
 // tablePart is the table's document the page holds (WriteSummaryJSON, compact), within
@@ -730,6 +770,7 @@ func pageName(name string) string {
 func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err error) {
 	write := func(s *optable.Summary, o optable.TableOptions) ([]byte, error) {
 		var b bytes.Buffer
+		b.Grow(budget + budget/4)
 		o.CompactJSON = true
 		if err := optable.WriteSummaryJSON(&b, s, o); err != nil {
 			return nil, err
@@ -765,7 +806,7 @@ func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err erro
 	if t := s.Totals(); t.SelfDevice > t.SelfCPU {
 		o.SortBy = "device_time_total"
 	}
-	for o.RowLimit = len(s.Rows) * budget / len(doc); ; o.RowLimit = o.RowLimit * 9 / 10 {
+	for o.RowLimit = len(s.Rows) * budget / len(doc); ; o.RowLimit = shrink(o.RowLimit, budget, len(doc)) {
 		if o.RowLimit < 1 {
 			o.RowLimit = 1
 		}
@@ -775,12 +816,19 @@ func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err erro
 	}
 }
 
+// shrink is the next row count to try when n rows made a document of size bytes, over budget:
+// as many as the budget holds at that size per row, and at least a tenth fewer.
+func shrink(n, budget, size int) int {
+	return min(n*9/10, int(int64(n)*int64(budget)*97/100/int64(max(size, 1))))
+}
+
 // kernelsPart is the kernel view's document the page holds (kernels.Write's json, compact),
 // within KernelsBudget: the kernels with the largest totals, in their order; left counts the
 // rows cut. Names are kept whole (a kernel's category is read from its name).
 func kernelsPart(k *kernels.Summary, budget int) (doc []byte, left int, err error) {
 	write := func(k *kernels.Summary) ([]byte, error) {
 		var b bytes.Buffer
+		b.Grow(budget + budget/4)
 		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
 			return nil, err
 		}
@@ -798,7 +846,7 @@ func kernelsPart(k *kernels.Summary, budget int) (doc []byte, left int, err erro
 		size = len(doc)
 	}
 	byTotal := k.ByTotal()
-	for n := int(int64(len(k.Kernels)) * int64(budget) / int64(size)); ; n = n * 9 / 10 {
+	for n := int(int64(len(k.Kernels)) * int64(budget) / int64(size)); ; n = shrink(n, budget, len(doc)) {
 		n = max(n, 1)
 		keep := make(map[*kernels.Kernel]bool, n)
 		for _, r := range byTotal[:n] {
