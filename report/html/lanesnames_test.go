@@ -10,7 +10,9 @@ import (
 // The Timeline's names over their budget are shortened to their share of it, and stay
 // distinct; within it they are kept whole.
 func TestLanesNamesBudget(t *testing.T) {
-	long := func(i int) string { return strings.Repeat("k", 2048) + strings.Repeat("x", i%7) + string(rune('a'+i%26)) }
+	long := func(i int) string {
+		return strings.Repeat("k", 2048) + strings.Repeat("x", i%7) + string(rune('a'+i%26))
+	}
 	for _, tc := range []struct {
 		names, budget int
 		whole         bool
