@@ -45,6 +45,8 @@
 // Package report lists the Kinds in the order of a report summary's members (report.Kinds)
 // and reads, writes, merges and checks the report summary by looping over them. A new
 // analysis is its package (its consumer, its Summary and its Kind), one line in
-// report.Kinds, one field in report.Bundle (found by its type), its view in report/html and
-// its docs; report's TestKinds runs package analysistest over it on real traces.
+// report.Kinds, one field in report.Bundle (found by its type), its view in report/html (a
+// Model field set by Model.UseBundle, and a script file in assets/js) and its docs; report's
+// TestKinds runs package analysistest over it on real traces. This round's lanes (the
+// Timeline) and code (the Code view) were added so.
 package analysis

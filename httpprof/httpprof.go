@@ -323,8 +323,7 @@ func (h *handler) capture(w http.ResponseWriter, r *http.Request, kind int) {
 			http.Error(w, "orprof: report: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		m.Timeline, m.Steps, m.Kernels, m.Memory = bd.Timeline, bd.Steps, bd.Kernels, bd.Memory
-		m.Lanes = bd.Lanes
+		m.UseBundle(bd)
 		m.Title = "capture of " + captureLength(req.capture)
 		if cut != "" {
 			m.Warnings = append(m.Warnings, cut)

@@ -175,8 +175,8 @@ type loaded struct {
 // model is the page of p.
 func (p *loaded) model() *html.Model {
 	b := p.b
-	m := &html.Model{Title: p.title, Inputs: p.inputs, Summary: b.Table, Flame: b.Flame, Timeline: b.Timeline,
-		Steps: b.Steps, Kernels: b.Kernels, Memory: b.Memory, Code: b.Code, Lanes: b.Lanes}
+	m := &html.Model{Title: p.title, Inputs: p.inputs, Summary: b.Table, Flame: b.Flame}
+	m.UseBundle(b)
 	if p.fromTables {
 		m.FlameWhy = fmt.Sprintf("No op tree: of the %d ranks, some were read from table summaries (orprof table --format json), which keep only the rows; give the traces, or their report summaries (orprof report --format json TRACE), for every view.", len(b.Table.Ranks))
 		m.TimelineWhy = "No device timeline: some inputs are table summaries, which carry only the table's rows; give the traces, or their report summaries (orprof report --format json TRACE), for the timeline analyses."

@@ -188,8 +188,7 @@ func writeRunReport(path string, res *orprof.Result, title string, tf *tableFlag
 	if tf.noScopeMetrics {
 		m.Summary.DropScopeMetrics()
 	}
-	m.Timeline, m.Steps, m.Kernels, m.Memory = b.Timeline, b.Steps, b.Kernels, b.Memory
-	m.Lanes = b.Lanes
+	m.UseBundle(b)
 	return outfile.Write(path, func(w io.Writer) error { return html.Write(w, m) })
 }
 

@@ -42,6 +42,7 @@ import (
 	"github.com/orprof/orprof/analysis/timeline"
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/internal/namecap"
+	"github.com/orprof/orprof/report"
 	"github.com/orprof/orprof/text"
 )
 
@@ -114,6 +115,14 @@ type Model struct {
 	Diff *Diff
 	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
 	Start string
+}
+
+// UseBundle sets m's views from the report summary b: every analysis but the table and the op
+// tree, which a caller may make otherwise (from a run's events). A new analysis of the
+// report summary is shown by one line here.
+func (m *Model) UseBundle(b *report.Bundle) {
+	m.Timeline, m.Steps, m.Kernels, m.Memory = b.Timeline, b.Steps, b.Kernels, b.Memory
+	m.Code, m.Lanes = b.Code, b.Lanes
 }
 
 // Diff is the Diff view: two profiles' summaries and their names. The operator tables are
