@@ -380,12 +380,15 @@ func (r *rank) groupNames() {
 	for i := range r.procs {
 		p := &r.procs[i]
 		label := ""
+		dev, isDev := deviceName(p)
 		switch {
 		case hostProcess(p):
 			label = "host"
 			if hosts > 1 {
 				label += " " + unquote(p.pid)
 			}
+		case isDev:
+			label = dev
 		case p.hasName && p.name != "":
 			label = p.name
 		case p.pid == "":
@@ -397,25 +400,36 @@ func (r *rank) groupNames() {
 	}
 }
 
-// hostProcess says whether a process is the host's: a numeric pid without a device's name
-// ("GPU 0", "MTIA 9": a word and a number).
+// hostProcess says whether a process is the host's: a numeric pid whose name and labels name
+// no device.
 func hostProcess(p *process) bool {
 	if len(p.pid) == 0 || p.pid[0] == '"' {
 		return false
 	}
-	if !p.hasName {
-		return true
-	}
-	w, n, ok := strings.Cut(p.name, " ")
-	if !ok || w == "" || n == "" {
-		return true
-	}
-	for _, c := range []byte(n) {
-		if c < '0' || c > '9' {
-			return true
+	_, dev := deviceName(p)
+	return !dev
+}
+
+// deviceName is the device a process is, by its name or, Kineto's way, its labels ("GPU 0"
+// beside a process named after the Python program): a word and a number.
+func deviceName(p *process) (string, bool) {
+	for _, s := range []string{p.name, p.labels} {
+		w, n, ok := strings.Cut(s, " ")
+		if !ok || w == "" || n == "" {
+			continue
+		}
+		digits := true
+		for _, c := range []byte(n) {
+			if c < '0' || c > '9' {
+				digits = false
+				break
+			}
+		}
+		if digits {
+			return s, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // threadName is a thread's track name: its thread_name, else its tid.

@@ -187,3 +187,43 @@ func TestLargeArgs(t *testing.T) {
 	}
 	holdsTo(t, decode(t, out.Bytes()), expect(readJSONTrace(t, data)))
 }
+
+// TestGroupNames: a process is a device by its name or, as Kineto writes GPU processes (the
+// Python program's name, and process_labels "GPU 0"), by its labels; the rest is the host.
+func TestGroupNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, meta string
+		want       []string
+	}{
+		{"kineto labels", `{"ph": "M", "name": "process_name", "pid": 1234, "tid": 0, "args": {"name": "python3"}},
+ {"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "python3"}},
+ {"ph": "M", "name": "process_labels", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},`,
+			[]string{"rank 2 · host", "rank 2 · GPU 0"}},
+		{"device name", `{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "MTIA 9"}},`,
+			[]string{"rank 2 · host", "rank 2 · MTIA 9"}},
+		{"no names", ``, []string{"rank 2 · host 0", "rank 2 · host 1234"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"distributedInfo": {"rank": 2}, "traceEvents": [` + tc.meta + `
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1234, "tid": 1, "ts": 10, "dur": 5},
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 12, "dur": 2, "args": {"stream": 7}}]}`
+			var out bytes.Buffer
+			if _, err := Convert(&out, []Input{bytesInput("t.json", []byte(in))}, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			d := decode(t, out.Bytes())
+			var groups []string
+			for _, u := range d.order {
+				if d.tracks[u].parent == 0 {
+					groups = append(groups, d.tracks[u].name)
+				}
+			}
+			slices.Sort(groups)
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(groups, want) {
+				t.Errorf("groups %q, want %q", groups, want)
+			}
+		})
+	}
+}
