@@ -131,7 +131,13 @@ type Options struct {
 	Link             tracefile.LinkMode
 	// Workers is the number of traces read at once (OpenAll); 0 means GOMAXPROCS.
 	Workers int
+	// Rules class kernels (a user's rules file, kernels.LoadRules) in every analysis that
+	// classes them (UseRules); nil: the built-in rules.
+	Rules *kernels.Rules
 }
+
+// ruled is an analysis that classes kernels by rules it can be given before its read.
+type ruled interface{ UseRules(*kernels.Rules) }
 
 // Read reads one trace from r in one pass (tracefile.ReadAverages: the table's Averager, which
 // walks the op tree, and the kernel, timeline, step and memory consumers, no event kept) into
@@ -158,6 +164,9 @@ func read(name string, pos int, o Options, readAverages func(tracefile.Options) 
 	for i, k := range Kinds {
 		if k.New != nil {
 			as[i] = k.New()
+			if r, ok := as[i].(ruled); ok && o.Rules != nil {
+				r.UseRules(o.Rules)
+			}
 			c, ok := as[i].(tracefile.Consumer)
 			if !ok {
 				return nil, nil, fmt.Errorf("report: the %s analysis is not a tracefile.Consumer", k.Name)

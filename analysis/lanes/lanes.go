@@ -166,6 +166,14 @@ func NewCollector() *Collector {
 		steps: map[int64][2]int64{}, rules: kernels.Default(), decided: map[string]kernels.Decision{}, nameIdx: map[string]int32{}}
 }
 
+// UseRules colours kernels by rules (a user's rules file) instead of the built-in ones; it is
+// called before Begin.
+func (c *Collector) UseRules(rules *kernels.Rules) {
+	if rules != nil {
+		c.rules = rules
+	}
+}
+
 // Needs asks for the links: each device event's operator.
 func (c *Collector) Needs() tracefile.Needs { return tracefile.NeedLinks }
 

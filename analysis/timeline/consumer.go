@@ -28,6 +28,10 @@ func NewConsumer(o Options, rules *kernels.Rules) *Consumer {
 	return &Consumer{a: a, p: a.Part(), cls: newClassifier(rules)}
 }
 
+// UseRules classes kernels by rules (a user's rules file) instead of the built-in ones; it
+// is called before Begin.
+func (c *Consumer) UseRules(rules *kernels.Rules) { c.cls = newClassifier(rules) }
+
 // Needs asks for the links (collectives found through a kernel's launch) and the device
 // names, classed once each while the read links its events.
 func (c *Consumer) Needs() tracefile.Needs { return tracefile.NeedLinks | tracefile.NeedDeviceNames }

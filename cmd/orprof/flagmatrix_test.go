@@ -490,12 +490,14 @@ func flagMatrix() []flagRow {
 				flagRow{"report", []string{"--link", "external-id"}, baseLink, m, refuse, true},
 				flagRow{"report", []string{"--group-by-input-shape"}, baseHand, m, refuse, true},
 				flagRow{"report", []string{"--group-by-stack-n", "2"}, baseHand, m, refuse, true},
+				flagRow{"report", []string{"--rules", "{comm-rules}"}, baseLink, m, refuse, true},
 			)
 		default:
 			add(
 				flagRow{"report", []string{"--link", "external-id"}, baseLink, m, differs, true},
 				flagRow{"report", []string{"--group-by-input-shape"}, baseHand, m, differs, true},
 				flagRow{"report", []string{"--group-by-stack-n", "2"}, baseHand, m, differs, true},
+				flagRow{"report", []string{"--rules", "{comm-rules}"}, baseLink, m, differs, true},
 			)
 		}
 		add(flagRow{"report", []string{"--no-scope-metrics"}, baseMetrics, m, effect(lacks("metrics: ")), true})

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/optable"
 	"github.com/orprof/orprof/analysis/ranks"
 	"github.com/orprof/orprof/events"
@@ -35,6 +36,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	byShape := fs.Bool("group-by-input-shape", false, "group operator rows by input shapes too (traces only)")
 	byStackN := fs.Int("group-by-stack-n", 0, "group operator rows by the first `N` stack frames too (traces only)")
 	noMetrics := fs.Bool("no-scope-metrics", false, noScopeMetricsUsage)
+	rulesPath := fs.String("rules", "", "a `FILE` of kernel category rules (lines: CATEGORY REGEXP), tried before the built-in ones, as orprof kernels --rules (traces only)")
 	var link linkValue
 	fs.Var(&link, "link", linkFlagUsage+"; summaries were linked when they were written")
 	pos, exit, stop := parseFlags(fs, args)
@@ -56,6 +58,13 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	g := events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN}
 	bo := report.Options{Grouping: g, SkipScopeMetrics: *noMetrics, Link: link.mode()}
+	if *rulesPath != "" {
+		r, err := kernels.LoadRules(*rulesPath)
+		if err != nil {
+			return fail(stderr, "report: --rules %v", err)
+		}
+		bo.Rules = r
+	}
 	stdinUsed := false
 	for _, p := range pos {
 		if p == "-" {
@@ -100,6 +109,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			sums[i], sides[i] = pr.b.Table, pr.b
 			if i == 1 {
 				m = pr.model()
+				m.Rules = bo.Rules
 			}
 		}
 		if err := optable.CheckDiff(sums[0], sums[1]); err != nil {
@@ -137,6 +147,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			write = func(w io.Writer) error { return report.Write(w, pr.b) }
 		} else {
 			m = pr.model()
+			m.Rules = bo.Rules
 			write = func(w io.Writer) error { return html.Write(w, m) }
 		}
 	}
@@ -199,6 +210,9 @@ func loadProfile(p string, stdin io.Reader, o report.Options, stderr io.Writer) 
 		return nil, fail(stderr, "report: %v", err)
 	}
 	title, inputs := p, []string{p}
+	if o.Rules != nil && in.Kind != input.Trace {
+		return nil, failFlag(stderr, "report", rulesTracesOnly)
+	}
 	switch in.Kind {
 	case input.TableSummary:
 		if p != "-" {
@@ -234,6 +248,9 @@ func loadProfile(p string, stdin io.Reader, o report.Options, stderr io.Writer) 
 	return &loaded{b: b, title: title, inputs: inputs}, 0
 }
 
+// rulesTracesOnly refuses --rules for summaries: their kernels were classed when written.
+const rulesTracesOnly = "--rules applies to traces; summaries were classed when they were written (give the traces)"
+
 // checkGrouping refuses grouping flags a summary was not written with: summaries are grouped
 // when they are written.
 func checkGrouping(p *loaded, o report.Options, stderr io.Writer) (*loaded, int) {
@@ -255,6 +272,9 @@ func loadRanks(args []string, o report.Options, stderr io.Writer) (*loaded, int)
 	ins, code := loadInputs(stderr, "report", args, nil, input.Trace, input.TableSummary, input.ReportSummary)
 	if code != 0 {
 		return nil, code
+	}
+	if o.Rules != nil && slices.ContainsFunc(ins, func(in *input.Input) bool { return in.Kind != input.Trace }) {
+		return nil, failFlag(stderr, "report", rulesTracesOnly)
 	}
 	b, warns, err := report.LoadAll(inputNames(ins), o)
 	if err != nil {

@@ -111,6 +111,9 @@ type Model struct {
 	Code *code.Report
 	// Lanes is the time axis of the same trace or traces (package lanes): the Timeline view.
 	Lanes *lanes.Summary
+	// Rules are the kernel categories' rules the summaries were made with (nil: the built-in
+	// ones): the Kernels view's categories follow them.
+	Rules *kernels.Rules
 	// Diff, when set, fills the Diff view.
 	Diff *Diff
 	// Start is the view shown first ("" is the Overview; a diff report starts on "diff").
@@ -407,10 +410,10 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	default:
 		var err error
 		var left int
-		if kernelsDoc, left, err = kernelsPart(k, KernelsBudget/scale); err != nil {
+		if kernelsDoc, left, err = kernelsPart(k, KernelsBudget/scale, m.Rules); err != nil {
 			return nil, err
 		}
-		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(nil), LeftOut: left}
+		p.Kernels = &kernelsPage{Doc: json.RawMessage(kernelsMark), Categories: k.ByCategory(m.Rules), LeftOut: left}
 		p.Kernels.UnlinkedNs, p.Kernels.DeviceNs = unlinkedNs(k)
 	}
 	switch {
@@ -834,11 +837,11 @@ func shrink(n, budget, size int) int {
 // kernelsPart is the kernel view's document the page holds (kernels.Write's json, compact),
 // within KernelsBudget: the kernels with the largest totals, in their order; left counts the
 // rows cut. Names are kept whole (a kernel's category is read from its name).
-func kernelsPart(k *kernels.Summary, budget int) (doc []byte, left int, err error) {
+func kernelsPart(k *kernels.Summary, budget int, rules *kernels.Rules) (doc []byte, left int, err error) {
 	write := func(k *kernels.Summary) ([]byte, error) {
 		var b bytes.Buffer
 		b.Grow(budget + budget/4)
-		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true}); err != nil {
+		if err := kernels.Write(&b, text.JSON, k, kernels.WriteOptions{CompactJSON: true, Rules: rules}); err != nil {
 			return nil, err
 		}
 		return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
