@@ -271,7 +271,8 @@ func TestConformanceUsage(t *testing.T) {
 	assert.Contains(t, out, "usage: orprof conformance")
 }
 
-func TestConformanceRegisteredDevice(t *testing.T) {
+func TestConformanceRegisteredDeviceNoRace(t *testing.T) {
+	skipConformanceUnderRace(t)
 	code, out, _ := conformance(t, "--device", "notenabled")
 	assert.Equal(t, 1, code)
 	l := lines(out)

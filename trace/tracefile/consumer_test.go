@@ -365,15 +365,26 @@ func (s *sized) Event(ev *Event) {
 
 // A consumer is told at Begin, once and before its first event, exactly how many events of
 // each kind the read hands it, in every kind of read, on every real trace and orprof's own.
+// The large trace is TestConsumerIsToldTheCountsLarge's.
 func TestConsumerIsToldTheCounts(t *testing.T) {
-	files := consumerTraces(t, "memory.json", "orprof_fallback.json")
-	memory := 0
+	memory := toldTheCounts(t, slices.DeleteFunc(consumerTraces(t, "memory.json", "orprof_fallback.json"), isLarge))
+	assert.Positive(t, memory, "some trace has memory records")
+}
+
+// TestConsumerIsToldTheCountsLarge is TestConsumerIsToldTheCounts on the large trace, run
+// without -race (.ci/run's second step).
+func TestConsumerIsToldTheCountsLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("large trace: run without -race and -short")
+	}
+	toldTheCounts(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
+}
+
+// toldTheCounts checks the counts Begin gives on files and returns the memory records seen.
+func toldTheCounts(t *testing.T, files []string) (memory int) {
 	for _, f := range files {
 		for _, r := range consumerReads {
 			t.Run(filepath.Base(f)+"/"+r.name, func(t *testing.T) {
-				if testing.Short() && strings.Contains(f, "mtia") {
-					t.Skip("large trace skipped in -short mode")
-				}
 				var s sized
 				require.NoError(t, r.read(f, Options{Consumers: []Consumer{&s}}))
 				assert.Equal(t, 1, s.expects, "calls of Begin")
@@ -383,7 +394,7 @@ func TestConsumerIsToldTheCounts(t *testing.T) {
 			})
 		}
 	}
-	assert.Positive(t, memory, "some trace has memory records")
+	return memory
 }
 
 // preparing needs the device names and checks they come once, at Begin, before the first
@@ -432,14 +443,24 @@ func (p *preparing) Event(ev *Event) {
 	}
 }
 
+// The large trace is TestConsumerGetsEveryDeviceNameLarge's.
 func TestConsumerGetsEveryDeviceName(t *testing.T) {
-	files := consumerTraces(t)
+	everyDeviceName(t, slices.DeleteFunc(consumerTraces(t), isLarge))
+}
+
+// TestConsumerGetsEveryDeviceNameLarge is TestConsumerGetsEveryDeviceName on the large trace,
+// run without -race (.ci/run's second step).
+func TestConsumerGetsEveryDeviceNameLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("large trace: run without -race and -short")
+	}
+	everyDeviceName(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
+}
+
+func everyDeviceName(t *testing.T, files []string) {
 	for _, f := range files {
 		for _, r := range consumerReads {
 			t.Run(filepath.Base(f)+"/"+r.name, func(t *testing.T) {
-				if testing.Short() && strings.Contains(f, "mtia") {
-					t.Skip("large trace skipped in -short mode")
-				}
 				var p preparing
 				require.NoError(t, r.read(f, Options{Consumers: []Consumer{&p}}))
 				assert.Equal(t, 1, p.calls, "calls of Begin")
@@ -471,14 +492,24 @@ func (l *linkFree) Finish() { l.finished++ }
 
 // A consumer without NeedLinks gets the events a linked consumer gets, in the same order,
 // without their links; Finish once, after the last.
+// The large trace is TestLinkFreeConsumerLarge's.
 func TestLinkFreeConsumer(t *testing.T) {
-	files := consumerTraces(t)
+	linkFreeConsumer(t, slices.DeleteFunc(consumerTraces(t), isLarge))
+}
+
+// TestLinkFreeConsumerLarge is TestLinkFreeConsumer on the large trace, run without -race
+// (.ci/run's second step).
+func TestLinkFreeConsumerLarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("large trace: run without -race and -short")
+	}
+	linkFreeConsumer(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
+}
+
+func linkFreeConsumer(t *testing.T, files []string) {
 	for _, f := range files {
 		for _, r := range consumerReads {
 			t.Run(filepath.Base(f)+"/"+r.name, func(t *testing.T) {
-				if testing.Short() && strings.Contains(f, "mtia") {
-					t.Skip("large trace skipped in -short mode")
-				}
 				lf := &linkFree{}
 				var linked collect
 				o := Options{Consumers: []Consumer{lf, &linked}}
