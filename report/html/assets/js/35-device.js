@@ -165,14 +165,8 @@
     return s;
   }
 
-  // sideNote says which profile of a diff report a view shows (the after one).
-  function sideNote() {
-    return D.diff && D.diff.after ? el("div", { cls: "sub", "data-side": "after", text: "A diff report: this view shows the AFTER profile (" + D.diff.after + ")." }) : null;
-  }
-
   function viewDevice(sec) {
-    var tl = D.timeline, side = sideNote();
-    if (side) sec.appendChild(side);
+    var tl = D.timeline;
     if (!tl) { sec.appendChild(why(D.why.timeline || "No device timeline.")); return; }
     var multi = tl.ranks && tl.ranks.length > 1;
     var rk = function (r) { return multi ? "rank " + r + " \u00b7 " : ""; };

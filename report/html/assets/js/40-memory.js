@@ -1,7 +1,5 @@
   function viewMemory(sec) {
     var M = D.memory;
-    var side = sideNote();
-    if (side) sec.appendChild(side);
     sec.appendChild(h2("Memory over time"));
     if (M && M.devices && M.devices.length) {
       var cards = el("div", { cls: "cards" });
