@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
@@ -24,11 +25,14 @@ func MarkdownCell(s string) string {
 	if markdownClean(s) {
 		return s
 	}
+	lead, trail := edges(s)
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for i, r := range s {
 		switch {
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r >= 0x80 && (i < lead || i >= trail) && unicode.IsSpace(r):
+			// Controls, and the spaces other than ASCII's at either end, which the table
+			// writer would trim as padding.
 			b.WriteString("&#x")
 			b.WriteString(strconv.FormatInt(int64(r), 16))
 			b.WriteByte(';')
@@ -44,9 +48,24 @@ func MarkdownCell(s string) string {
 	return b.String()
 }
 
+// edges are the byte offsets of s's first rune that is not a space and of the end of its last
+// (len(s) and len(s) when all of s is space).
+func edges(s string) (lead, trail int) {
+	lead = strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
+	if lead < 0 {
+		return len(s), len(s)
+	}
+	trail = strings.LastIndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
+	_, n := utf8.DecodeRuneInString(s[trail:])
+	return lead, trail + n
+}
+
 // markdownClean reports whether MarkdownCell(s) is s: valid UTF-8 with no control
-// character and no special punctuation.
+// character, no special punctuation and no space but ASCII's at either end.
 func markdownClean(s string) bool {
+	if lead, trail := edges(s); strings.ContainsFunc(s[:lead], nonASCIISpace) || strings.ContainsFunc(s[trail:], nonASCIISpace) {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '_' && i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1]) {
@@ -65,6 +84,8 @@ func markdownClean(s string) bool {
 	}
 	return true
 }
+
+func nonASCIISpace(r rune) bool { return r >= 0x80 && unicode.IsSpace(r) }
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'

@@ -26,7 +26,11 @@ func TestMarkdownCell(t *testing.T) {
 		{"&lt; #1 !x", `\&lt; \#1 \!x`},               // no entity, heading or image syntax
 		{"two\nlines\r\t", "two&#xa;lines&#xd;&#x9;"}, // a row stays on its line
 		{"\x1b[31mred", `&#x1b;\[31mred`},             // no raw terminal escape
-		{"del\x7f c1\u0085 nbsp\u00a0", "del&#x7f; c1&#x85; nbsp\u00a0"},
+		{"del\x7f c1\u0085 nbsp\u00a0x", "del&#x7f; c1&#x85; nbsp\u00a0x"},
+		// A space other than ASCII's at either end is written as a reference: the table's
+		// writer trims spaces as padding.
+		{"\u00a0", "&#xa0;"},
+		{" \u2003a\u00a0b\u3000", " &#x2003;a\u00a0b&#x3000;"},
 		{"µs ≥ 5 — 名前", "µs ≥ 5 — 名前"},
 		{"bad\xffbyte", "bad\uFFFDbyte"},
 		{"a\xc2", "a\uFFFD"}, // cut rune
