@@ -730,14 +730,14 @@ const (
 // and how long it was with a digest of it: two long names stay two names.
 func pageName(name string) string { return shortName(name, PageNameMax) }
 
-// shortName is name within max bytes (max ≥ 64), as pageName says.
-func shortName(name string, max int) string {
-	if len(name) <= max {
+// shortName is name within limit bytes (limit ≥ 64), as pageName says.
+func shortName(name string, limit int) string {
+	if len(name) <= limit {
 		return name
 	}
 	sum := sha256.Sum256([]byte(name))
 	tail := "…[" + strconv.Itoa(len(name)) + " bytes #" + hex.EncodeToString(sum[:4]) + "]"
-	cut := max - len(tail)
+	cut := limit - len(tail)
 	for cut > 0 && !utf8.RuneStart(name[cut]) {
 		cut--
 	}
@@ -760,14 +760,14 @@ func lanesNames(l *lanes.Summary, budget int) (*lanes.Summary, int) {
 	for _, r := range l.Ranks {
 		count += len(r.Names)
 	}
-	max := max(64, min(PageNameMax, budget/count))
+	limit := max(64, min(PageNameMax, budget/count))
 	short := *l
 	short.Ranks = slices.Clone(l.Ranks)
 	elided := 0
 	for i := range short.Ranks {
 		names := slices.Clone(short.Ranks[i].Names)
 		for j, name := range names {
-			if k := shortName(name, max); k != name {
+			if k := shortName(name, limit); k != name {
 				names[j] = k
 				elided++
 			}
