@@ -3,11 +3,8 @@ package timeline
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -38,19 +35,7 @@ type plotEvent struct {
 // in start order).
 func plotOracle(t *testing.T, path string) ([]plotEvent, []span) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := gunzipFile(t, path)
 	var doc struct {
 		TraceEvents []struct {
 			Ph, Cat, Name string
