@@ -100,7 +100,8 @@ type Rules struct {
 	user  int // the first user rules come from a file; a user's rule wins over a kind
 	once  sync.Once
 	m     *matcher // built on first use: a command that classifies nothing does not pay for it
-	// memo holds each name's first matching rule (string → int32, -1 for none).
+	// memo holds each name's first matching rule and tensor-core flag (string → int32:
+	// the rule's index + 1, memoTC added when the name is a tensor core kernel's).
 	memo sync.Map
 }
 
@@ -139,7 +140,7 @@ func (r *Rules) matcher() *matcher {
 		for i := range r.rules {
 			res[i] = r.rules[i].re
 		}
-		r.m = newMatcher(res)
+		r.m = newMatcher(res, tensorCoreKeys)
 	})
 	return r.m
 }
@@ -149,12 +150,25 @@ func Default() *Rules { return defaultRules }
 
 // first is the index of the first rule that matches name, or -1.
 func (r *Rules) first(name string) int {
-	if v, ok := r.memo.Load(name); ok {
-		return int(v.(int32))
-	}
-	i := r.matcher().lookup(name)
-	r.memo.Store(name, int32(i))
+	i, _ := r.decide(name)
 	return i
+}
+
+const memoTC = 1 << 30
+
+// decide is first's answer and TensorCore's, from one scan of name.
+func (r *Rules) decide(name string) (first int, tc bool) {
+	v, ok := r.memo.Load(name)
+	if !ok {
+		i, tc := r.matcher().scan(name)
+		m := int32(i + 1)
+		if tc {
+			m |= memoTC
+		}
+		v, _ = r.memo.LoadOrStore(name, m)
+	}
+	m := v.(int32)
+	return int(m&^memoTC) - 1, m&memoTC != 0
 }
 
 // Classify returns the category of the kernel named name: that of the first rule that matches
@@ -180,18 +194,22 @@ func (r *Rules) Lookup(name string) Decision {
 	if r == nil {
 		r = defaultRules
 	}
-	i := r.first(name)
+	i, tc := r.decide(name)
 	if i < 0 {
-		return Decision{cat: ComputeOther}
+		return Decision{cat: ComputeOther, tc: tc}
 	}
-	return Decision{cat: r.rules[i].cat, user: i < r.user}
+	return Decision{cat: r.rules[i].cat, user: i < r.user, tc: tc}
 }
 
 // Decision is a name's category under a Rules, before the kind of the work is known.
 type Decision struct {
 	cat  Category
 	user bool // a user's rule decided it
+	tc   bool // TensorCore(name)
 }
+
+// TensorCore is TensorCore's answer for the decided name, found by the same scan.
+func (d Decision) TensorCore() bool { return d.tc }
 
 // Of is the category of work of kind k with the decided name (Rules.Of).
 func (d Decision) Of(k tracefile.Kind) Category {

@@ -23,8 +23,8 @@ type matcher struct {
 	pats   []pattern
 	always []int  // the rules kept as a regexp with no required literal
 	hasRe  []bool // rule i is kept as a regexp
-	// The automaton: byte classes, a dense transition table, and the patterns whose key ends
-	// at each state (through the failure links).
+	// The automaton: byte classes, a dense transition table (build says its encoding), and
+	// the patterns whose key ends at each state (through the failure links).
 	class  [256]uint8
 	width  int
 	next   []int32
@@ -53,14 +53,25 @@ type pattern struct {
 	elems  []elem
 	k0, k1 int
 	gate   bool // the key only admits the rule's regexp
+	mark   bool // a fragment the scan reports on its own (rule -1)
 }
 
 // maxExpansions bounds the patterns of one rule; a rule with more keeps its regexp.
 const maxExpansions = 256
 
-func newMatcher(res []*regexp.Regexp) *matcher {
+// newMatcher is the matcher of the rules res that also reports, in the same scan, whether a
+// name holds one of the literal fragments marks (case-sensitive; TensorCore's).
+func newMatcher(res []*regexp.Regexp, marks []string) *matcher {
 	m := &matcher{rules: res, hasRe: make([]bool, len(res))}
 	var keys []string
+	for _, k := range marks {
+		p := pattern{rule: -1, mark: true, k1: len(k)}
+		for i := 0; i < len(k); i++ {
+			p.elems = append(p.elems, elem{op: elemLit, r: rune(k[i])})
+		}
+		m.pats = append(m.pats, p)
+		keys = append(keys, keyString(p))
+	}
 	for i, re := range res {
 		seqs, ok := expandRegexp(re.String())
 		if ok {
@@ -200,25 +211,44 @@ func (m *matcher) build(keys []string) {
 			queue = append(queue, t)
 		}
 	}
+	// Each entry becomes its target's row offset, negative when the target has outputs: the
+	// scan reads one entry per byte and the outputs only where a key ends.
+	for i, t := range m.next {
+		v := t * int32(n)
+		if len(m.output[t]) > 0 {
+			v = ^v
+		}
+		m.next[i] = v
+	}
 }
 
 // lookup returns the index of the first rule that matches name, or -1.
 func (m *matcher) lookup(name string) int {
-	if strings.Contains(name, "\u017f") || strings.Contains(name, "\u212a") {
-		for i, re := range m.rules {
-			if re.MatchString(name) {
-				return i
-			}
-		}
-		return -1
-	}
+	i, _ := m.scan(name)
+	return i
+}
+
+// scan returns the index of the first rule that matches name, or -1, and whether name holds
+// one of the marks.
+func (m *matcher) scan(name string) (first int, marked bool) {
 	best := len(m.rules)
 	var gated []bool
-	s := int32(0)
+	var high byte   // the bits of every byte: a non-ASCII name may need the regexps
+	row := int32(0) // the state's row in next
 	for i := 0; i < len(name); i++ {
-		s = m.next[int(s)*m.width+int(m.class[name[i]])]
-		for _, pi := range m.output[s] {
+		c := name[i]
+		high |= c
+		row = m.next[row+int32(m.class[c])]
+		if row >= 0 {
+			continue
+		}
+		row = ^row
+		for _, pi := range m.output[row/int32(m.width)] {
 			p := &m.pats[pi]
+			if p.mark {
+				marked = marked || p.matchAt(name, i+1)
+				continue
+			}
 			if p.rule >= best {
 				continue
 			}
@@ -234,17 +264,25 @@ func (m *matcher) lookup(name string) int {
 			}
 		}
 	}
+	if high >= utf8.RuneSelf && (strings.Contains(name, "\u017f") || strings.Contains(name, "\u212a")) {
+		for i, re := range m.rules {
+			if re.MatchString(name) {
+				return i, marked
+			}
+		}
+		return -1, marked
+	}
 	// The regexp rules before the best found, in order: those the scan admitted, and those
 	// with no key.
 	for i := 0; i < best; i++ {
 		if m.hasRe[i] && (gated != nil && gated[i] || contains(m.always, i)) && m.rules[i].MatchString(name) {
-			return i
+			return i, marked
 		}
 	}
 	if best == len(m.rules) {
-		return -1
+		return -1, marked
 	}
-	return best
+	return best, marked
 }
 
 func contains(s []int, v int) bool {

@@ -57,7 +57,8 @@ func TestMatcherIsTheRegexps(t *testing.T) {
 	for _, s := range user {
 		sets = append(sets, []string{s})
 	}
-	names := append(matchNames(4000), "", "x", "my_fused_mha_fwd", "tile_matmul", "loss", "foo bar", "aab")
+	names := append(matchNames(4000), "", "x", "my_fused_mha_fwd", "tile_matmul", "loss", "foo bar", "aab",
+		"volta_h884gemm", "XMMA_GEMM", "sm80_xmma_gemm_f16", "conv1x1ſ", "16816")
 	for _, tt := range []struct{ name string }{{"ncclKernel_AllReduce"}} {
 		names = append(names, tt.name)
 	}
@@ -69,11 +70,23 @@ func TestMatcherIsTheRegexps(t *testing.T) {
 		for _, b := range builtin {
 			res = append(res, regexp.MustCompile(b.re))
 		}
-		m := newMatcher(res)
+		m, marked := newMatcher(res, nil), newMatcher(res, tensorCoreKeys)
 		for _, n := range names {
 			require.Equal(t, firstByRegexp(res, n), m.lookup(n), "rules %q, name %q", set, n)
+			first, tc := marked.scan(n)
+			require.Equal(t, firstByRegexp(res, n), first, "rules %q and marks, name %q", set, n)
+			require.Equal(t, hasTensorCoreKey(n), tc, "rules %q, marks of name %q", set, n)
 		}
 	}
+}
+
+func hasTensorCoreKey(name string) bool {
+	for _, k := range tensorCoreKeys {
+		if strings.Contains(name, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestBuiltinRulesExpand: every built-in rule but the launch calls' is matched by the
@@ -175,7 +188,7 @@ func FuzzMatcher(f *testing.F) {
 		for _, b := range builtin {
 			res = append(res, regexp.MustCompile(b.re))
 		}
-		if got, want := newMatcher(res).lookup(name), firstByRegexp(res, name); got != want {
+		if got, want := newMatcher(res, nil).lookup(name), firstByRegexp(res, name); got != want {
 			t.Fatalf("rule %q, name %q: matcher %d, regexps %d", re, name, got, want)
 		}
 	})

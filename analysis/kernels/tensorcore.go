@@ -1,7 +1,5 @@
 package kernels
 
-import "strings"
-
 // tensorCoreKeys are the name fragments of kernels that run on NVIDIA's tensor cores, as the
 // TensorBoard plugin lists them (tb_plugin.md §4.1, taken from NVIDIA PyProf): the HMMA and
 // IMMA shapes cuBLAS and cuDNN name their kernels by, and cuDNN's and CUTLASS's tensor-core
@@ -16,11 +14,8 @@ var tensorCoreKeys = []string{
 // TensorCore reports whether a kernel named name runs on tensor cores, by the TensorBoard
 // plugin's rule: its name holds one of the fragments its kernels are known by. A pure
 // substring test, so kernels named otherwise (Triton's, ROCm's MFMA kernels) count as not.
+// The classifier's scan of a name finds the fragments too (Decision.TensorCore).
 func TensorCore(name string) bool {
-	for _, k := range tensorCoreKeys {
-		if strings.Contains(name, k) {
-			return true
-		}
-	}
-	return false
+	_, tc := defaultRules.decide(name)
+	return tc
 }

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,24 @@ func TestTensorCore(t *testing.T) {
 	} {
 		if got := TensorCore(c.name); got != c.want {
 			t.Errorf("TensorCore(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestTensorCoreIsSubstrings: the one scan answers what looking for each fragment in turn
+// answers, on names holding fragments in other cases, across non-ASCII bytes, at either end.
+func TestTensorCoreIsSubstrings(t *testing.T) {
+	names := matchNames(3000)
+	for _, k := range tensorCoreKeys {
+		names = append(names, k, strings.ToUpper(k), "x"+k, k+"\u017f", "\u212a"+k[1:], k[:len(k)-1], "é"+k+"é")
+	}
+	for i, n := range names {
+		if i%3 == 0 {
+			n += tensorCoreKeys[i%len(tensorCoreKeys)]
+		}
+		want := hasTensorCoreKey(n)
+		if got, d := TensorCore(n), Default().Lookup(n); got != want || d.TensorCore() != want {
+			t.Errorf("TensorCore(%q) = %v, Lookup's %v, want %v", n, got, d.TensorCore(), want)
 		}
 	}
 }

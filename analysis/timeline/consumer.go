@@ -134,7 +134,8 @@ func (c *classifier) info(name string) nameInfo {
 	if in, ok := c.names[name]; ok {
 		return in
 	}
-	in := nameInfo{d: c.rules.Lookup(name), hta: htaNo, tc: kernels.TensorCore(name)}
+	d := c.rules.Lookup(name)
+	in := nameInfo{d: d, hta: htaNo, tc: d.TensorCore()}
 	if htaComputation(name) {
 		in.hta = htaYes
 	}

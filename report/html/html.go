@@ -17,9 +17,7 @@ package html
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,9 +26,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/orprof/orprof/analysis/code"
 	"github.com/orprof/orprof/analysis/flame"
@@ -731,18 +727,7 @@ const (
 func pageName(name string) string { return shortName(name, PageNameMax) }
 
 // shortName is name within limit bytes (limit ≥ 64), as pageName says.
-func shortName(name string, limit int) string {
-	if len(name) <= limit {
-		return name
-	}
-	sum := sha256.Sum256([]byte(name))
-	tail := "…[" + strconv.Itoa(len(name)) + " bytes #" + hex.EncodeToString(sum[:4]) + "]"
-	cut := limit - len(tail)
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return name[:cut] + tail
-}
+func shortName(name string, limit int) string { return namecap.Shorten(name, limit, " bytes #", 4) }
 
 // lanesNames is l with its names shortened (pageName) when together they pass budget, and
 // how many were: the Timeline draws each event's category, not its name's.
@@ -780,9 +765,11 @@ func lanesNames(l *lanes.Summary, budget int) (*lanes.Summary, int) {
 // tablePart is the table's document the page holds (WriteSummaryJSON, compact), within
 // TableBudget: elided counts the names shortened; the document's rows_left_out the rows cut.
 func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err error) {
+	// One buffer for every try: a document tried is only measured before the next is written.
+	var b bytes.Buffer
+	b.Grow(budget + budget/4)
 	write := func(s *optable.Summary, o optable.TableOptions) ([]byte, error) {
-		var b bytes.Buffer
-		b.Grow(budget + budget/4)
+		b.Reset()
 		o.CompactJSON = true
 		if err := optable.WriteSummaryJSON(&b, s, o); err != nil {
 			return nil, err
