@@ -65,6 +65,7 @@ func TestLayerOf(t *testing.T) {
 		{"devices/opencl", "runtime"},
 		{"internal/tracetest", "model"},
 		{"internal/quote", "support"},
+		{"internal/segment", "support"},
 		{"analysis/kernels", "analyses"},
 		{"report", "composition"},
 		{"report/html", "pages"},

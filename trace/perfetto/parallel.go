@@ -6,26 +6,19 @@ import (
 	"math"
 	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/orprof/orprof/internal/jsonscan"
+	"github.com/orprof/orprof/internal/segment"
 )
 
 // Parallel parsing and encoding of the trace-event array (Convert; ConvertJSON reads in
-// sequence).
-//
-// The reading goroutine cuts the array, from its first element on, into segments of about
-// parConfig.segSize bytes: each cut is the first '{' at or past segSize bytes into the segment
-// that looks like an event's start after another's ("}, {" with any spacing), so the cuts
-// depend on the input's bytes alone. Workers parse the segments speculatively, as if each
-// started at an element, and encode each event's category, name and args with interning state
-// of the segment's own (a fresh encoder per segment). A segment's result is used only when its
-// start is known to be an element's: the first segment's is, and a segment parsed from a true
-// start that ends exactly at its end, after a ',', makes the next one's true too. The reading
-// goroutine merges the results in file order; a segment that failed (invalid JSON, or a cut
-// inside a string) is parsed by it in sequence from its start until it stands exactly at a
-// later cut, so every error is found and worded as the sequential read words it.
+// sequence). internal/segment cuts the array, from its first element on, and runs the workers;
+// its cuts here are the first event start at or past parConfig.segSize bytes into a segment,
+// so they depend on the input's bytes alone. Workers parse segments speculatively and encode
+// each event's category, name and args with interning state of the segment's own (a fresh
+// encoder per segment); the reading goroutine merges the usable results in file order and
+// parses a failed segment itself, in sequence, wording every error as the sequential read
+// words it.
 //
 // Each merged segment's events go out on a packet sequence of their own (its
 // trusted_packet_sequence_id, its InternedData on a packet that clears the sequence's
@@ -46,29 +39,10 @@ func defaultParConfig() parConfig {
 	return parConfig{workers: max(1, min(runtime.GOMAXPROCS(0), 4)), segSize: 256 << 10}
 }
 
-// segment is a piece of the input cut before what may be an array element.
-type segment struct {
-	buf  []byte
-	off  int64 // input offset of buf[0]
-	last bool  // it runs to the end of the input
-	done chan struct{}
-	res  segResult // set by the worker before done is closed
-}
-
-type segStatus uint8
-
-const (
-	segFailed   segStatus = iota // not usable: parse sequentially from the segment's start
-	segLanded                    // its elements end exactly at its end, after a ','
-	segArrayEnd                  // the array closed inside it, at res.end
-)
-
 // segResult is a worker's parse of one segment: its events, the bytes they point into, the
 // payloads it encoded (chunks of their exact size) and the strings those intern, as the
 // fields of an InternedData message.
 type segResult struct {
-	status   segStatus
-	end      int64 // segArrayEnd: input offset just after the ']'
 	events   []wevent
 	arena    []byte
 	chunks   [][]byte
@@ -95,6 +69,9 @@ type scratch struct {
 	arena  []byte
 }
 
+// piece is a segment of the event array with a worker's result.
+type piece = segment.Segment[segResult]
+
 // parallel runs the parse of one rank's event array.
 type parallel struct {
 	cfg  parConfig
@@ -102,227 +79,38 @@ type parallel struct {
 	r    *rank
 	name string
 
-	s       *jsonscan.Scanner
-	jobs    chan *segment
-	spare   chan scratch
-	wg      sync.WaitGroup
-	quit    atomic.Bool // workers: stop parsing
-	stopped bool        // no more segments go to the workers
-	queue   []*segment  // cut and not yet merged, oldest first
-	carry   []byte      // input read after the last cut
-	next    int64       // input offset of carry[0]
-	free    [][]byte    // segment buffers to reuse
-	ev      event
+	arr   *segment.Array[segResult]
+	spare chan scratch
+	ev    event
 }
-
-// ahead is how many segments may be cut and not yet merged.
-func (p *parallel) ahead() int { return p.cfg.workers }
 
 // array reads the trace-event array, the scanner standing at its '['.
 func (p *parallel) array(rd *reader) error {
 	s := rd.s
-	p.s = s
 	it := s.Array()
 	if !it.Next() {
 		return it.Err()
 	}
-	rest, off := s.Detach()
-	p.next = off
-	p.carry = append(make([]byte, 0, max(p.cfg.segSize, len(rest))), rest...)
-	p.jobs = make(chan *segment, p.ahead()+1)
-	p.spare = make(chan scratch, p.ahead()+p.cfg.workers)
-	for range p.cfg.workers {
-		p.wg.Add(1)
-		go p.work()
-	}
-	defer p.stop()
-	for {
-		for !p.stopped && len(p.queue) < p.ahead() && p.cut() != nil {
-		}
-		if len(p.queue) > 0 && p.queue[0].done != nil {
-			seg := p.queue[0]
-			<-seg.done
-			switch seg.res.status {
-			case segLanded:
-				p.queue = p.queue[1:]
-				if err := p.merge(seg); err != nil {
-					return err
-				}
-				p.free = append(p.free, seg.buf[:0])
-				continue
-			case segArrayEnd:
-				p.queue = p.queue[1:]
-				end := seg.res.end
-				if err := p.merge(seg); err != nil {
-					return err
-				}
-				p.stop()
-				s.Resume(end, seg.buf[end-seg.off:], p.feedNext)
-				return nil
+	ahead := p.cfg.workers // segments cut and not yet merged
+	p.spare = make(chan scratch, ahead+p.cfg.workers)
+	p.arr = &segment.Array[segResult]{
+		Config:  segment.Config{Workers: p.cfg.workers, Size: p.cfg.segSize, Ahead: ahead, FirstCut: true},
+		Scanner: s, Worker: p.worker, Merge: p.merge,
+		Element: func() error {
+			if c, _ := s.Peek(); c != '{' {
+				return s.Skip()
 			}
-		}
-		// The segment at the head of the queue starts at an element but its result is not
-		// usable: parse on from there in sequence.
-		p.c.stats.fallbacks++
-		resumed, err := p.sequential(rd)
-		if err != nil || !resumed {
-			return err
-		}
+			return rd.event()
+		},
+		Fallback: func() { p.c.stats.fallbacks++ },
 	}
-}
-
-// sequential parses on the reading goroutine from the start of the head segment (or the cut
-// point, when nothing is queued), which is an element's start, until it stands exactly at the
-// start of a queued segment a worker parses (resumed: that segment is now the head), or the
-// array ends (the scanner stands after the ']' and reads on through p.feedNext).
-func (p *parallel) sequential(rd *reader) (resumed bool, err error) {
-	s := p.s
-	start := p.next
-	if len(p.queue) > 0 {
-		start = p.queue[0].off
-	}
-	s.Resume(start, nil, p.feedNext)
-	it := s.InArray()
-	for {
-		if c, _ := s.Peek(); c != '{' {
-			if err := s.Skip(); err != nil {
-				return false, err
-			}
-		} else if err := rd.event(); err != nil {
-			return false, err
-		}
-		if !it.Next() {
-			if err := it.Err(); err != nil {
-				return false, err
-			}
-			p.stop()
-			return false, nil
-		}
-		// At a cut with nothing buffered beyond it, the next segment starts here.
-		if !s.AtBufferEnd() || p.stopped {
-			continue
-		}
-		if len(p.queue) == 0 && p.cut() == nil {
-			continue
-		}
-		if p.queue[0].off == s.Offset() && p.queue[0].done != nil {
-			s.Resume(s.Offset(), nil, nil) // the segment is the worker's: stop feeding it
-			return true, nil
-		}
-	}
-}
-
-// feedNext hands the scanner the next segment's bytes, cutting one when none is queued; nil at
-// the end of the input.
-func (p *parallel) feedNext() []byte {
-	if len(p.queue) == 0 && p.cut() == nil {
-		return nil
-	}
-	seg := p.queue[0]
-	p.queue = p.queue[1:]
-	return seg.buf
-}
-
-// cut reads the next segment from the source, queues it and, unless the workers are stopped,
-// hands it to them. It returns nil at the end of the input.
-func (p *parallel) cut() *segment {
-	s := p.s
-	if len(p.carry) == 0 && s.SourceDone() {
-		return nil
-	}
-	var buf []byte
-	if n := len(p.free); n > 0 {
-		buf, p.free = p.free[n-1], p.free[:n-1]
-	} else {
-		buf = make([]byte, 0, p.cfg.segSize+p.cfg.segSize/4)
-	}
-	buf = append(buf, p.carry...)
-	seg := &segment{off: p.next}
-	want := p.cfg.segSize + 256
-	for {
-		for len(buf) < want && !s.SourceDone() {
-			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)]
-			}
-			n := s.ReadSome(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-		}
-		if c := findCut(buf, p.cfg.segSize); c > 0 {
-			seg.buf = buf[:c]
-			p.carry = append(p.carry[:0], buf[c:]...)
-			break
-		}
-		if s.SourceDone() {
-			seg.buf, seg.last = buf, true
-			p.carry = p.carry[:0]
-			break
-		}
-		want = 2 * len(buf) // no cut yet: read on
-	}
-	p.next += int64(len(seg.buf))
-	p.queue = append(p.queue, seg)
-	if !p.stopped {
-		seg.done = make(chan struct{})
-		p.jobs <- seg
-	}
-	return seg
-}
-
-// findCut returns the index of the first '{' at or past from in buf that looks like the start
-// of a trace event after another one: the non-space bytes before it are '}' and ',', the one
-// after it is '"' or '}'. It returns 0 when there is none, or when buf ends before the byte
-// after a candidate (more input tells), so that the cut depends on the input alone.
-func findCut(buf []byte, from int) int {
-	for i := max(from, 1); i < len(buf); {
-		k := bytes.IndexByte(buf[i:], '{')
-		if k < 0 {
-			return 0
-		}
-		c := i + k
-		i = c + 1
-		j := c + 1
-		for j < len(buf) && jsonscan.Space[buf[j]] {
-			j++
-		}
-		if j == len(buf) {
-			return 0
-		}
-		if buf[j] != '"' && buf[j] != '}' {
-			continue
-		}
-		b := c - 1
-		for b >= 0 && jsonscan.Space[buf[b]] {
-			b--
-		}
-		if b < 0 || buf[b] != ',' {
-			continue
-		}
-		b--
-		for b >= 0 && jsonscan.Space[buf[b]] {
-			b--
-		}
-		if b >= 0 && buf[b] == '}' {
-			return c
-		}
-	}
-	return 0
-}
-
-// stop tells the workers to finish and waits for them. Segments cut later are not parsed.
-func (p *parallel) stop() {
-	if p.stopped || p.jobs == nil {
-		return
-	}
-	p.stopped = true
-	p.quit.Store(true)
-	close(p.jobs)
-	p.wg.Wait()
+	return p.arr.Parse()
 }
 
 // merge adds a segment's events to the rank in file order: its payload chunks become the
 // rank's, on a new packet sequence.
-func (p *parallel) merge(seg *segment) error {
-	c, r, res := p.c, p.r, &seg.res
+func (p *parallel) merge(seg *piece) error {
+	c, r, res := p.c, p.r, &seg.Res
 	base := payload(len(r.chunks)) << 40
 	if len(res.chunks) > 0 {
 		seq := c.nextSeq
@@ -379,25 +167,18 @@ type worker struct {
 	val    []byte
 }
 
-func (p *parallel) work() {
-	defer p.wg.Done()
+// worker is a worker's parse of a segment, with an encoder whose interning starts afresh at
+// each segment.
+func (p *parallel) worker(int) func(*piece) {
 	w := &worker{p: p, enc: newEncoder(p.c.noIntern, p.name), metas: map[string]string{}}
 	w.rd = reader{s: jsonscan.NewBytes(nil, 0, p.name), fn: w.collect, encodeArgs: w.enc.encodeArgs}
-	for seg := range p.jobs {
-		if !p.quit.Load() {
-			w.parse(seg)
-		}
-		close(seg.done)
-		// Let the reading goroutine run now if it waits for this segment: it merges the
-		// segment and cuts the next ones.
-		runtime.Gosched()
-	}
+	return w.parse
 }
 
 // parse parses seg as a run of array elements starting at its first byte.
-func (w *worker) parse(seg *segment) {
+func (w *worker) parse(seg *piece) {
 	p, s := w.p, w.rd.s
-	s.Reset(seg.buf, seg.off)
+	s.Reset(seg.Buf, seg.Off)
 	w.enc.reset()
 	for i := range w.pay.chunks {
 		w.pay.chunks[i] = w.pay.chunks[i][:0]
@@ -413,29 +194,9 @@ func (w *worker) parse(seg *segment) {
 	w.events, w.arena = w.events[:0], w.arena[:0]
 	w.last = wevent{pid: wspan{n: -1}, tid: wspan{n: -1}, cat: wspan{n: -1}}
 	clear(w.metas)
+	p.arr.Elements(s, seg, w.rd.event)
 	res := segResult{}
-	it := s.InArray()
-	for !p.quit.Load() {
-		if c, ok := s.Peek(); !ok || c != '{' {
-			break
-		}
-		if w.rd.event() != nil {
-			break
-		}
-		if !it.Next() {
-			if it.Err() == nil {
-				res.status, res.end = segArrayEnd, s.Offset()
-			}
-			break
-		}
-		if _, ok := s.Peek(); !ok {
-			if !seg.last {
-				res.status = segLanded
-			}
-			break
-		}
-	}
-	if res.status != segFailed { // a failed segment's events are dropped
+	if seg.Status != segment.Failed { // a failed segment's events are dropped
 		res.events, res.arena = w.events, w.arena
 		w.events, w.arena = nil, nil
 		res.chunks = make([][]byte, len(w.pay.chunks))
@@ -444,7 +205,7 @@ func (w *worker) parse(seg *segment) {
 		}
 		res.interned = w.enc.interned(nil)
 	}
-	seg.res = res
+	seg.Res = res
 	s.Reset(nil, 0) // let go of the segment's buffer
 }
 

@@ -156,25 +156,6 @@ func TestSegmentsErrors(t *testing.T) {
 	}
 }
 
-func TestFindCut(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		from int
-		want int
-	}{
-		{`{"a": 1},` + "\n  " + `{"b": 2}, {"c": 3}`, 1, 12},
-		{`{"a": 1}, {"b": 2}, {"c": 3}`, 11, 20},
-		{`{"a": 1}, {"b": 2}, {`, 11, 0},         // the byte after the last '{' is not read yet
-		{`{"a": "}, x"}, {}`, 1, 15},             // '}' after '{': an empty event
-		{`{"a": [1, {"b": 2}]}`, 1, 0},           // '{' after a number
-		{`{"a": {"x": 1}, "b": {"y": 2}}`, 1, 0}, // after a member, not an element
-	} {
-		if got := findCut([]byte(c.in), c.from); got != c.want {
-			t.Errorf("findCut(%q, %d) = %d, want %d", c.in, c.from, got, c.want)
-		}
-	}
-}
-
 func gunzip(t *testing.T, data []byte) []byte {
 	t.Helper()
 	z, err := gzip.NewReader(bytes.NewReader(data))

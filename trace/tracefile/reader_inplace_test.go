@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/events"
+	"github.com/orprof/orprof/internal/segment"
 )
 
 // inPlaceRead reads data as a mapped trace file is read: in place, from memory the process
@@ -142,15 +143,15 @@ func TestWorkerFaultFailsSegment(t *testing.T) {
 
 	d := newDecoderInPlace(in, path, Options{}, parConfig{workers: 1, segSize: 4096})
 	d.format = Kineto
-	p := &parser{d: d, s: d.s, whole: in.data, jobs: make(chan *segment, 1)}
-	p.wg.Add(1)
-	go p.work(0)
+	p := &parser{d: d, arr: &segment.Array[segResult]{}, inPlace: true}
 	start := bytes.Index(data, []byte(`{"ph"`))
-	seg := &segment{buf: in.data[start : 3*page], off: int64(start), done: make(chan struct{})}
-	p.jobs <- seg
-	close(p.jobs)
-	<-seg.done
-	p.wg.Wait()
-	require.Equal(t, segFailed, seg.res.status)
-	require.True(t, p.quit.Load())
+	seg := &piece{Buf: in.data[start : 3*page], Off: int64(start)}
+	done := make(chan struct{})
+	go func() { // the worker's goroutine: the fault setting is a goroutine's
+		defer close(done)
+		p.worker(0)(seg)
+	}()
+	<-done
+	require.Equal(t, segment.Failed, seg.Status)
+	require.True(t, p.arr.Quitting())
 }

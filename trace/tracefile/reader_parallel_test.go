@@ -244,23 +244,6 @@ func TestReaderParallelReadError(t *testing.T) {
 	}
 }
 
-func TestFindCut(t *testing.T) {
-	for in, want := range map[string]int{
-		`{"a": 1}, {"b": 2}`:      10,
-		`{"a": 1},{"b": 2}`:       9,
-		"{\"a\": 1}\n,\n  {\"b\"": 13,
-		`{"a": 1}, {}`:            10,
-		`{"a": 1}, {`:             0, // nothing after the '{' yet
-		`{"a": 1}, { 5`:           0,
-		`[1], {"b": 2}`:           0,
-		`{"a": 1} {"b": 2}`:       0,
-		`{"a": 1}, {"b": 2}, {"c`: 20,
-		`{`:                       0,
-	} {
-		require.Equal(t, want, findCut([]byte(in)), in)
-	}
-}
-
 // FuzzReadTraceParallel: for any input and segment size, the parallel parse gives what the
 // sequential one gives, and the scanner's fast paths what its general code gives.
 func FuzzReadTraceParallel(f *testing.F) {

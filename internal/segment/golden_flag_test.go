@@ -1,0 +1,3 @@
+package segment
+
+import _ "github.com/orprof/orprof/internal/golden"
