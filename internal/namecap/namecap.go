@@ -8,7 +8,9 @@ package namecap
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"hash/crc32"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -20,22 +22,41 @@ const Max = 1024
 // Cap returns name when it is at most Max bytes, else its capped form ("PREFIX…[N bytes
 // sha256:HEX]", at most Max bytes, cut at a character boundary). Cap of a capped name is
 // that name.
-func Cap(name string) string { return Shorten(name, Max, " bytes sha256:", 8) }
+func Cap(name string) string { return Shorten(name, Max, " bytes sha256:", SHA256) }
+
+// Digest appends to b the bytes that tell name apart in its shortened form.
+type Digest func(name string, b []byte) []byte
+
+// SHA256 appends the first 8 bytes of name's SHA-256: Cap's, which summaries merge by.
+func SHA256(name string, b []byte) []byte {
+	sum := sha256.Sum256(bytesOf(name))
+	return append(b, sum[:8]...)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CRC32C appends name's CRC-32C (Castagnoli): a digest for names that are only shown, about
+// ten times faster than SHA256 where the processor computes it.
+func CRC32C(name string, b []byte) []byte {
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(bytesOf(name), castagnoli))
+}
+
+// bytesOf is name's bytes, not copied: a name may be megabytes. The digests only read them.
+func bytesOf(name string) []byte { return unsafe.Slice(unsafe.StringData(name), len(name)) }
 
 // Shorten returns name when it is at most limit bytes, else its first bytes, then
-// "…[N" label HEX "]": N its length in bytes, HEX the first digestBytes of its SHA-256. The
-// result is at most limit bytes, cut at a character boundary, in one allocation.
-func Shorten(name string, limit int, label string, digestBytes int) string {
+// "…[N" label HEX "]": N its length in bytes, HEX its digest. The result is at most limit
+// bytes, cut at a character boundary, in one allocation.
+func Shorten(name string, limit int, label string, digest Digest) string {
 	if len(name) <= limit {
 		return name
 	}
-	// The digest reads the name in place: no copy of a name that may be megabytes.
-	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(name), len(name)))
 	var buf [128]byte
 	tail := append(buf[:0], "…["...)
 	tail = strconv.AppendInt(tail, int64(len(name)), 10)
 	tail = append(tail, label...)
-	tail = hex.AppendEncode(tail, sum[:digestBytes])
+	var sum [32]byte
+	tail = hex.AppendEncode(tail, digest(name, sum[:0]))
 	tail = append(tail, ']')
 	cut := max(limit-len(tail), 0)
 	for cut > 0 && !utf8.RuneStart(name[cut]) {

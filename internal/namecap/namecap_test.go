@@ -44,3 +44,32 @@ func ExampleCap() {
 	fmt.Println(len(c) <= Max, strings.Contains(c, "xxx…[5242886 bytes sha256:"))
 	// Output: true true
 }
+
+func TestShorten(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for _, c := range []struct {
+		name   string
+		digest Digest
+		want   string
+	}{
+		// The digests of "x"*300: sha256's first 8 bytes, CRC-32C.
+		{"sha256", SHA256, "…[300 bytes sha256:" + hexOf(SHA256(long, nil)) + "]"},
+		{"crc32c", CRC32C, "…[300 bytes sha256:" + hexOf(CRC32C(long, nil)) + "]"},
+	} {
+		got := Shorten(long, 64, " bytes sha256:", c.digest)
+		if len(got) > 64 || !strings.HasSuffix(got, c.want) || !strings.HasPrefix(got, "xxx") {
+			t.Errorf("%s: %q (%d bytes)", c.name, got, len(got))
+		}
+		if Shorten(long, 300, "", c.digest) != long {
+			t.Errorf("%s: a name within the limit changed", c.name)
+		}
+		if Shorten(long, 64, "", c.digest) == Shorten(long[:299]+"y", 64, "", c.digest) {
+			t.Errorf("%s: two names of one prefix and length shorten alike", c.name)
+		}
+	}
+	if got := fmt.Sprintf("%x", CRC32C("123456789", nil)); got != "e3069283" {
+		t.Errorf("CRC32C of the check string = %s, want e3069283", got)
+	}
+}
+
+func hexOf(b []byte) string { return fmt.Sprintf("%x", b) }

@@ -727,7 +727,9 @@ const (
 func pageName(name string) string { return shortName(name, PageNameMax) }
 
 // shortName is name within limit bytes (limit ≥ 64), as pageName says.
-func shortName(name string, limit int) string { return namecap.Shorten(name, limit, " bytes #", 4) }
+func shortName(name string, limit int) string {
+	return namecap.Shorten(name, limit, " bytes #", namecap.CRC32C)
+}
 
 // lanesNames is l with its names shortened (pageName) when together they pass budget, and
 // how many were: the Timeline draws each event's category, not its name's.
