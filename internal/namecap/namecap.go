@@ -35,8 +35,8 @@ func SHA256(name string, b []byte) []byte {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// CRC32C appends name's CRC-32C (Castagnoli): a digest for names that are only shown, about
-// ten times faster than SHA256 where the processor computes it.
+// CRC32C appends name's CRC-32C (Castagnoli): a digest for names that are only shown, cheap
+// where the processor computes it.
 func CRC32C(name string, b []byte) []byte {
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(bytesOf(name), castagnoli))
 }
