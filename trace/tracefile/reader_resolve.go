@@ -414,6 +414,11 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	// exist in full at the same time.
 	d.startEarly(times)
 	lk := d.linkRaws(td.Device, times)
+	if len(d.opts.Consumers) > 0 {
+		// The links' working lists are garbage now, and the consumers begun next reserve
+		// about as much: collected now, that memory is reused, not faulted in fresh.
+		runtime.GC()
+	}
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
 	td.Counters = d.counters
 	if td.BadNames = d.nBadNames; td.BadNames > 0 {
