@@ -326,6 +326,20 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 // pagePieces is pageData in pieces to be written one after the other: the documents spliced
 // in at their marks (splice), or one document made by encoding/json.
 func pagePieces(m *Model, viaSplice bool) ([][]byte, error) {
+	// The Timeline's document, most of a large trace's page, is written while the rest is.
+	type lanesResult struct {
+		doc    []byte
+		elided int
+		err    error
+	}
+	lanesPart := make(chan lanesResult, 1)
+	if m.Lanes != nil {
+		go func() {
+			ln, elided := lanesNames(m.Lanes, LanesNameBudget)
+			doc, err := ln.AppendJSON(nil)
+			lanesPart <- lanesResult{doc, elided, err}
+		}()
+	}
 	p := page{Title: m.Title, Inputs: m.Inputs, Start: m.Start, Why: map[string]string{}, Empty: map[string]bool{},
 		Findings: []finding{}, NameMax: PageNameMax}
 	// A diff's page holds the operator diff too: AFTER's parts get half their budgets.
@@ -457,15 +471,15 @@ func pagePieces(m *Model, viaSplice bool) ([][]byte, error) {
 		p.Why["ranks"] = "One rank: give several traces, or a directory of them or of their summaries (orprof report summaries/), to compare ranks."
 		p.Empty["ranks"] = true
 	}
-	var lanesDoc []byte // spliced in at lanesMark (spliceLanes)
+	var lanesDoc []byte // spliced in at lanesMark (splice)
 	p.Lanes = json.RawMessage("null")
 	if m.Lanes != nil {
-		var err error
-		ln, elided := lanesNames(m.Lanes, LanesNameBudget)
-		p.ElidedNames += elided
-		if lanesDoc, err = ln.AppendJSON(nil); err != nil {
-			return nil, err
+		l := <-lanesPart
+		if l.err != nil {
+			return nil, l.err
 		}
+		lanesDoc = l.doc
+		p.ElidedNames += l.elided
 		p.Lanes = json.RawMessage(lanesMark)
 	} else {
 		p.Why["lanes"] = "No time axis: the Timeline view is drawn from traces (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no events."

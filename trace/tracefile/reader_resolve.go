@@ -481,7 +481,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 		go func() {
 			defer close(finished)
-			d.feedConsumers(d.late, lk, d.raws.chunks, times)
+			d.feedLate(lk, times)
 			d.raws = rawList{}
 			release()
 			for _, c := range d.late {
@@ -539,6 +539,29 @@ func (d *decoder) waitConsumers() {
 	if d.consumersFinished != nil {
 		<-d.consumersFinished
 	}
+}
+
+// feedLate feeds the consumers that need the links (d.late): on two goroutines when there
+// are two or more and two processors, each with half of them, so that the heaviest does not
+// hold up the others once the events are converted.
+func (d *decoder) feedLate(lk *links, times func(*rawEvent) (float64, float64)) {
+	cs := d.late
+	if len(cs) < 2 || runtime.GOMAXPROCS(0) < 2 {
+		d.feedConsumers(cs, lk, d.raws.chunks, times)
+		return
+	}
+	var a, b []Consumer
+	for i, c := range cs {
+		if i%2 == 0 {
+			a = append(a, c)
+		} else {
+			b = append(b, c)
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { d.feedConsumers(b, lk, d.raws.chunks, times) })
+	d.feedConsumers(a, lk, d.raws.chunks, times)
+	wg.Wait()
 }
 
 // startEarly starts the work on the consumers that need no links, on a goroutine of its own
