@@ -267,12 +267,12 @@ type finding struct {
 
 // Write writes the report of m to w as one HTML document.
 func Write(w io.Writer, m *Model) error {
-	data, err := pageData(m)
+	data, err := pagePieces(m, true)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	b.Grow(len(data) + len(css) + len(script) + 2048)
+	b.Grow(len(css) + 2048)
 	title := m.Title
 	if title == "" {
 		title = "profile"
@@ -294,20 +294,48 @@ func Write(w io.Writer, m *Model) error {
 	b.WriteString("<nav id=\"nav\"></nav></header>\n<main id=\"main\"></main>\n")
 	b.WriteString("<footer>Made by orprof from its summaries (the numbers of orprof table, diff and pprof for the same input). Self-contained: nothing is fetched.</footer>\n")
 	b.WriteString("<script id=\"orprof-data\" type=\"application/json\">")
-	b.Write(data)
-	b.WriteString("</script>\n<script>\n")
-	b.WriteString(script)
-	b.WriteString("</script>\n</body></html>\n")
-	_, err = w.Write(b.Bytes())
-	return err
+	// The page's JSON is written in its pieces, not copied into one document first: it is
+	// most of the page, and a copy of it is as many fresh pages of memory.
+	pieces := append([][]byte{b.Bytes()}, data...)
+	pieces = append(pieces, []byte("</script>\n<script>\n"), []byte(script), []byte("</script>\n</body></html>\n"))
+	for _, p := range pieces {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pageData is the JSON document of m. encoding/json escapes <, > and & in every string, so
 // the document cannot end the script element that holds it.
-func pageData(m *Model) ([]byte, error) { return pageDataVia(m, true) }
+func pageData(m *Model) ([]byte, error) {
+	pieces, err := pagePieces(m, true)
+	return bytes.Join(pieces, nil), err
+}
 
 // pageDataVia is pageData, with the documents spliced in (splice) or through encoding/json.
 func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
+	pieces, err := pagePieces(m, viaSplice)
+	return bytes.Join(pieces, nil), err
+}
+
+// pagePieces is pageData in pieces to be written one after the other: the documents spliced
+// in at their marks (splice), or one document made by encoding/json.
+func pagePieces(m *Model, viaSplice bool) ([][]byte, error) {
+	// The Timeline's document, most of a large trace's page, is written while the rest is.
+	type lanesResult struct {
+		doc    []byte
+		elided int
+		err    error
+	}
+	lanesPart := make(chan lanesResult, 1)
+	if m.Lanes != nil {
+		go func() {
+			ln, elided := lanesNames(m.Lanes, LanesNameBudget)
+			doc, err := ln.AppendJSON(nil)
+			lanesPart <- lanesResult{doc, elided, err}
+		}()
+	}
 	p := page{Title: m.Title, Inputs: m.Inputs, Start: m.Start, Why: map[string]string{}, Empty: map[string]bool{},
 		Findings: []finding{}, NameMax: PageNameMax}
 	// A diff's page holds the operator diff too: AFTER's parts get half their budgets.
@@ -439,15 +467,15 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 		p.Why["ranks"] = "One rank: give several traces, or a directory of them or of their summaries (orprof report summaries/), to compare ranks."
 		p.Empty["ranks"] = true
 	}
-	var lanesDoc []byte // spliced in at lanesMark (spliceLanes)
+	var lanesDoc []byte // spliced in at lanesMark (splice)
 	p.Lanes = json.RawMessage("null")
 	if m.Lanes != nil {
-		var err error
-		ln, elided := lanesNames(m.Lanes, LanesNameBudget)
-		p.ElidedNames += elided
-		if lanesDoc, err = ln.AppendJSON(nil); err != nil {
-			return nil, err
+		l := <-lanesPart
+		if l.err != nil {
+			return nil, l.err
 		}
+		lanesDoc = l.doc
+		p.ElidedNames += l.elided
 		p.Lanes = json.RawMessage(lanesMark)
 	} else {
 		p.Why["lanes"] = "No time axis: the Timeline view is drawn from traces (orprof report TRACE...) or their report summaries (orprof report --format json); table summaries carry no events."
@@ -475,9 +503,9 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spliced, ok := splice(out, tableDoc, kernelsDoc); ok && viaSplice {
-		if spliced, ok = spliceLanes(spliced, lanesDoc); ok {
-			return spliced, nil
+	if viaSplice {
+		if pieces, ok := splice(out, tableDoc, kernelsDoc, lanesDoc); ok {
+			return pieces, nil
 		}
 	}
 	// A mark not found once: the documents go through encoding/json (the same bytes, slower).
@@ -490,7 +518,8 @@ func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
 	if lanesDoc != nil {
 		p.Lanes = json.RawMessage(lanesDoc)
 	}
-	return json.Marshal(p)
+	out, err = json.Marshal(p)
+	return [][]byte{out}, err
 }
 
 // The table's and the kernel view's documents are written compact (one line, HTML-escaped
@@ -509,37 +538,21 @@ const (
 // lanes are most of the page of a large trace.
 const lanesMark = "1e999999993"
 
-// spliceLanes puts doc at page's `"lanes":` mark (when doc is not nil); ok is false unless the
-// mark is found exactly once.
-func spliceLanes(page, doc []byte) ([]byte, bool) {
-	if doc == nil {
-		return page, true
-	}
-	pat := []byte(`"lanes":` + lanesMark)
-	i := bytes.Index(page, pat)
-	if i < 0 || bytes.Contains(page[i+1:], pat) {
-		return nil, false
-	}
-	at := i + len(pat) - len(lanesMark)
-	out := make([]byte, 0, len(page)+len(doc))
-	out = append(append(append(out, page[:at]...), doc...), page[at+len(lanesMark):]...)
-	return out, true
-}
+var _ = [1]int{}[len(lanesMark)-markLen] // every mark is markLen long
 
-// splice puts table at page's `"table":` mark and kernels at its `"doc":` one (each only when
-// not nil); ok is false unless each mark is found exactly once.
-func splice(page, table, kernels []byte) ([]byte, bool) {
+// splice cuts page at its `"table":`, `"doc":` and `"lanes":` marks and returns its pieces
+// with table, kernels and lanes in place of the marks (each only when not nil); ok is false
+// unless each mark is found exactly once.
+func splice(page, table, kernels, lanes []byte) (pieces [][]byte, ok bool) {
 	type part struct {
 		at  int
-		pat string
 		doc []byte
 	}
 	var parts []part
-	grow := 0
 	for _, d := range []struct {
 		pat string
 		doc []byte
-	}{{`"table":` + tableMark, table}, {`"doc":` + kernelsMark, kernels}} {
+	}{{`"table":` + tableMark, table}, {`"doc":` + kernelsMark, kernels}, {`"lanes":` + lanesMark, lanes}} {
 		if d.doc == nil {
 			continue
 		}
@@ -547,21 +560,15 @@ func splice(page, table, kernels []byte) ([]byte, bool) {
 		if i < 0 || bytes.Contains(page[i+1:], []byte(d.pat)) {
 			return nil, false
 		}
-		parts = append(parts, part{i + len(d.pat) - markLen, d.pat, d.doc})
-		grow += len(d.doc)
-	}
-	if len(parts) == 0 {
-		return page, true
+		parts = append(parts, part{i + len(d.pat) - markLen, d.doc})
 	}
 	slices.SortFunc(parts, func(a, b part) int { return a.at - b.at })
-	out := make([]byte, 0, len(page)+grow)
 	last := 0
 	for _, p := range parts {
-		out = append(out, page[last:p.at]...)
-		out = append(out, p.doc...)
+		pieces = append(pieces, page[last:p.at], p.doc)
 		last = p.at + markLen
 	}
-	return append(out, page[last:]...), true
+	return append(pieces, page[last:]), true
 }
 
 // findings are the lines of the Overview that say where the time went, each with its figures.

@@ -61,11 +61,12 @@ func TestSpliceIsMarshal(t *testing.T) {
 // A page whose mark is found twice goes through encoding/json.
 func TestSpliceRefusesTwoMarks(t *testing.T) {
 	page := []byte(`{"table":1e999999991,"x":{"table":1e999999991}}`)
-	if _, ok := splice(page, []byte(`[1]`), nil); ok {
+	if _, ok := splice(page, []byte(`[1]`), nil, nil); ok {
 		t.Error("splice took a page with two marks")
 	}
-	got, ok := splice([]byte(`{"table":1e999999991,"kernels":{"doc":1e999999992}}`), []byte(`[1]`), []byte(`{"k":2}`))
-	if want := `{"table":[1],"kernels":{"doc":{"k":2}}}`; !ok || string(got) != want {
+	pieces, ok := splice([]byte(`{"table":1e999999991,"kernels":{"doc":1e999999992},"lanes":1e999999993}`), []byte(`[1]`), []byte(`{"k":2}`), []byte(`[3]`))
+	got := bytes.Join(pieces, nil)
+	if want := `{"table":[1],"kernels":{"doc":{"k":2}},"lanes":[3]}`; !ok || string(got) != want {
 		t.Errorf("splice = %s, %v; want %s", got, ok, want)
 	}
 }

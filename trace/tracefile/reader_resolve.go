@@ -414,6 +414,11 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	// exist in full at the same time.
 	d.startEarly(times)
 	lk := d.linkRaws(td.Device, times)
+	if len(d.opts.Consumers) > 0 {
+		// The links' working lists are garbage now, and the consumers begun next reserve
+		// about as much: collected now, that memory is reused, not faulted in fresh.
+		runtime.GC()
+	}
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
 	td.Counters = d.counters
 	if td.BadNames = d.nBadNames; td.BadNames > 0 {
@@ -461,9 +466,11 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		held := chunks
 		release = func() {
 			if users.Add(-1) == 0 {
-				for _, c := range held {
-					releaseRecords(c)
-				}
+				// The consumers' Finish and their callers' output come next, and
+				// allocate about as much as the records held: collected now, the
+				// records' memory is reused for them rather than fresh pages faulted in.
+				clear(held)
+				runtime.GC()
 			}
 		}
 		if d.early != nil {
@@ -474,7 +481,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 		go func() {
 			defer close(finished)
-			d.feedConsumers(d.late, lk, d.raws.chunks, times)
+			d.feedLate(lk, times)
 			d.raws = rawList{}
 			release()
 			for _, c := range d.late {
@@ -532,6 +539,29 @@ func (d *decoder) waitConsumers() {
 	if d.consumersFinished != nil {
 		<-d.consumersFinished
 	}
+}
+
+// feedLate feeds the consumers that need the links (d.late): on two goroutines when there
+// are two or more and two processors, each with half of them, so that the heaviest does not
+// hold up the others once the events are converted.
+func (d *decoder) feedLate(lk *links, times func(*rawEvent) (float64, float64)) {
+	cs := d.late
+	if len(cs) < 2 || runtime.GOMAXPROCS(0) < 2 {
+		d.feedConsumers(cs, lk, d.raws.chunks, times)
+		return
+	}
+	var a, b []Consumer
+	for i, c := range cs {
+		if i%2 == 0 {
+			a = append(a, c)
+		} else {
+			b = append(b, c)
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { d.feedConsumers(b, lk, d.raws.chunks, times) })
+	d.feedConsumers(a, lk, d.raws.chunks, times)
+	wg.Wait()
 }
 
 // startEarly starts the work on the consumers that need no links, on a goroutine of its own
