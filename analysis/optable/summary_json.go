@@ -10,6 +10,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/orprof/orprof/events"
@@ -147,20 +148,62 @@ func WriteSummaryJSON(w io.Writer, s *Summary, o TableOptions) error {
 		}
 	}
 	for _, k := range idx {
-		r := &s.Rows[k]
-		stack := r.Stack
-		if stack == nil {
-			stack = []string{}
-		}
-		out.Rows = append(out.Rows, summaryRowJSON{newJSONRow(&r.Avg),
-			r.Flops, r.NodeID, r.DeviceType.C10(), r.IsLegacy, r.IsUserAnnotation, r.IsAsync, r.IsRemote, r.Scope,
-			r.HasParent, r.OverloadName, stack, k, r.Ranks, r.MaxCPUTimeTotal, r.MaxCPUAt, r.MaxDeviceTimeTotal, r.MaxDeviceAt})
+		out.Rows = append(out.Rows, s.rowJSON(k))
 	}
 	enc := json.NewEncoder(w)
 	if !o.CompactJSON {
 		enc.SetIndent("", " ")
 	}
 	return enc.Encode(out)
+}
+
+// rowJSON is row k of s as WriteSummaryJSON writes it.
+func (s *Summary) rowJSON(k int) summaryRowJSON {
+	r := &s.Rows[k]
+	stack := r.Stack
+	if stack == nil {
+		stack = []string{}
+	}
+	return summaryRowJSON{newJSONRow(&r.Avg),
+		r.Flops, r.NodeID, r.DeviceType.C10(), r.IsLegacy, r.IsUserAnnotation, r.IsAsync, r.IsRemote, r.Scope,
+		r.HasParent, r.OverloadName, stack, k, r.Ranks, r.MaxCPUTimeTotal, r.MaxCPUAt, r.MaxDeviceTimeTotal, r.MaxDeviceAt}
+}
+
+// CompactRowLimit returns the largest row limit under which the compact document
+// WriteSummaryJSON writes of s with options o (its RowLimit aside) is at most budget bytes,
+// its newline left out; 0 when not even one row fits. Each row is encoded once, alone: a
+// caller that cuts a large table to a size writes it once, not once per try.
+func CompactRowLimit(s *Summary, o TableOptions, budget int) (int, error) {
+	o.RowLimit, o.CompactJSON = RowLimitNone, true
+	var b bytes.Buffer
+	if err := WriteSummaryJSON(&b, s, o); err != nil {
+		return 0, err
+	}
+	n := len(s.Rows)
+	// The document without rows leaves every row out; rows_left_out's digits shrink as rows
+	// are put in.
+	base := b.Len() - len("\n") - len(strconv.Itoa(n))
+	o.RowLimit = RowLimitAll
+	idx, _, err := printedRows(s.Averages(), s.TableOptions(o))
+	if err != nil {
+		return 0, err
+	}
+	size, limit := base, 0
+	for i, k := range idx {
+		row, err := json.Marshal(s.rowJSON(k))
+		if err != nil {
+			return 0, err
+		}
+		size += len(row)
+		if i > 0 {
+			size++ // the comma
+		}
+		if size+len(strconv.Itoa(n-i-1)) > budget {
+			break
+		}
+		limit = i + 1
+	}
+	return limit, nil
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

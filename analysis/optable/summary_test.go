@@ -318,3 +318,45 @@ func TestDropScopeMetrics(t *testing.T) {
 		assert.Equal(t, before, s.Totals(), "%s: no total counts the rows", tc.name)
 	}
 }
+
+// CompactRowLimit is the largest row limit whose compact document fits: over every budget
+// from the rowless document's size to the whole one's, with names HTML escaping lengthens
+// and rows_left_out crossing a power of ten.
+func TestCompactRowLimit(t *testing.T) {
+	var evs []events.FunctionEvent
+	for i := range 23 {
+		name := "op<" + strings.Repeat("x&", i%7) + ">" + strconv.Itoa(i)
+		evs = append(evs, events.NewFunctionEvent(int64(i+1), name, 1, float64(i*100), float64(i*100+1+i%5*17)))
+	}
+	l := events.NewList(evs, events.ListOptions{})
+	s := NewSummary(l.KeyAverages(events.AverageOptions{}), RankInfo{Rank: trace.Rank{Trace: "r0"}}, SummaryOptions{})
+	o := TableOptions{SortBy: "cpu_time_total"}
+	size := func(limit int) int {
+		lo := o
+		lo.RowLimit, lo.CompactJSON = limit, true
+		if limit == 0 {
+			lo.RowLimit = RowLimitNone
+		}
+		var b bytes.Buffer
+		require.NoError(t, WriteSummaryJSON(&b, s, lo))
+		return b.Len() - 1
+	}
+	n := len(s.Rows)
+	require.Equal(t, 23, n)
+	sizes := make([]int, n+1)
+	for k := range sizes {
+		sizes[k] = size(k)
+	}
+	for k := range sizes {
+		for _, budget := range []int{sizes[k] - 1, sizes[k], sizes[k] + 1} {
+			limit, err := CompactRowLimit(s, o, budget)
+			require.NoError(t, err)
+			if limit > 0 {
+				require.LessOrEqual(t, sizes[limit], budget, "budget %d: limit %d does not fit", budget, limit)
+			}
+			if limit < n {
+				require.Greater(t, sizes[limit+1], budget, "budget %d: limit %d leaves room for one more row", budget, limit)
+			}
+		}
+	}
+}

@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	stdhtml "html"
 	"io"
@@ -774,7 +773,7 @@ func lanesNames(l *lanes.Summary, budget int) (*lanes.Summary, int) {
 // tablePart is the table's document the page holds (WriteSummaryJSON, compact), within
 // TableBudget: elided counts the names shortened; the document's rows_left_out the rows cut.
 func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err error) {
-	// One buffer for every try: a document tried is only measured before the next is written.
+	// One buffer for both documents: the first is only measured before the second is written.
 	var b bytes.Buffer
 	b.Grow(budget + budget/4)
 	write := func(s *optable.Summary, o optable.TableOptions) ([]byte, error) {
@@ -803,29 +802,24 @@ func tablePart(s *optable.Summary, budget int) (doc []byte, elided int, err erro
 			elided++
 		}
 	}
-	if doc, err = write(&short, all); err != nil || len(doc) <= budget {
-		return doc, elided, err
-	}
-	if len(doc) == 0 {
-		return doc, elided, errors.New("html: an empty table document")
-	}
-	// The rows with the most total time: CPU's, or the device's when it has more.
+	// The rows with the most total time that fit: CPU's, or the device's when it has more.
 	o := optable.TableOptions{SortBy: "cpu_time_total"}
 	if t := s.Totals(); t.SelfDevice > t.SelfCPU {
 		o.SortBy = "device_time_total"
 	}
-	for o.RowLimit = len(s.Rows) * budget / len(doc); ; o.RowLimit = shrink(o.RowLimit, budget, len(doc)) {
-		if o.RowLimit < 1 {
-			o.RowLimit = 1
-		}
-		if doc, err = write(&short, o); err != nil || len(doc) <= budget || o.RowLimit == 1 {
-			return doc, elided, err
-		}
+	limit, err := optable.CompactRowLimit(&short, o, budget)
+	if err != nil {
+		return nil, elided, err
 	}
+	if limit == len(short.Rows) {
+		doc, err = write(&short, all)
+		return doc, elided, err
+	}
+	o.RowLimit = max(limit, 1)
+	doc, err = write(&short, o)
+	return doc, elided, err
 }
 
-// shrink is the next row count to try when n rows made a document of size bytes, over budget:
-// as many as the budget holds at that size per row, and at least a tenth fewer.
 func shrink(n, budget, size int) int {
 	return min(n*9/10, int(int64(n)*int64(budget)*97/100/int64(max(size, 1))))
 }
