@@ -16,8 +16,8 @@ type Collector struct {
 	n     int   // events seen: an Event's index in the read
 	opEv  []int // the read's index of each op of in.Ops, ascending
 	devOp []int // the read's index of each kernel's op (−1: none), resolved in Input
-	// spans are the python_function events in chunks: a list grown by append while the
-	// read keeps the collector off costs several times its size in fresh pages.
+	// spans are the python_function events: one list of the read's count (Counts.Python),
+	// else in chunks, as a list grown by append costs several times its size in fresh pages.
 	spans  [][]Span
 	nSpans int
 	rank   trace.Rank
@@ -69,7 +69,11 @@ func (c *Collector) Rank() trace.Rank { return c.rank }
 func (c *Collector) python(ev *tracefile.Event) {
 	if ev.Kind == tracefile.KindPython {
 		if k := len(c.spans) - 1; k < 0 || len(c.spans[k]) == cap(c.spans[k]) {
-			c.spans = append(c.spans, make([]Span, 0, spanChunk))
+			n := spanChunk
+			if k < 0 && c.counts.Python > 0 {
+				n = c.counts.Python
+			}
+			c.spans = append(c.spans, make([]Span, 0, n))
 		}
 		k := len(c.spans) - 1
 		c.spans[k] = append(c.spans[k], Span{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs})
@@ -108,9 +112,13 @@ func (c *Collector) Event(ev *tracefile.Event) {
 // after the read.
 func (c *Collector) Input() *Input {
 	in := c.in
-	in.Spans = make([]Span, 0, c.nSpans)
-	for _, ch := range c.spans {
-		in.Spans = append(in.Spans, ch...)
+	if len(c.spans) == 1 {
+		in.Spans = c.spans[0]
+	} else {
+		in.Spans = make([]Span, 0, c.nSpans)
+		for _, ch := range c.spans {
+			in.Spans = append(in.Spans, ch...)
+		}
 	}
 	// The kernels' ops are resolved in place: the read is over, and Input is called once.
 	for k, ev := range c.devOp {
