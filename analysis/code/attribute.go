@@ -95,11 +95,22 @@ type Flow struct {
 }
 
 // Input is what attribution needs of one trace: nothing here depends on how it was read.
+//
+// Spans need hold only the calls that can name a row (nn.Module calls, functions of the
+// user's code: Keyed): the others are transparent, as a call nests in its caller on its
+// thread. Python is then how many python_function events the trace had (0: len(Spans)).
 type Input struct {
 	Spans   []Span
 	Ops     []Op
 	Kernels []Kernel
 	Flows   []Flow
+	Python  int
+}
+
+// Keyed reports whether a python_function event named name can name a row by module or by
+// line: an nn.Module call or a function of the user's code.
+func Keyed(name string) bool {
+	return strings.HasPrefix(name, modulePrefix) || userFrame(name)
 }
 
 // Reasons for the time of the none row, and for device time left out.

@@ -9,19 +9,20 @@ import (
 // tracefile's consumer contract (Attribute knows only Input).
 
 // Collector is a tracefile consumer that keeps what Attribute needs of a trace: the
-// python_function events and fwdbwd flows (tracefile.NeedPython), the host ops, and
-// the device events with the op each is linked to.
+// python_function events that can name a row (Keyed) and the fwdbwd flows
+// (tracefile.NeedPython), the host ops, and the device events with the op each is linked to.
 type Collector struct {
 	in    Input
 	n     int   // events seen: an Event's index in the read
 	opEv  []int // the read's index of each op of in.Ops, ascending
 	devOp []int // the read's index of each kernel's op (−1: none), resolved in Input
-	// spans are the python_function events: one list of the read's count (Counts.Python),
+	// spans are the Keyed python_function events: one list of the read's count (Counts.Python),
 	// else in chunks, as a list grown by append costs several times its size in fresh pages.
-	spans  [][]Span
-	nSpans int
-	rank   trace.Rank
-	counts tracefile.Counts
+	spans   [][]Span
+	nSpans  int
+	nPython int // python_function events seen, kept or not
+	rank    trace.Rank
+	counts  tracefile.Counts
 	// started is set at the first op or device event, which come after the Python layer;
 	// off then says the trace had none, and the rest is not kept (nothing to charge it to).
 	started, off bool
@@ -48,7 +49,7 @@ func (c *Collector) Begin(info *tracefile.Info) {
 // trace without Python events.
 func (c *Collector) start() {
 	c.started = true
-	if c.nSpans == 0 && !c.always {
+	if c.nPython == 0 && !c.always {
 		c.off = true
 		return
 	}
@@ -68,6 +69,10 @@ func (c *Collector) Rank() trace.Rank { return c.rank }
 // python takes a python_function event or one end of a fwdbwd flow.
 func (c *Collector) python(ev *tracefile.Event) {
 	if ev.Kind == tracefile.KindPython {
+		c.nPython++
+		if !Keyed(ev.Name) {
+			return // transparent (Input)
+		}
 		if k := len(c.spans) - 1; k < 0 || len(c.spans[k]) == cap(c.spans[k]) {
 			n := spanChunk
 			if k < 0 && c.counts.Python > 0 {
@@ -112,6 +117,7 @@ func (c *Collector) Event(ev *tracefile.Event) {
 // after the read.
 func (c *Collector) Input() *Input {
 	in := c.in
+	in.Python = c.nPython
 	if len(c.spans) == 1 {
 		in.Spans = c.spans[0]
 	} else {
