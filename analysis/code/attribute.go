@@ -541,6 +541,9 @@ const maxOpScan = 4096
 // isPhase reports whether op o is a user annotation that names a phase: not a profiler step
 // ("ProfilerStep#N", which every view has apart), and lasting some time (the CUDA-graph
 // scopes the reader adds last 0 ns: they are the replay's, inside its phase).
-func isPhase(o *Op) bool {
-	return o.Annotation && o.EndNs > o.StartNs && !strings.HasPrefix(o.Name, "ProfilerStep#")
+func isPhase(o *Op) bool { return namesPhase(o.Annotation, o.Name, o.StartNs, o.EndNs) }
+
+// namesPhase is isPhase of an event: a user annotation (annotation) named name.
+func namesPhase(annotation bool, name string, startNs, endNs int64) bool {
+	return annotation && endNs > startNs && !strings.HasPrefix(name, "ProfilerStep#")
 }

@@ -28,6 +28,9 @@ type Collector struct {
 	started, off bool
 	// always keeps the ops of a trace without Python events (phases need none).
 	always bool
+	// phases counts the user annotations that name a phase (isPhase) of a trace whose ops
+	// are not kept (off).
+	phases int
 }
 
 // NewCollector returns an empty Collector.
@@ -98,6 +101,9 @@ func (c *Collector) Event(ev *tracefile.Event) {
 		c.start()
 	}
 	if c.off {
+		if namesPhase(ev.Kind == tracefile.KindUserAnnotation, ev.Name, ev.StartNs, ev.EndNs) {
+			c.phases++
+		}
 		return
 	}
 	i := c.n
