@@ -16,13 +16,18 @@ const ReportVersion = 1
 
 // Report is the code view of a report summary: the attribution by module and by line of one
 // read, each nil with the one-line reason when the trace cannot give it (no python_function
-// events, no nn.Module call, no function of the user's code).
+// events, no nn.Module call, no function of the user's code), and by phase when the trace
+// has phases and python stacks (absent otherwise, and in summaries written before it; a
+// trace with phases and no stacks has PhaseReason instead: the report does not keep the ops
+// of a trace without stacks).
 type Report struct {
 	Version      int      `json:"orprof_code_report"`
 	Module       *Summary `json:"module"`
 	Line         *Summary `json:"line"`
 	ModuleReason string   `json:"module_reason,omitempty"`
 	LineReason   string   `json:"line_reason,omitempty"`
+	Phase        *Summary `json:"phase,omitempty"`
+	PhaseReason  string   `json:"phase_reason,omitempty"`
 }
 
 // Analysis names the summary's kind: "code".
@@ -40,7 +45,7 @@ var Analysis = &analysis.Kind{
 		rs := make([]*Report, len(parts))
 		for i, p := range parts {
 			rs[i] = p.Summary.(*Report)
-			for _, s := range []*Summary{rs[i].Module, rs[i].Line} {
+			for _, s := range []*Summary{rs[i].Module, rs[i].Line, rs[i].Phase} {
 				if s == nil {
 					continue
 				}
@@ -67,17 +72,25 @@ var Analysis = &analysis.Kind{
 	},
 }
 
-// ReportCollector is the report's consumer: a Collector whose result is attributed both ways.
-// A trace without python_function events costs it one comparison per event.
+// ReportCollector is the report's consumer: a Collector whose result is attributed by module,
+// by line and by phase.
 type ReportCollector struct{ Collector }
 
 // NewReportCollector returns an empty ReportCollector.
 func NewReportCollector() *ReportCollector { return &ReportCollector{} }
 
-// Result attributes what was collected by module and by line.
+// Result attributes what was collected by module, by line and by phase.
 func (c *ReportCollector) Result() (analysis.Summary, error) {
 	in := c.Input()
 	r := &Report{Version: ReportVersion}
+	switch {
+	case c.off && c.phases > 0:
+		r.PhaseReason = fmt.Sprintf("%d user annotations name phases, but the report tabulates phases only for traces with python stacks: orprof code --by phase gives them", c.phases)
+	case sufficient(in, ByPhase) == nil:
+		r.Phase = Attribute(in, ByPhase)
+		r.Phase.Version = SummaryVersion
+		r.Phase.Traces = []Trace{{c.Rank()}}
+	}
 	for _, by := range []By{ByModule, ByLine} {
 		if err := sufficient(in, by); err != nil {
 			if by == ByModule {
@@ -103,8 +116,14 @@ func (c *ReportCollector) Result() (analysis.Summary, error) {
 // missing with the first missing one's reason.
 func MergeReports(rs ...*Report) (*Report, error) {
 	out := &Report{Version: ReportVersion}
-	var ms, ls []*Summary
+	var ms, ls, ps []*Summary
+	phases := true
 	for _, r := range rs {
+		phases = phases && r.Phase != nil
+		ps = append(ps, r.Phase)
+		if r.Phase == nil && out.PhaseReason == "" {
+			out.PhaseReason = r.PhaseReason
+		}
 		if r.Module == nil && out.ModuleReason == "" {
 			out.ModuleReason = r.ModuleReason
 		}
@@ -121,6 +140,12 @@ func MergeReports(rs ...*Report) (*Report, error) {
 	}
 	if out.LineReason == "" {
 		if out.Line, err = Merge(ls...); err != nil {
+			return nil, err
+		}
+	}
+	if phases { // a rank without phases leaves the job's table out
+		out.PhaseReason = ""
+		if out.Phase, err = Merge(ps...); err != nil {
 			return nil, err
 		}
 	}
@@ -163,16 +188,35 @@ func ReadReport(data []byte, member string) (*Report, error) {
 		case v.s.By != v.by:
 			return nil, fmt.Errorf("%s: its %s view is by %s", member, v.by, quote.String(v.s.By))
 		}
-		if err := v.s.check(); err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", member, v.by, err)
+		if err := checkReportView(v.s, member, v.by); err != nil {
+			return nil, err
 		}
-		for i := range v.s.Rows {
-			if v.s.Rows[i].Kernels == nil {
-				v.s.Rows[i].Kernels = map[string]int64{}
-			}
+	}
+	if r.Phase != nil {
+		if r.PhaseReason != "" {
+			return nil, fmt.Errorf("%s: a phase view and a reason for its absence", member)
+		}
+		if r.Phase.By != "phase" {
+			return nil, fmt.Errorf("%s: its phase view is by %s", member, quote.String(r.Phase.By))
+		}
+		if err := checkReportView(r.Phase, member, "phase"); err != nil {
+			return nil, err
 		}
 	}
 	return &r, nil
+}
+
+// checkReportView checks a view of a report read back and gives its rows their kernel maps.
+func checkReportView(s *Summary, member, by string) error {
+	if err := s.check(); err != nil {
+		return fmt.Errorf("%s: %s: %v", member, by, err)
+	}
+	for i := range s.Rows {
+		if s.Rows[i].Kernels == nil {
+			s.Rows[i].Kernels = map[string]int64{}
+		}
+	}
+	return nil
 }
 
 var _ tracefile.Consumer = (*ReportCollector)(nil)

@@ -95,11 +95,22 @@ type Flow struct {
 }
 
 // Input is what attribution needs of one trace: nothing here depends on how it was read.
+//
+// Spans need hold only the calls that can name a row (nn.Module calls, functions of the
+// user's code: Keyed): the others are transparent, as a call nests in its caller on its
+// thread. Python is then how many python_function events the trace had (0: len(Spans)).
 type Input struct {
 	Spans   []Span
 	Ops     []Op
 	Kernels []Kernel
 	Flows   []Flow
+	Python  int
+}
+
+// Keyed reports whether a python_function event named name can name a row by module or by
+// line: an nn.Module call or a function of the user's code.
+func Keyed(name string) bool {
+	return strings.HasPrefix(name, modulePrefix) || userFrame(name)
 }
 
 // Reasons for the time of the none row, and for device time left out.
@@ -530,6 +541,9 @@ const maxOpScan = 4096
 // isPhase reports whether op o is a user annotation that names a phase: not a profiler step
 // ("ProfilerStep#N", which every view has apart), and lasting some time (the CUDA-graph
 // scopes the reader adds last 0 ns: they are the replay's, inside its phase).
-func isPhase(o *Op) bool {
-	return o.Annotation && o.EndNs > o.StartNs && !strings.HasPrefix(o.Name, "ProfilerStep#")
+func isPhase(o *Op) bool { return namesPhase(o.Annotation, o.Name, o.StartNs, o.EndNs) }
+
+// namesPhase is isPhase of an event: a user annotation (annotation) named name.
+func namesPhase(annotation bool, name string, startNs, endNs int64) bool {
+	return annotation && endNs > startNs && !strings.HasPrefix(name, "ProfilerStep#")
 }

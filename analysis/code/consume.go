@@ -9,24 +9,28 @@ import (
 // tracefile's consumer contract (Attribute knows only Input).
 
 // Collector is a tracefile consumer that keeps what Attribute needs of a trace: the
-// python_function events and fwdbwd flows (tracefile.NeedPython), the host ops, and
-// the device events with the op each is linked to.
+// python_function events that can name a row (Keyed) and the fwdbwd flows
+// (tracefile.NeedPython), the host ops, and the device events with the op each is linked to.
 type Collector struct {
 	in    Input
 	n     int   // events seen: an Event's index in the read
 	opEv  []int // the read's index of each op of in.Ops, ascending
 	devOp []int // the read's index of each kernel's op (−1: none), resolved in Input
-	// spans are the python_function events in chunks: a list grown by append while the
-	// read keeps the collector off costs several times its size in fresh pages.
-	spans  [][]Span
-	nSpans int
-	rank   trace.Rank
-	counts tracefile.Counts
+	// spans are the Keyed python_function events: one list of the read's count (Counts.Python),
+	// else in chunks, as a list grown by append costs several times its size in fresh pages.
+	spans   [][]Span
+	nSpans  int
+	nPython int // python_function events seen, kept or not
+	rank    trace.Rank
+	counts  tracefile.Counts
 	// started is set at the first op or device event, which come after the Python layer;
 	// off then says the trace had none, and the rest is not kept (nothing to charge it to).
 	started, off bool
 	// always keeps the ops of a trace without Python events (phases need none).
 	always bool
+	// phases counts the user annotations that name a phase (isPhase) of a trace whose ops
+	// are not kept (off).
+	phases int
 }
 
 // NewCollector returns an empty Collector.
@@ -48,7 +52,7 @@ func (c *Collector) Begin(info *tracefile.Info) {
 // trace without Python events.
 func (c *Collector) start() {
 	c.started = true
-	if c.nSpans == 0 && !c.always {
+	if c.nPython == 0 && !c.always {
 		c.off = true
 		return
 	}
@@ -68,8 +72,16 @@ func (c *Collector) Rank() trace.Rank { return c.rank }
 // python takes a python_function event or one end of a fwdbwd flow.
 func (c *Collector) python(ev *tracefile.Event) {
 	if ev.Kind == tracefile.KindPython {
+		c.nPython++
+		if !Keyed(ev.Name) {
+			return // transparent (Input)
+		}
 		if k := len(c.spans) - 1; k < 0 || len(c.spans[k]) == cap(c.spans[k]) {
-			c.spans = append(c.spans, make([]Span, 0, spanChunk))
+			n := spanChunk
+			if k < 0 && c.counts.Python > 0 {
+				n = c.counts.Python
+			}
+			c.spans = append(c.spans, make([]Span, 0, n))
 		}
 		k := len(c.spans) - 1
 		c.spans[k] = append(c.spans[k], Span{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs})
@@ -89,6 +101,9 @@ func (c *Collector) Event(ev *tracefile.Event) {
 		c.start()
 	}
 	if c.off {
+		if namesPhase(ev.Kind == tracefile.KindUserAnnotation, ev.Name, ev.StartNs, ev.EndNs) {
+			c.phases++
+		}
 		return
 	}
 	i := c.n
@@ -108,9 +123,14 @@ func (c *Collector) Event(ev *tracefile.Event) {
 // after the read.
 func (c *Collector) Input() *Input {
 	in := c.in
-	in.Spans = make([]Span, 0, c.nSpans)
-	for _, ch := range c.spans {
-		in.Spans = append(in.Spans, ch...)
+	in.Python = c.nPython
+	if len(c.spans) == 1 {
+		in.Spans = c.spans[0]
+	} else {
+		in.Spans = make([]Span, 0, c.nSpans)
+		for _, ch := range c.spans {
+			in.Spans = append(in.Spans, ch...)
+		}
 	}
 	// The kernels' ops are resolved in place: the read is over, and Input is called once.
 	for k, ev := range c.devOp {

@@ -86,7 +86,8 @@ func sufficient(in *Input, by By) error {
 		}
 		return fmt.Errorf("the trace has no user annotation naming a phase (record_function(\"decode\") and the like; ProfilerStep#N aside)")
 	}
-	if len(in.Spans) == 0 {
+	py := max(in.Python, len(in.Spans))
+	if py == 0 {
 		return fmt.Errorf("the trace has no python_function events, so no module or source line to charge: " +
 			"record it with torch.profiler.profile(with_stack=True)")
 	}
@@ -98,9 +99,9 @@ func sufficient(in *Input, by By) error {
 	}
 	if by == ByModule {
 		return fmt.Errorf("the trace's %d python_function events hold no nn.Module call (\"nn.Module: NAME\"); --by line charges source lines",
-			len(in.Spans))
+			py)
 	}
-	return fmt.Errorf("the trace's %d python_function events hold no Python function outside torch's own files", len(in.Spans))
+	return fmt.Errorf("the trace's %d python_function events hold no Python function outside torch's own files", py)
 }
 
 // Load reads the inputs at paths (traces, code summaries, directories of them; "-" is

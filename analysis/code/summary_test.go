@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orprof/orprof/internal/golden"
+	"github.com/orprof/orprof/trace/tracefile"
 )
 
 // TestGolden: every format of the generated and GPU traces, by module and by line.
@@ -126,4 +127,47 @@ func ExampleAttribute() {
 	// Output:
 	// Net_0/Linear_0: forward CPU 20 ns, device 15 ns
 	// Net_0: forward CPU 10 ns, device 0 ns
+}
+
+// TestReportPhases: the report's collector tabulates the phases of a trace with python stacks
+// as `orprof code --by phase` does, the view survives its JSON, and ranks merge it when every
+// rank has it; a trace with phases and no stacks gets the reason instead.
+func TestReportPhases(t *testing.T) {
+	read := func(path string) *Report {
+		c := NewReportCollector()
+		_, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c}})
+		require.NoError(t, err)
+		s, err := c.Result()
+		require.NoError(t, err)
+		return s.(*Report)
+	}
+	mlp := read("testdata/mlp_train.json.gz")
+	require.NotNil(t, mlp.Phase)
+	want, _, err := Open("testdata/mlp_train.json.gz", 0, ReadOptions{By: ByPhase})
+	require.NoError(t, err)
+	assert.Equal(t, want.Rows, mlp.Phase.Rows)
+	assert.Empty(t, mlp.PhaseReason)
+
+	var buf bytes.Buffer
+	require.NoError(t, WriteReport(&buf, mlp))
+	back, err := ReadReport(buf.Bytes(), "code")
+	require.NoError(t, err)
+	assert.Equal(t, mlp.Phase.Rows, back.Phase.Rows)
+
+	graph := read("../../trace/tracefile/testdata/cudagraph/annotated.json")
+	assert.Nil(t, graph.Phase)
+	assert.Contains(t, graph.PhaseReason, "orprof code --by phase")
+
+	both, err := MergeReports(mlp, mlp)
+	require.NoError(t, err)
+	require.NotNil(t, both.Phase)
+	assert.Equal(t, 2*mlp.Phase.Rows[0].Calls, both.Phase.Rows[0].Calls)
+	one, err := MergeReports(mlp, graph)
+	require.NoError(t, err)
+	assert.Nil(t, one.Phase)
+	assert.Equal(t, graph.PhaseReason, one.PhaseReason)
+
+	bad := strings.Replace(buf.String(), `"orprof_code_report": 1,`, `"orprof_code_report": 1, "phase_reason": "x",`, 1)
+	_, err = ReadReport([]byte(bad), "code")
+	assert.ErrorContains(t, err, "a phase view and a reason")
 }

@@ -332,3 +332,34 @@ func TestNoStacks(t *testing.T) {
 	assert.Equal(t, int64(2000), rowsOf(s)["train.py(1): <module>"].FwdCPUNs)
 	_ = math.Abs
 }
+
+// allSpans keeps every python_function event of a read, Keyed or not.
+type allSpans struct{ spans []Span }
+
+func (a *allSpans) Needs() tracefile.Needs { return tracefile.NeedPython }
+func (a *allSpans) Begin(*tracefile.Info)  {}
+func (a *allSpans) Finish()                {}
+func (a *allSpans) Event(ev *tracefile.Event) {
+	if ev.Kind == tracefile.KindPython {
+		a.spans = append(a.spans, Span{Name: ev.Name, Tid: ev.Tid, StartNs: ev.StartNs, EndNs: ev.EndNs})
+	}
+}
+
+// TestUnkeyedSpansTransparent: the python calls the Collector leaves out (neither a module
+// call nor a function of the user's code) change no row, on every trace with stacks, by
+// module and by line.
+func TestUnkeyedSpansTransparent(t *testing.T) {
+	for _, path := range append(append([]string{}, genTraces...), gpuTraces...) {
+		c, all := NewCollector(), &allSpans{}
+		_, err := tracefile.OpenConsumers(path, tracefile.Options{Consumers: []tracefile.Consumer{c, all}})
+		require.NoError(t, err)
+		in := c.Input()
+		require.Less(t, len(in.Spans), len(all.spans), path)
+		assert.Equal(t, len(all.spans), in.Python, path)
+		full := *in
+		full.Spans = all.spans
+		for _, by := range []By{ByModule, ByLine} {
+			assert.Equal(t, Attribute(&full, by), Attribute(in, by), "%s by %s", path, by)
+		}
+	}
+}

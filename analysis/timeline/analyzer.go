@@ -27,6 +27,10 @@ type Analyzer struct {
 	// inRead: Finish runs while the read that feeds it goes on (a Consumer's), whose records
 	// are live: collecting garbage first would mark them for nothing.
 	inRead bool
+	// phase is Options.Phase's selection (phase.go), set by a Consumer before Finish: the
+	// phase's host ranges and, per device event in the parts' order, its range (−1: none).
+	phaseRanges []span
+	phaseOf     []int32
 }
 
 // NewAnalyzer returns an Analyzer with the options o (see Options.Check).
@@ -147,6 +151,7 @@ type rec struct {
 	lstart, lend int64
 	launched     bool
 	step         int32 // index into the steps; −1 outside every step
+	phase        int32 // index into the phase's ranges (Options.Phase); −1: not the phase's
 }
 
 func (r *rec) work() bool { return r.class.Work() }
@@ -184,9 +189,16 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 	}
 	steps := mergeSteps(stepsRaw)
 	recs := make([]rec, 0, n)
+	for i := range a.phaseRanges {
+		a.phaseRanges[i].start += a.shift
+		a.phaseRanges[i].end += a.shift
+	}
 	for _, p := range a.parts {
 		for _, d := range p.dev {
-			r := rec{devRec: d, step: -1}
+			r := rec{devRec: d, step: -1, phase: -1}
+			if k := len(recs); k < len(a.phaseOf) {
+				r.phase = a.phaseOf[k]
+			}
 			r.start, r.end = r.start+a.shift, r.end+a.shift
 			if d.corr != 0 {
 				if l, ok := launch[d.corr]; ok {
@@ -198,7 +210,7 @@ func (a *Analyzer) Finish(info RankInfo) *Summary {
 		p.dev, p.launches, p.steps, p.colls, p.plot = nil, nil, nil, nil, plotRecs{}
 	}
 	a.parts = nil
-	return analyze(recs, steps, a.opts, info, &x)
+	return analyze(recs, steps, a.phaseRanges, a.opts, info, &x)
 }
 
 // mergeSteps turns the ProfilerStep ranges into one per step number (the union of its ranges
@@ -217,8 +229,8 @@ func mergeSteps(raw []stepRec) []stepRec {
 	return out
 }
 
-// analyze is Finish's work on the records.
-func analyze(recs []rec, steps []stepRec, o Options, info RankInfo, x *plotRecs) *Summary {
+// analyze is Finish's work on the records; phase are Options.Phase's host ranges.
+func analyze(recs []rec, steps []stepRec, phase []span, o Options, info RankInfo, x *plotRecs) *Summary {
 	rank := info.Number
 	// Each device event belongs to the step whose host range holds its launch's start (its own
 	// start when it has no launch).
@@ -266,6 +278,10 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo, x *plotRecs)
 		selected[i] = !filter || slices.Contains(o.Steps, s.n)
 	}
 	in := func(r *rec) bool { return !filter || (r.step >= 0 && selected[r.step]) }
+	byPhase := o.Phase != ""
+	if byPhase { // (Check refuses Steps with it)
+		in = func(r *rec) bool { return r.phase >= 0 }
+	}
 
 	info.DeviceEvents = len(recs)
 	work := make([]item, 0, len(recs))
@@ -288,7 +304,12 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo, x *plotRecs)
 		work = append(work, item{r.start, r.end, classBit(r.class)})
 	}
 	var rankWin []span
-	if filter {
+	if byPhase {
+		rankWin = phaseWindows(recs, phase)
+		if len(rankWin) > 0 {
+			first, last = rankWin[0].start, rankWin[len(rankWin)-1].end
+		}
+	} else if filter {
 		for i, w := range windows {
 			if selected[i] {
 				rankWin = append(rankWin, w)
@@ -306,7 +327,7 @@ func analyze(recs []rec, steps []stepRec, o Options, info RankInfo, x *plotRecs)
 	for i := range sw[0] {
 		rt = rt.Add(timesOf(&sw[0][i], rankWin[i].len()))
 	}
-	htaKeep := htaFilter(steps, filter, in)
+	htaKeep := htaFilter(steps, filter || byPhase, in)
 	s.Breakdown = []RankBreakdown{{Rank: rank, StartNs: first, EndNs: last, Times: rt, HTA: htaBreakdown(recs, htaKeep)}}
 
 	// Steps.

@@ -17,6 +17,8 @@ type Consumer struct {
 	e    Event
 	info RankInfo
 	done *Summary
+	ph   *phaseCollect // Options.Phase's (nil without)
+	err  error
 }
 
 // NewConsumer returns a Consumer with the options o, classing kernels by rules (nil:
@@ -25,7 +27,11 @@ type Consumer struct {
 // report's (Analysis.New) does not, as its read goes on beside it.
 func NewConsumer(o Options, rules *kernels.Rules) *Consumer {
 	a := NewAnalyzer(o)
-	return &Consumer{a: a, p: a.Part(), cls: newClassifier(rules)}
+	c := &Consumer{a: a, p: a.Part(), cls: newClassifier(rules)}
+	if o.Phase != "" {
+		c.ph = &phaseCollect{}
+	}
+	return c
 }
 
 // UseRules classes kernels by rules (a user's rules file) instead of the built-in ones; it
@@ -51,6 +57,9 @@ func (c *Consumer) Begin(info *tracefile.Info) {
 // Event takes one converted event (one goroutine, in file order). Its times are µs from the
 // profile's start; Finish puts them back on the trace's clock.
 func (c *Consumer) Event(ev *tracefile.Event) {
+	if c.ph != nil {
+		c.ph.add(ev)
+	}
 	e := &c.e
 	*e = Event{Name: ev.Name, StartNs: usToNs(ev.StartUs), EndNs: usToNs(ev.EndUs), Device: int(ev.Pid),
 		Stream: ev.Stream, Correlation: ev.Correlation}
@@ -77,10 +86,20 @@ func (c *Consumer) Event(ev *tracefile.Event) {
 
 // Finish runs the analyses and makes the summary of the rank. Times go back on the trace's
 // own clock (Info.OriginNs), so that the ranks of a job line up.
-func (c *Consumer) Finish() { c.done = c.a.Finish(c.info) }
+func (c *Consumer) Finish() {
+	if c.ph != nil {
+		c.a.phaseRanges, c.a.phaseOf, c.err = c.ph.selection(c.a.opts.Phase)
+		c.ph = nil
+	}
+	c.done = c.a.Finish(c.info)
+}
 
 // Summary is the rank's summary, after Finish.
 func (c *Consumer) Summary() *Summary { return c.done }
+
+// Err is what made the summary wrong, after Finish: a phase (Options.Phase) the trace has
+// not, naming those it has.
+func (c *Consumer) Err() error { return c.err }
 
 // commID is the collective identity of the reader's c.
 func commID(c *tracefile.Collective) *CommID {

@@ -37,6 +37,13 @@
 // its step, as the TensorBoard plugin's steps do. --steps selects steps: every analysis then
 // sees only the device events of those steps, and the breakdown covers only their windows.
 //
+// Phases. With Options.Phase, a device event is the phase's when the op the reader linked it
+// to lies within one of the phase's annotations on its thread (the outermost user annotation
+// so named; ProfilerStep#N and 0 ns annotations are no phases: analysis/code's definition).
+// Each annotation's window runs from its host start to the later of its host end and the end
+// of its device work; the breakdown covers the union of those windows, and every analysis
+// sees only the phase's device events, as with --steps (the two are not combined).
+//
 // Breakdown (per rank, per step). The window is the span of the rank's device work (the
 // first start to the last end; the selected steps' windows with --steps); each step's is its
 // window. Busy is the union of all work on all streams: work on several streams at once

@@ -192,6 +192,9 @@ type Options struct {
 	// Steps, when not empty, restricts every analysis to the device windows of these
 	// ProfilerStep numbers.
 	Steps []int64 `json:"steps,omitempty"`
+	// Phase, when not empty, restricts every analysis to the device events of this phase
+	// and the breakdown to its windows (phase.go); a Consumer's read only.
+	Phase string `json:"phase,omitempty"`
 }
 
 // DefaultOptions are the thresholds `orprof timeline` uses unless told otherwise.
@@ -210,12 +213,15 @@ func (o Options) Check() error {
 	if o.QueueLength < 1 {
 		return fmt.Errorf("queue length %d: must be ≥ 1", o.QueueLength)
 	}
+	if o.Phase != "" && len(o.Steps) > 0 {
+		return fmt.Errorf("a phase and steps: select one (a phase's windows are not steps')")
+	}
 	return nil
 }
 
 func (o Options) sameThresholds(p Options) bool {
 	if o.MicroIdleNs != p.MicroIdleNs || o.ShortKernelNs != p.ShortKernelNs || o.QueueLength != p.QueueLength ||
-		len(o.Steps) != len(p.Steps) {
+		len(o.Steps) != len(p.Steps) || o.Phase != p.Phase {
 		return false
 	}
 	for i := range o.Steps {
@@ -247,6 +253,13 @@ func (o Options) flags(p Options) []string {
 			v = "all"
 		}
 		add("--steps", v, len(s) == 0)
+	}
+	if o.Phase != p.Phase {
+		v := o.Phase
+		if v == "" {
+			v = "none"
+		}
+		add("--phase", v, o.Phase == "")
 	}
 	if o.MicroIdleNs != p.MicroIdleNs {
 		add("--micro-idle", time.Duration(o.MicroIdleNs).String(), o.MicroIdleNs == d.MicroIdleNs)

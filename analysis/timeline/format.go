@@ -285,7 +285,11 @@ func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }
 func tablesOf(s *Summary, view string) []*table {
 	switch view {
 	case "breakdown":
-		t := &table{title: "Time breakdown per rank (µs; unions across streams)",
+		title := "Time breakdown per rank (µs; unions across streams)"
+		if s.Options.Phase != "" {
+			title = "Time breakdown per rank of phase " + s.Options.Phase + " (µs; unions across streams; its windows)"
+		}
+		t := &table{title: title,
 			header: []string{"rank", "total", "busy", "idle", "idle %", "compute", "communication", "exposed comm",
 				"memory", "exposed memory", "other", "HTA idle", "HTA compute", "HTA non-compute"}}
 		for _, b := range s.Breakdown {

@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"fmt"
+
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/trace/tracefile"
@@ -20,6 +22,9 @@ func OpenTrace(path string, o Options, pos int) (*Summary, []string, error) {
 	if name == "-" {
 		name = input.StdinName
 	}
+	if err := c.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
 	s := c.Summary()
 	if err := checkDevice(s, name); err != nil {
 		return nil, nil, err
@@ -34,6 +39,9 @@ func readTrace(in *input.Input, o Options, pos int, link tracefile.LinkMode, rul
 	td, err := in.ReadConsumers(opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := c.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	return c.Summary(), td.ReadWarnings(in.Name), nil
 }

@@ -35,6 +35,8 @@ const (
 	baseShape fxBase = "../../testdata/kineto-extra/hta_cpu_rank0.json.gz"
 	// baseSteps: ROCm MI250, three ProfilerSteps and kernels of several lengths.
 	baseSteps fxBase = "../../testdata/kineto/rocm_mi250_train.json.gz"
+	// stepsPhase is baseSteps' one phase (orprof code --by phase).
+	stepsPhase = "Optimizer.step#SGD.step"
 	// baseMetrics: the scope profiler's "metrics: KERNEL" rows.
 	baseMetrics fxBase = "testdata/scope_metrics.json"
 	// baseHand: handTrace, written by the test (no testdata trace has call stacks).
@@ -464,8 +466,15 @@ func flagMatrix() []flagRow {
 				flagRow{"timeline", []string{"--queue-length", "2"}, baseSteps, m, refuse, false},
 				flagRow{"timeline", []string{"--link", "external-id"}, baseComm, m, refuse, false},
 				flagRow{"timeline", []string{"--rules", "{comm-rules}"}, baseLink, m, refuse, false},
+				flagRow{"timeline", []string{"--phase", stepsPhase}, baseSteps, m, refuse, false},
 			)
 			continue
+		}
+		if m == mDir || m == mRanks {
+			// The other rank (AlexNet) has no phase: an error naming it and the flag.
+			add(flagRow{"timeline", []string{"--phase", stepsPhase}, baseSteps, m, refuse, false})
+		} else {
+			add(flagRow{"timeline", []string{"--phase", stepsPhase}, baseSteps, m, differs, false})
 		}
 		add(
 			flagRow{"timeline", []string{"--steps", "2"}, baseSteps, m, differs, false},
@@ -1021,6 +1030,10 @@ func TestOtherCommandsFlags(t *testing.T) {
 		{"table --phase unknown", []string{"table", "--phase", "nope", graphTrace}, "", 2, "", "prefill, decode"},
 		{"table --phase of several traces", []string{"table", "--phase", "decode", graphTrace, graphTrace}, "", 2, "", "--phase"},
 		{"merge --phase", []string{"merge", "--phase", "decode", graphTrace}, "", 2, "", "--phase"},
+		{"timeline --phase", []string{"timeline", "--phase", "decode", "--view", "breakdown", graphTrace}, "", 0, "of phase decode", ""},
+		{"timeline --phase unknown", []string{"timeline", "--phase", "nope", graphTrace}, "", 2, "", "prefill"},
+		{"timeline --phase without annotations", []string{"timeline", "--phase", "x", "../../testdata/kineto-2026/stream_sync.json"}, "", 2, "", "--phase"},
+		{"timeline --phase and --steps", []string{"timeline", "--phase", "decode", "--steps", "1", graphTrace}, "", 2, "", "--steps"},
 		{"code without python stacks", []string{"code", "../../testdata/kineto/cpu_only.json.gz"}, "", 2, "", "with_stack=True"},
 		{"convert without -o", []string{"convert", notDir}, "", 2, "", "-o"},
 		{"convert -o of no known kind", []string{"convert", "-o", filepath.Join(empty, "x.txt"), notDir}, "", 2, "", "-o"},

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/orprof/orprof/internal/browsertest"
@@ -110,6 +112,55 @@ func TestReportCodeBrowser(t *testing.T) {
 	p.Eval(t, `document.querySelectorAll('#v-code table').length`, &tables)
 	if n == 0 || tables != 0 {
 		t.Errorf("a trace without python_function events: %d reasons, %d tables", n, tables)
+	}
+	// It has phases (decode, prefill): the view says where their table is.
+	var reasons string
+	p.Eval(t, `Array.from(document.querySelectorAll('#v-code [data-why]')).map(function (e) { return e.textContent; }).join("\n")`, &reasons)
+	if !strings.Contains(reasons, "orprof code --by phase") {
+		t.Errorf("a trace with phases and no python stacks: the view says %q", reasons)
+	}
+	p.CheckClean(t)
+}
+
+// TestReportCodePhasesBrowser: the Code view of a trace with python stacks and a phase
+// (train_step, PyTorch's own recording) has a phase table whose rows are `orprof code --by
+// phase --format json`'s, drawn from the DOM's cells.
+func TestReportCodePhasesBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := browsertest.Start(t)
+	mlp := filepath.Join("..", "..", "analysis", "code", "testdata", "mlp_train.json.gz")
+	out := filepath.Join(t.TempDir(), "mlp.html")
+	runCLI(t, "report", mlp, "-o", out)
+	p := b.Open(t, out, "body[data-rendered]")
+	p.Click(t, "button[data-view=code]")
+	p.WaitFor(t, "#v-code[data-ready].on")
+	var cli struct {
+		Rows []struct {
+			Key      string
+			Calls    int64
+			FwdCPUNs int64 `json:"fwd_cpu_ns"`
+			FwdDevNs int64 `json:"fwd_device_ns"`
+			BwdCPUNs int64 `json:"bwd_cpu_ns"`
+			BwdDevNs int64 `json:"bwd_device_ns"`
+		}
+	}
+	if err := json.Unmarshal(runCLI(t, "code", "--by", "phase", "--format", "json", mlp), &cli); err != nil {
+		t.Fatal(err)
+	}
+	var want, page []string
+	for _, r := range cli.Rows {
+		want = append(want, fmt.Sprintf("%s %d %d %d %d %d", r.Key, r.Calls, r.FwdCPUNs, r.FwdDevNs, r.BwdCPUNs, r.BwdDevNs))
+	}
+	p.Eval(t, `Array.from(document.querySelectorAll('[data-table=code-phases] tbody tr')).map(function (tr) {
+	  return ["key", "calls", "fwd_cpu_ns", "fwd_device_ns", "bwd_cpu_ns", "bwd_device_ns"].map(function (k) {
+	    return tr.querySelector('td[data-col=' + k + ']').getAttribute("data-v"); }).join(" ");
+	})`, &page)
+	slices.Sort(want)
+	slices.Sort(page)
+	if len(want) < 2 || !slices.Equal(page, want) {
+		t.Errorf("phase rows: page %q, orprof code %q", page, want)
 	}
 	p.CheckClean(t)
 }

@@ -88,6 +88,7 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, markdown, csv or json")
 	var steps, rankList listFlag
 	fs.Var(&steps, "steps", "analyse only these ProfilerStep numbers (`LIST` like 2,4-6)")
+	fs.StringVar(&o.Phase, "phase", "", "analyse only the device work of the phase `NAME` (the outermost user annotation so named, as orprof code --by phase) and its windows")
 	fs.Var(&rankList, "ranks", "print only these ranks (`LIST` like 0,3-5)")
 	fs.Var(nsFlag{&o.MicroIdleNs}, "micro-idle", "idle gaps shorter than this between kernels launched ahead are kernel waits (`DURATION`, default 30µs)")
 	fs.Var(nsFlag{&o.ShortKernelNs}, "short-kernel", "launches whose device work is shorter are short kernels (`DURATION`, default 10µs)")
@@ -122,6 +123,9 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	o.Steps = steps.vals
+	if o.Phase != "" && len(o.Steps) > 0 {
+		return failFlag(stderr, "timeline", "--phase and --steps select different windows: give one")
+	}
 	if slices.Contains(pos, "-") && len(pos) > 1 {
 		return fail(stderr, "timeline: - (stdin) can only be read alone")
 	}
@@ -152,6 +156,9 @@ func runTimeline(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			oe.Name = quoteArg(oe.Name)
 		}
 		return failFlag(stderr, "timeline", "%v", oe)
+	}
+	if errors.Is(err, timeline.ErrNoPhase) {
+		return failFlag(stderr, "timeline", "%v", err)
 	}
 	if err != nil {
 		return fail(stderr, "timeline: %v", err)

@@ -107,9 +107,11 @@ type Info struct {
 }
 
 // Counts is how many events of each kind a read hands its consumers: host operators and user
-// annotations, runtime calls, device events, and "[memory]" records (NeedMemory's).
+// annotations, runtime calls, device events, "[memory]" records (NeedMemory's), and
+// python_function events and fwdbwd flow ends (NeedPython's; 0 for a read without it).
 type Counts struct {
 	Host, Runtime, Device, Memory int
+	Python                        int
 }
 
 // Memory is what a "[memory]" record says: the bytes allocated (negative: freed), the device (a

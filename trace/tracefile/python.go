@@ -28,9 +28,8 @@ func wantsPython(cs []Consumer) bool {
 // pyRecord is what a read keeps of a python_function event or a flow end: less than a
 // rawEvent, as a trace with stacks has more of them than of operators.
 type pyRecord struct {
-	ts, dur  int64 // as rawEvent's (legacy form: float64 bits of µs)
+	ts, dur  int64 // as rawEvent's (legacy form: float64 bits of µs); a flow's id in dur
 	pid, tid int64
-	id       int64 // a flow's id
 	name     uint32
 	flow     byte // 0, 's' or 'f'
 }
@@ -44,13 +43,27 @@ type pyList struct {
 	n      int
 }
 
-func (l *pyList) add(r pyRecord) {
-	k := len(l.chunks) - 1
-	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
-		l.chunks = append(l.chunks, make([]pyRecord, 0, pyChunk))
-		k++
+// addPython appends r to d.py. The records go on in the decoder's current chunk (pyCur)
+// whatever list they join: a parallel read gives each segment a list of its own, and a
+// chunk per segment would cost a fresh allocation for the few records a segment holds.
+// A list's chunks are runs of pyCur's arrays, each grown in place while it ends where
+// pyCur does.
+func (d *decoder) addPython(r pyRecord) {
+	if len(d.pyCur) == cap(d.pyCur) {
+		d.pyCur = make([]pyRecord, 0, pyChunk)
 	}
-	l.chunks[k] = append(l.chunks[k], r)
+	i := len(d.pyCur)
+	d.pyCur = append(d.pyCur, r)
+	l := &d.py
+	if k := len(l.chunks) - 1; k >= 0 && i > 0 {
+		c := l.chunks[k]
+		if n := len(c); n < cap(c) && &c[:n+1][n] == &d.pyCur[i] {
+			l.chunks[k] = c[:n+1]
+			l.n++
+			return
+		}
+	}
+	l.chunks = append(l.chunks, d.pyCur[i:i+1])
 	l.n++
 }
 
@@ -71,12 +84,15 @@ func (d *decoder) keepPython(ev *evFields) {
 	if !flow {
 		r.dur = ev.durNs
 	} else {
-		r.id, r.flow = ev.flowID, ev.ph
+		r.dur, r.flow = ev.flowID, ev.ph
 	}
 	if d.format == Legacy {
-		r.ts, r.dur = int64(math.Float64bits(ev.tsUs)), int64(math.Float64bits(ev.durUs))
+		r.ts = int64(math.Float64bits(ev.tsUs))
+		if !flow {
+			r.dur = int64(math.Float64bits(ev.durUs))
+		}
 	}
-	d.py.add(r)
+	d.addPython(r)
 }
 
 // feedPython hands the Python layer to the consumers among cs that need it, as events of
@@ -101,7 +117,8 @@ func (d *decoder) feedPython(cs []Consumer, times func(*rawEvent) (float64, floa
 			ev = Event{Kind: KindPython, Name: d.nameStrs[r.name], Pid: r.pid, Tid: r.tid, Stream: -1, OpIndex: -1,
 				SequenceNr: -1}
 			if r.flow != 0 {
-				ev.Kind, ev.FlowID, ev.FlowStart = KindFlow, r.id, r.flow == 's'
+				ev.Kind, ev.FlowID, ev.FlowStart = KindFlow, r.dur, r.flow == 's'
+				raw.dur = 0
 			}
 			ev.StartUs, ev.EndUs = times(&raw)
 			ev.StartNs, ev.EndNs = raw.timesNs(kineto)

@@ -184,3 +184,50 @@ func TestPythonNeedsNoLinks(t *testing.T) {
 		assert.NotEmpty(t, m.n, "%s: no nn.Module call handed over", name)
 	}
 }
+
+// pyCount is pyCollect that also keeps the read's Counts.Python.
+type pyCount struct {
+	pyCollect
+	counted int
+}
+
+func (c *pyCount) Begin(info *Info) { c.counted = info.Counts.Python }
+
+// TestPythonManySegments: python_function events and flows spread over many segments of a
+// parallel read (more than a chunk of records in all, several segments per worker, whose
+// lists share the worker's chunks) are handed over as a sequential read hands them, and
+// Counts.Python counts them.
+func TestPythonManySegments(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents": [`)
+	const n = 3 * pyChunk
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&b, `{"ph": "s", "id": %d, "pid": 1, "tid": 1, "ts": %d.000, "cat": "fwdbwd", "name": "fwdbwd"}`, i, i)
+		case 1:
+			fmt.Fprintf(&b, `{"ph": "X", "cat": "cpu_op", "name": "op%d", "pid": 1, "tid": 1, "ts": %d.000, "dur": 0.500, "args": {"External id": %d}}`, i%7, i, i)
+		default:
+			fmt.Fprintf(&b, `{"ph": "X", "cat": "python_function", "name": "f.py(%d): g", "pid": 1, "tid": %d, "ts": %d.000, "dur": 0.250, "args": {"Python id": %d}}`, i%97, 1+i%3, i, i)
+		}
+	}
+	b.WriteString("\n]}")
+	read := func(par parConfig) *pyCount {
+		var c pyCount
+		_, err := readTrace(strings.NewReader(b.String()), "py.json", Options{Consumers: []Consumer{&c}}, par)
+		require.NoError(t, err)
+		return &c
+	}
+	seq := read(parConfig{workers: 1})
+	par := read(parConfig{workers: 3, segSize: 4096})
+	want := n - n/5 - 1 // every event but the ops
+	assert.Equal(t, want, seq.counted)
+	assert.Equal(t, want, par.counted)
+	require.Len(t, seq.got, n)
+	assert.Equal(t, seq.got, par.got)
+	assert.Equal(t, "flow s 0 tid=1 at=0", seq.got[0])
+	assert.Equal(t, "py f.py(2): g tid=3 2000-2250", seq.got[1])
+}

@@ -100,9 +100,10 @@ type decoder struct {
 	// skipScopeMetrics is Options.SkipScopeMetrics.
 	skipScopeMetrics bool
 	// python is whether a consumer takes the python_function events and fwdbwd flows
-	// (NeedPython); py holds their records, apart from raws (python.go).
+	// (NeedPython); py holds their records, apart from raws (python.go), in pyCur.
 	python bool
 	py     pyList
+	pyCur  []pyRecord
 
 	names     map[string]uint32
 	nameCache [64]struct {

@@ -386,6 +386,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 		starts[k+1] = st
 	}
+	counts.Python = d.py.n
 	d.counts = counts
 	if !kineto {
 		d.counts.Memory = 0 // only a Kineto trace's memory records are handed over

@@ -1,5 +1,6 @@
   // The Code view: orprof code's attribution by nn.Module (a collapsible tree of the module
-  // paths, exclusive and inclusive) and by source line (a table), forward and backward.
+  // paths, exclusive and inclusive) and by source line (a table), forward and backward; then
+  // by phase (orprof code --by phase) when the trace has phases.
   function viewCode(sec) {
     var C = D.code;
     sec.appendChild(h2("Time by nn.Module"));
@@ -7,12 +8,22 @@
     var ns = function (v) { return fmtTime(v / 1000); };
     if (C.module) codeTree(sec, C.module, ns); else sec.appendChild(why("No module view: " + C.module_reason));
     sec.appendChild(h2("Time by source line"));
-    if (!C.line) { sec.appendChild(why("No line view: " + C.line_reason)); return; }
-    var rows = C.line.rows.map(function (r) { return codeRow(r); });
-    var box = el("div");
-    sec.appendChild(box);
-    dataTable(box, rows, codeCols(ns, false), { id: "code-lines", placeholder: "filter by file or function (substring)" });
-    codeWhy(sec, C.line, ns);
+    if (!C.line) sec.appendChild(why("No line view: " + C.line_reason));
+    else {
+      var box = el("div");
+      sec.appendChild(box);
+      dataTable(box, C.line.rows.map(codeRow), codeCols(ns, "Source line"), { id: "code-lines", placeholder: "filter by file or function (substring)" });
+      codeWhy(sec, C.line, ns);
+    }
+    if (C.phase || C.phase_reason) {
+      sec.appendChild(h2("Time by phase"));
+      if (!C.phase) { sec.appendChild(why(C.phase_reason)); return; }
+      sec.appendChild(el("div", { cls: "sub", text: "A phase is the outermost user annotation that holds an op on its thread (ProfilerStep#N aside); backward ops count where they ran." }));
+      var pbox = el("div");
+      sec.appendChild(pbox);
+      dataTable(pbox, C.phase.rows.map(codeRow), codeCols(ns, "Phase"), { id: "code-phases", placeholder: "filter by phase (substring)" });
+      codeWhy(sec, C.phase, ns);
+    }
   }
 
   // codeRow is a summary row with its totals and top kernel.
@@ -23,8 +34,11 @@
       bwd_device_ns: r.bwd_device_ns, cpu_ns: r.fwd_cpu_ns + r.bwd_cpu_ns, device_ns: r.fwd_device_ns + r.bwd_device_ns, top: top };
   }
 
-  function codeCols(ns, inclusive) {
-    var c = [{ key: "key", label: inclusive ? "Module" : "Source line", cls: "name", num: false }, { key: "calls", label: "Calls" },
+  // codeCols are the columns of a table of rows keyed by label ("Module": with the
+  // inclusive columns).
+  function codeCols(ns, label) {
+    var inclusive = label === "Module";
+    var c = [{ key: "key", label: label, cls: "name", num: false }, { key: "calls", label: "Calls" },
       { key: "fwd_cpu_ns", label: "Fwd CPU", fmt: ns }, { key: "fwd_device_ns", label: "Fwd device", fmt: ns },
       { key: "bwd_cpu_ns", label: "Bwd CPU", fmt: ns }, { key: "bwd_device_ns", label: "Bwd device", fmt: ns }];
     if (inclusive) c.push({ key: "incl_cpu_ns", label: "Incl. CPU", fmt: ns }, { key: "incl_device_ns", label: "Incl. device", fmt: ns });
@@ -52,7 +66,7 @@
       for (var p = n; p; p = p.parent) { p.incl_cpu_ns += n.row.cpu_ns; p.incl_device_ns += n.row.device_ns; }
     });
     var order = function (a, b) { return b.incl_device_ns - a.incl_device_ns || b.incl_cpu_ns - a.incl_cpu_ns || (a.key < b.key ? -1 : 1); };
-    var cols = codeCols(ns, true);
+    var cols = codeCols(ns, "Module");
     var wrap = el("div", { cls: "tbl-wrap" });
     var table = el("table", { "data-table": "code-modules" });
     var hr = el("tr");
