@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,4 +55,41 @@ func readRows[T any](t *testing.T, path string) []T {
 	require.NoError(t, err)
 	require.NotEmpty(t, rows, path)
 	return rows
+}
+
+// TestExportGCLimit: the export's collection limit is 3/8 of the JSON of the largest traces
+// read at once (a gzip file counts its uncompressed size), never below exportGCFloor;
+// standard input counts as tableGCFloor.
+func TestExportGCLimit(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, data, 0o666))
+		return p
+	}
+	big := write("big.json", make([]byte, 160<<20>>4)) // 10 MiB
+	var gzb bytes.Buffer
+	zw := gzip.NewWriter(&gzb)
+	_, err := zw.Write(make([]byte, 100<<20))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	gzp := write("big.json.gz", gzb.Bytes())
+	small := write("small.json", []byte("{}"))
+	for _, c := range []struct {
+		name    string
+		paths   []string
+		workers int
+		want    int64
+	}{
+		{"small", []string{small}, 2, exportGCFloor},
+		{"gzip: its uncompressed size", []string{gzp}, 2, (100 << 20) * 3 / 8},
+		{"two workers: the two largest", []string{small, big, gzp}, 2, ((100 << 20) + (10 << 20)) * 3 / 8},
+		{"one worker: the largest", []string{small, big, gzp}, 1, (100 << 20) * 3 / 8},
+		{"stdin", []string{"-"}, 2, tableGCFloor * 3 / 8},
+		{"missing", []string{filepath.Join(dir, "nope.json")}, 1, tableGCFloor * 3 / 8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, exportGCLimit(c.paths, c.workers))
+		})
+	}
 }
