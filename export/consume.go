@@ -169,6 +169,10 @@ func (r *rows) kernelRows(rank int64, n int, emit func([]KernelRow) error) error
 				c := &r.comms[d.comm]
 				row.Collective, row.Group, row.GroupDesc, row.GroupRanks, row.Dtype = c.Name, c.Group, c.GroupDesc, c.Ranks, c.Dtype
 				row.GroupSize, row.Seq, row.Src, row.Dst, row.InNelems = opt(c.GroupSize), opt(c.Seq), opt(c.Src), opt(c.Dst), opt(c.InNelems)
+				row.OutNelems, row.CommsID = opt(c.OutNelems), c.CommsID
+				if b, ok := c.Bytes(); ok {
+					row.Bytes = ptr(b)
+				}
 			}
 			batch = append(batch, row)
 			if len(batch) == n {

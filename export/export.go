@@ -354,12 +354,18 @@ func collectiveRows(rank int64, tl *timeline.Summary) []CollectiveRow {
 	for _, rc := range tl.Stragglers.Collectives {
 		for _, c := range rc.Items {
 			r := CollectiveRow{Rank: rank, Name: c.Name, Collective: c.Op, Group: c.Group, GroupRanks: c.Ranks, P2P: c.P2P,
-				StartNs: c.StartNs, EndNs: c.EndNs, DurNs: c.EndNs - c.StartNs}
+				StartNs: c.StartNs, EndNs: c.EndNs, DurNs: c.EndNs - c.StartNs, CommsID: c.CommsID}
 			if c.HasSeq {
 				r.Seq = ptr(c.Seq)
 			}
 			if c.P2P != "" && c.Peer >= 0 {
 				r.Peer = ptr(c.Peer)
+			}
+			if c.Bytes > 0 { // the timeline's 0: unknown
+				r.Bytes = ptr(c.Bytes)
+			}
+			if c.GroupSize > 0 {
+				r.GroupSize = ptr(c.GroupSize)
 			}
 			out = append(out, r)
 		}
