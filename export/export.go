@@ -46,10 +46,15 @@ type Options struct {
 	OpsTree bool
 }
 
-// rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once.
+// rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once;
+// pageBuffer, the bytes of a column's values a page holds before it is cut. The writer
+// reserves a page buffer for every column of a file it opens, so parquet-go's default (256
+// KiB) made each file's writer take several MB whatever its rows: most tables have a few
+// hundred rows, and the export's memory is the reader's plus these.
 const (
-	rowGroup = 1 << 17
-	batch    = 4096
+	rowGroup   = 1 << 17
+	batch      = 4096
+	pageBuffer = 64 << 10
 )
 
 // File is one file written: its table, its rank and its path.
@@ -413,7 +418,7 @@ func writeStream[T any](path string, meta []parquet.WriterOption, fill func(emit
 		return File{}, err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	opts := append([]parquet.WriterOption{parquet.Compression(codec),
+	opts := append([]parquet.WriterOption{parquet.Compression(codec), parquet.PageBufferSize(pageBuffer),
 		parquet.MaxRowsPerRowGroup(rowGroup), parquet.CreatedBy("orprof", "", "")}, meta...)
 	w := parquet.NewGenericWriter[T](bw, opts...)
 	var n int64

@@ -38,9 +38,10 @@ func exportGCLimit(paths []string, workers int) int64 {
 }
 
 // exportGC collects garbage only when the heap reaches limit (tuneGC) until done is called,
-// and raises the limit by a quarter over what a collection leaves live when that reaches it:
-// a trace that keeps more than exportGCLimit's estimate would otherwise have the collector
-// run without pause.
+// and raises the limit to a quarter over what a collection leaves live when that exceeds it
+// by an eighth: a trace that keeps more than exportGCLimit's estimate would otherwise have
+// the collector run without pause (near the limit it runs often, which the estimate allows
+// for).
 func exportGC(limit int64) (done func()) {
 	end := tuneGC(limit, false)
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
@@ -59,7 +60,7 @@ func exportGC(limit int64) (done func()) {
 			case <-tick.C:
 			}
 			metrics.Read(s)
-			if live := int64(s[0].Value.Uint64()); live >= limit {
+			if live := int64(s[0].Value.Uint64()); live > limit+limit/8 {
 				limit = live + live/4
 				st := &lazyGCState
 				st.mu.Lock()
