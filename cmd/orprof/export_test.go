@@ -58,8 +58,8 @@ func readRows[T any](t *testing.T, path string) []T {
 }
 
 // TestExportGCLimit: the export's collection limit is 3/8 of the JSON of the largest traces
-// read at once (a gzip file counts its uncompressed size), never below exportGCFloor;
-// standard input counts as tableGCFloor.
+// read at once (a gzip file counts its uncompressed size), never below exportGCFloor per
+// trace read at once; standard input counts as tableGCFloor.
 func TestExportGCLimit(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
@@ -82,6 +82,7 @@ func TestExportGCLimit(t *testing.T) {
 		want    int64
 	}{
 		{"small", []string{small}, 2, exportGCFloor},
+		{"small ones, two at once", []string{small, small, small}, 2, 2 * exportGCFloor},
 		{"gzip: its uncompressed size", []string{gzp}, 2, (100 << 20) * 3 / 8},
 		{"two workers: the two largest", []string{small, big, gzp}, 2, ((100 << 20) + (10 << 20)) * 3 / 8},
 		{"one worker: the largest", []string{small, big, gzp}, 1, (100 << 20) * 3 / 8},

@@ -9,13 +9,14 @@ import (
 	"time"
 )
 
-// exportGCFloor is the least heap the export collects garbage at: the binary's own tables and
-// a trace's Parquet writers, with room to spare.
-const exportGCFloor = 24 << 20
+// exportGCFloor is the least heap the export collects garbage at per trace read at once: the
+// binary's own tables and a trace's Parquet writers, with room enough that many small traces
+// are not collected after every few.
+const exportGCFloor = 18 << 20
 
 // exportGCLimit is the heap at which `orprof export` of paths, read workers at once, collects
 // garbage: 3/8 of a byte per byte of JSON of the largest traces, one per worker, at least
-// exportGCFloor. A trace's read holds its records and the table's rows (about a third of a
+// exportGCFloor per trace read at once. A trace's read holds its records and the table's rows (about a third of a
 // byte per byte of JSON at their peak) while the other consumers' lists and then the
 // Parquet writers grow; collecting at a fixed limit lets these reuse the pages of the read's
 // garbage, where the collector's usual pacing doubles the heap after each cycle. A trace of
@@ -31,10 +32,11 @@ func exportGCLimit(paths []string, workers int) int64 {
 	}
 	slices.SortFunc(sizes, func(a, b int64) int { return cmp.Compare(b, a) })
 	var sum int64
-	for _, n := range sizes[:min(len(sizes), max(workers, 1))] {
+	at := min(len(sizes), max(workers, 1))
+	for _, n := range sizes[:at] {
 		sum += n
 	}
-	return max(exportGCFloor, sum*3/8)
+	return max(exportGCFloor*int64(at), sum*3/8)
 }
 
 // exportGC collects garbage only when the heap reaches limit (tuneGC) until done is called,
