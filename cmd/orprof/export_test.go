@@ -5,7 +5,10 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
@@ -93,4 +96,29 @@ func TestExportGCLimit(t *testing.T) {
 			assert.Equal(t, c.want, exportGCLimit(c.paths, c.workers))
 		})
 	}
+}
+
+// TestExportGCRaisesTheLimit: when more is live than the export's limit allows, the limit is
+// raised over it rather than left for the collector to run without pause; done restores the
+// settings.
+func TestExportGCRaisesTheLimit(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: the export leaves the collector alone")
+	}
+	before := debug.SetMemoryLimit(-1)
+	done := exportGC(1 << 20)
+	live := make([]byte, 8<<20)
+	for i := range live {
+		live[i] = byte(i)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) <= 1<<20+1<<17 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	got := debug.SetMemoryLimit(-1)
+	runtime.KeepAlive(live)
+	done()
+	assert.Greater(t, got, int64(8<<20), "the limit over what is live")
+	assert.Equal(t, before, debug.SetMemoryLimit(-1), "restored")
 }

@@ -16,11 +16,11 @@ const exportGCFloor = 18 << 20
 
 // exportGCLimit is the heap at which `orprof export` of paths, read workers at once, collects
 // garbage: 3/8 of a byte per byte of JSON of the largest traces, one per worker, at least
-// exportGCFloor per trace read at once. A trace's read holds its records and the table's rows (about a third of a
-// byte per byte of JSON at their peak) while the other consumers' lists and then the
-// Parquet writers grow; collecting at a fixed limit lets these reuse the pages of the read's
-// garbage, where the collector's usual pacing doubles the heap after each cycle. A trace of
-// unknown size (standard input) counts as tableGCFloor.
+// exportGCFloor per trace read at once. A trace's read holds its records and the table's
+// rows (about a third of a byte per byte of JSON at their peak) while the other consumers'
+// lists and then the Parquet writers grow; collecting at a fixed limit lets these reuse the
+// pages of the read's garbage, where the collector's usual pacing doubles the heap after
+// each cycle. A trace of unknown size (standard input) counts as tableGCFloor.
 func exportGCLimit(paths []string, workers int) int64 {
 	sizes := make([]int64, len(paths))
 	for i, p := range paths {
@@ -66,7 +66,7 @@ func exportGC(limit int64) (done func()) {
 				limit = live + live/4
 				st := &lazyGCState
 				st.mu.Lock()
-				if st.tuned {
+				if st.tuned && debug.SetMemoryLimit(-1) < limit { // only ever raised
 					debug.SetMemoryLimit(limit)
 				}
 				st.mu.Unlock()
