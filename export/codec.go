@@ -8,8 +8,9 @@ import (
 )
 
 // pageWindow is the zstd window of a page's frame: a page is compressed on its own (one frame
-// per page), and the writer cuts pages at this size, so a larger window finds nothing more.
-const pageWindow = 256 << 10
+// per page), and the writer cuts pages at this size (pageBuffer), so a larger window finds
+// nothing more.
+const pageWindow = pageBuffer
 
 // zstdCodec is zstd at its fastest level with a window of one page. parquet-go's own codec
 // keeps the library's default window (8 MiB), and each of its pooled encoders allocates and

@@ -27,10 +27,15 @@ type devRec struct {
 
 type stepRange struct{ n, start, end int64 }
 
+// devChunk is the device events a chunk of rows.devs holds: the records are made as the read
+// hands the events over rather than reserved for all of them at Begin, when the reader's own
+// records are all still held and the read's memory peaks.
+const devChunk = 4096
+
 // rows is the consumer that gathers one trace's device events and memory records.
 type rows struct {
 	rules    *kernels.Rules
-	devs     []devRec
+	devs     [][]devRec // in chunks of devChunk, made as the events come
 	comms    []tracefile.Collective
 	commIdx  map[tracefile.Collective]int32
 	launches map[int64]int64 // a runtime call's start by correlation (the first)
@@ -49,7 +54,6 @@ func (r *rows) Needs() tracefile.Needs { return tracefile.NeedLinks | tracefile.
 // Begin keeps the trace's rank and sizes the lists.
 func (r *rows) Begin(info *tracefile.Info) {
 	r.rank = info.Rank.Number
-	r.devs = slices.Grow(r.devs, info.Counts.Device)
 	r.mem = slices.Grow(r.mem, info.Counts.Memory)
 }
 
@@ -73,7 +77,12 @@ func (r *rows) Event(ev *tracefile.Event) {
 			}
 			d.comm = i
 		}
-		r.devs = append(r.devs, d)
+		k := len(r.devs) - 1
+		if k < 0 || len(r.devs[k]) == cap(r.devs[k]) {
+			r.devs = append(r.devs, make([]devRec, 0, devChunk))
+			k++
+		}
+		r.devs[k] = append(r.devs[k], d)
 	case ev.Kind == tracefile.KindRuntime:
 		if ev.Correlation != 0 {
 			if _, dup := r.launches[ev.Correlation]; !dup {
@@ -125,47 +134,53 @@ func (r *rows) kernelRows(rank int64, n int, emit func([]KernelRow) error) error
 	batch := make([]KernelRow, 0, n)
 	// Step numbers and collective figures are pointed to from the batch: one backing slice
 	// each per batch.
-	for i := range r.devs {
-		d := &r.devs[i]
-		row := KernelRow{Rank: rank, Device: d.device, Stream: d.stream, StartNs: d.start, DurNs: d.dur, Name: d.name,
-			Kind: d.kind.String(), DeviceTime: d.kind.DeviceTime(), Op: d.op, LinkRule: d.rule.String(),
-			Correlation: d.corr, Launch: d.lch}
-		if d.kind.DeviceTime() {
-			k := catKey{d.name, d.kind}
-			c, ok := cats[k]
-			if !ok {
-				kr := kernels.Kernel{Name: d.name, Kind: d.kind}
-				c = kr.Category(r.rules).String()
-				cats[k] = c
+	for _, ch := range r.devs {
+		for i := range ch {
+			d := &ch[i]
+			row := KernelRow{Rank: rank, Device: d.device, Stream: d.stream, StartNs: d.start, DurNs: d.dur, Name: d.name,
+				Kind: d.kind.String(), DeviceTime: d.kind.DeviceTime(), Op: d.op, LinkRule: d.rule.String(),
+				Correlation: d.corr, Launch: d.lch}
+			if d.kind.DeviceTime() {
+				k := catKey{d.name, d.kind}
+				c, ok := cats[k]
+				if !ok {
+					kr := kernels.Kernel{Name: d.name, Kind: d.kind}
+					c = kr.Category(r.rules).String()
+					cats[k] = c
+				}
+				row.Category = c
 			}
-			row.Category = c
-		}
-		t := d.start
-		if d.corr != 0 {
-			if l, ok := r.launches[d.corr]; ok {
-				t = l
+			t := d.start
+			if d.corr != 0 {
+				if l, ok := r.launches[d.corr]; ok {
+					t = l
+				}
 			}
-		}
-		k, _ := slices.BinarySearchFunc(steps, t, func(s stepRange, t int64) int {
-			if s.start <= t {
-				return -1
+			k, _ := slices.BinarySearchFunc(steps, t, func(s stepRange, t int64) int {
+				if s.start <= t {
+					return -1
+				}
+				return 1
+			})
+			if k > 0 && t < steps[k-1].end {
+				row.Step = ptr(steps[k-1].n)
 			}
-			return 1
-		})
-		if k > 0 && t < steps[k-1].end {
-			row.Step = ptr(steps[k-1].n)
-		}
-		if d.comm >= 0 {
-			c := &r.comms[d.comm]
-			row.Collective, row.Group, row.GroupDesc, row.GroupRanks, row.Dtype = c.Name, c.Group, c.GroupDesc, c.Ranks, c.Dtype
-			row.GroupSize, row.Seq, row.Src, row.Dst, row.InNelems = opt(c.GroupSize), opt(c.Seq), opt(c.Src), opt(c.Dst), opt(c.InNelems)
-		}
-		batch = append(batch, row)
-		if len(batch) == n {
-			if err := emit(batch); err != nil {
-				return err
+			if d.comm >= 0 {
+				c := &r.comms[d.comm]
+				row.Collective, row.Group, row.GroupDesc, row.GroupRanks, row.Dtype = c.Name, c.Group, c.GroupDesc, c.Ranks, c.Dtype
+				row.GroupSize, row.Seq, row.Src, row.Dst, row.InNelems = opt(c.GroupSize), opt(c.Seq), opt(c.Src), opt(c.Dst), opt(c.InNelems)
+				row.OutNelems, row.CommsID = opt(c.OutNelems), c.CommsID
+				if b, ok := c.Bytes(); ok {
+					row.Bytes = ptr(b)
+				}
 			}
-			batch = batch[:0]
+			batch = append(batch, row)
+			if len(batch) == n {
+				if err := emit(batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
 		}
 	}
 	r.devs = nil

@@ -46,10 +46,15 @@ type Options struct {
 	OpsTree bool
 }
 
-// rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once.
+// rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once;
+// pageBuffer, the bytes of a column's values a page holds before it is cut. The writer
+// reserves a page buffer for every column of a file it opens, so parquet-go's default (256
+// KiB) made each file's writer take several MB whatever its rows: most tables have a few
+// hundred rows, and the export's memory is the reader's plus these.
 const (
-	rowGroup = 1 << 17
-	batch    = 4096
+	rowGroup   = 1 << 17
+	batch      = 4096
+	pageBuffer = 64 << 10
 )
 
 // File is one file written: its table, its rank and its path.
@@ -354,12 +359,18 @@ func collectiveRows(rank int64, tl *timeline.Summary) []CollectiveRow {
 	for _, rc := range tl.Stragglers.Collectives {
 		for _, c := range rc.Items {
 			r := CollectiveRow{Rank: rank, Name: c.Name, Collective: c.Op, Group: c.Group, GroupRanks: c.Ranks, P2P: c.P2P,
-				StartNs: c.StartNs, EndNs: c.EndNs, DurNs: c.EndNs - c.StartNs}
+				StartNs: c.StartNs, EndNs: c.EndNs, DurNs: c.EndNs - c.StartNs, CommsID: c.CommsID}
 			if c.HasSeq {
 				r.Seq = ptr(c.Seq)
 			}
 			if c.P2P != "" && c.Peer >= 0 {
 				r.Peer = ptr(c.Peer)
+			}
+			if c.Bytes > 0 { // the timeline's 0: unknown
+				r.Bytes = ptr(c.Bytes)
+			}
+			if c.GroupSize > 0 {
+				r.GroupSize = ptr(c.GroupSize)
 			}
 			out = append(out, r)
 		}
@@ -407,7 +418,7 @@ func writeStream[T any](path string, meta []parquet.WriterOption, fill func(emit
 		return File{}, err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	opts := append([]parquet.WriterOption{parquet.Compression(codec),
+	opts := append([]parquet.WriterOption{parquet.Compression(codec), parquet.PageBufferSize(pageBuffer),
 		parquet.MaxRowsPerRowGroup(rowGroup), parquet.CreatedBy("orprof", "", "")}, meta...)
 	w := parquet.NewGenericWriter[T](bw, opts...)
 	var n int64

@@ -45,6 +45,11 @@ type KernelRow struct {
 	Dst         *int64 `parquet:"dst_rank,optional"`
 	InNelems    *int64 `parquet:"in_nelems,optional"`
 	Dtype       string `parquet:"dtype,dict"`
+	// Added within version 1: the call's "Out msg nelems", its size in bytes
+	// (collective.Call.Bytes) and its "Comms Id".
+	OutNelems *int64 `parquet:"out_nelems,optional"`
+	Bytes     *int64 `parquet:"bytes,optional"`
+	CommsID   string `parquet:"comms_id,dict"`
 }
 
 // OpRow is one key_averages row of one rank (the ops table), with the table's own numbers.
@@ -125,6 +130,11 @@ type CollectiveRow struct {
 	StartNs    int64  `parquet:"start_ns"`
 	EndNs      int64  `parquet:"end_ns"`
 	DurNs      int64  `parquet:"dur_ns"`
+	// Added within version 1: the call's "Comms Id", its size in bytes and its group's size
+	// (null: unknown).
+	CommsID   string `parquet:"comms_id,dict"`
+	Bytes     *int64 `parquet:"bytes,optional"`
+	GroupSize *int64 `parquet:"group_size,optional"`
 }
 
 // IdleRow is one stream's idle time by cause (the idle table).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 
@@ -72,7 +73,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
 		}
 	}
-	defer lazyGC(gcFloorFor(paths[0]))()
+	defer exportGC(exportGCLimit(paths, runtime.GOMAXPROCS(0)))()
 	files, warns, err := export.Export(paths, *out, export.Options{
 		Grouping:         events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN},
 		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()), Stdin: stdin,

@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
@@ -54,4 +58,67 @@ func readRows[T any](t *testing.T, path string) []T {
 	require.NoError(t, err)
 	require.NotEmpty(t, rows, path)
 	return rows
+}
+
+// TestExportGCLimit: the export's collection limit is 3/8 of the JSON of the largest traces
+// read at once (a gzip file counts its uncompressed size), never below exportGCFloor per
+// trace read at once; standard input counts as tableGCFloor.
+func TestExportGCLimit(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, data, 0o666))
+		return p
+	}
+	big := write("big.json", make([]byte, 160<<20>>4)) // 10 MiB
+	var gzb bytes.Buffer
+	zw := gzip.NewWriter(&gzb)
+	_, err := zw.Write(make([]byte, 100<<20))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	gzp := write("big.json.gz", gzb.Bytes())
+	small := write("small.json", []byte("{}"))
+	for _, c := range []struct {
+		name    string
+		paths   []string
+		workers int
+		want    int64
+	}{
+		{"small", []string{small}, 2, exportGCFloor},
+		{"small ones, two at once", []string{small, small, small}, 2, 2 * exportGCFloor},
+		{"gzip: its uncompressed size", []string{gzp}, 2, (100 << 20) * 3 / 8},
+		{"two workers: the two largest", []string{small, big, gzp}, 2, ((100 << 20) + (10 << 20)) * 3 / 8},
+		{"one worker: the largest", []string{small, big, gzp}, 1, (100 << 20) * 3 / 8},
+		{"stdin", []string{"-"}, 2, tableGCFloor * 3 / 8},
+		{"missing", []string{filepath.Join(dir, "nope.json")}, 1, tableGCFloor * 3 / 8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, exportGCLimit(c.paths, c.workers))
+		})
+	}
+}
+
+// TestExportGCRaisesTheLimit: when more is live than the export's limit allows, the limit is
+// raised over it rather than left for the collector to run without pause; done restores the
+// settings.
+func TestExportGCRaisesTheLimit(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: the export leaves the collector alone")
+	}
+	before := debug.SetMemoryLimit(-1)
+	done := exportGC(1 << 20)
+	live := make([]byte, 8<<20)
+	for i := range live {
+		live[i] = byte(i)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) <= 1<<20+1<<17 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	got := debug.SetMemoryLimit(-1)
+	runtime.KeepAlive(live)
+	done()
+	assert.Greater(t, got, int64(8<<20), "the limit over what is live")
+	assert.Equal(t, before, debug.SetMemoryLimit(-1), "restored")
 }

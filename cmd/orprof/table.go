@@ -221,17 +221,24 @@ const tableGCFloor = 72 << 20
 // the uncompressed size (a gzip file's own trailer gives it, modulo 4 GiB), at least
 // tableGCFloor: the peak RSS target of `orprof table`.
 func gcFloorFor(path string) int64 {
+	return max(tableGCFloor, jsonBytes(path)/2)
+}
+
+// jsonBytes is the size of the trace at path once uncompressed (a gzip file's trailer gives
+// it, modulo 4 GiB), or −1 when it is not a regular file (a FIFO is not opened: its bytes are
+// the reader's, once) or cannot be read.
+func jsonBytes(path string) int64 {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return tableGCFloor // a FIFO is not opened: its bytes are the reader's, once
+		return -1
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return tableGCFloor
+		return -1
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return tableGCFloor
+		return -1
 	}
 	size := fi.Size()
 	var magic, trailer [4]byte
@@ -240,7 +247,7 @@ func gcFloorFor(path string) int64 {
 			size = max(size, int64(trailer[0])|int64(trailer[1])<<8|int64(trailer[2])<<16|int64(trailer[3])<<24)
 		}
 	}
-	return max(tableGCFloor, size/2)
+	return size
 }
 
 // lazyGC postpones the first garbage collection until the heap reaches floor bytes, then
@@ -249,7 +256,11 @@ func gcFloorFor(path string) int64 {
 // the environment is left alone. The returned function ends the caller's use; the settings
 // are restored when no run needs them (runs may overlap in tests) or after the first
 // collection, whichever comes first.
-func lazyGC(floor int64) (done func()) {
+func lazyGC(floor int64) (done func()) { return tuneGC(floor, true) }
+
+// tuneGC collects garbage only when the heap reaches limit bytes: until the first collection
+// when untilFirst (lazyGC), else until done is called.
+func tuneGC(limit int64, untilFirst bool) (done func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
@@ -258,15 +269,17 @@ func lazyGC(floor int64) (done func()) {
 	defer st.mu.Unlock()
 	if st.active == 0 && !st.tuned {
 		st.pct = debug.SetGCPercent(-1)
-		st.limit = debug.SetMemoryLimit(floor)
+		st.limit = debug.SetMemoryLimit(limit)
 		st.tuned = true
-		// The sentinel is garbage at once, so its finalizer runs after the first collection.
-		sentinel := &struct{ p *int }{}
-		runtime.SetFinalizer(sentinel, func(*struct{ p *int }) {
-			st.mu.Lock()
-			st.untune()
-			st.mu.Unlock()
-		})
+		if untilFirst {
+			// The sentinel is garbage at once, so its finalizer runs after the first collection.
+			sentinel := &struct{ p *int }{}
+			runtime.SetFinalizer(sentinel, func(*struct{ p *int }) {
+				st.mu.Lock()
+				st.untune()
+				st.mu.Unlock()
+			})
+		}
 	}
 	st.active++
 	var once sync.Once

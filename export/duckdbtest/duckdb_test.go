@@ -330,17 +330,42 @@ type timelineJSON struct {
 			Rank  int64            `json:"rank"`
 			Items []collectiveJSON `json:"items"`
 		} `json:"collectives"`
+		ByCollective []struct {
+			Op         string `json:"op"`
+			Group      string `json:"group"`
+			Calls      int64  `json:"calls"`
+			DurationNs int64  `json:"duration_ns"`
+			SizedCalls int64  `json:"sized_calls"`
+			Bytes      int64  `json:"bytes"`
+			MinBytes   int64  `json:"min_bytes"`
+			MaxBytes   int64  `json:"max_bytes"`
+		} `json:"by_collective"`
+		ByCollectiveOmitted int `json:"by_collective_omitted"`
 	} `json:"stragglers"`
 }
 
 type collectiveJSON struct {
-	Name    string `json:"name"`
-	StartNs int64  `json:"start_ns"`
-	EndNs   int64  `json:"end_ns"`
-	Op      string `json:"op"`
-	Group   string `json:"group"`
-	Seq     int64  `json:"seq"`
-	HasSeq  bool   `json:"has_seq"`
+	Name       string `json:"name"`
+	StartNs    int64  `json:"start_ns"`
+	EndNs      int64  `json:"end_ns"`
+	Op         string `json:"op"`
+	Group      string `json:"group"`
+	GroupRanks string `json:"group_ranks"`
+	Seq        int64  `json:"seq"`
+	HasSeq     bool   `json:"has_seq"`
+	P2P        string `json:"p2p"`
+	Peer       int64  `json:"peer"`
+	CommsID    string `json:"comms_id"`
+	Bytes      int64  `json:"bytes"`
+	GroupSize  int64  `json:"group_size"`
+}
+
+// nullIfZero is v, or nil (SQL's NULL) for the summary's 0: unknown.
+func nullIfZero(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
 }
 
 // checkTimeline compares the steps, idle and collectives tables with orprof timeline --format
@@ -384,14 +409,85 @@ func checkTimeline(t *testing.T, db *sql.DB, dir string, inputs []string) {
 	want = nil
 	for _, rc := range tl.Stragglers.Collectives {
 		for _, c := range rc.Items {
+			seq, peer := any(nil), any(nil)
+			if c.HasSeq {
+				seq = c.Seq
+			}
+			if c.P2P != "" && c.Peer >= 0 {
+				peer = c.Peer
+			}
+			want = append(want, line(rc.Rank, c.Name, c.Op, c.Group, c.GroupRanks, seq, c.P2P, peer, c.CommsID,
+				nullIfZero(c.Bytes), nullIfZero(c.GroupSize), c.StartNs, c.EndNs, c.EndNs-c.StartNs))
+		}
+	}
+	same(t, "collectives", query(t, db, `SELECT rank, name, collective, process_group, process_group_ranks, seq, p2p, peer, comms_id,
+		bytes, group_size, start_ns, end_ns, dur_ns FROM `+table(dir, "collectives")), want)
+	if tl.Stragglers.ByCollectiveOmitted > 0 {
+		return // the summary keeps the largest rows only
+	}
+	want = nil
+	for _, s := range tl.Stragglers.ByCollective {
+		want = append(want, line(s.Op, s.Group, s.Calls, s.DurationNs, s.SizedCalls, s.Bytes, s.MinBytes, s.MaxBytes))
+	}
+	// The stragglers view's figures per call and group: the row of a group's sends and recvs
+	// is "send/recv", a call the trace does not name goes by its kernel's name.
+	same(t, "collectives by call and group", query(t, db, `SELECT CASE WHEN p2p <> '' THEN 'send/recv' WHEN collective = '' THEN name
+		ELSE collective END AS op, process_group, count(*), sum(dur_ns)::BIGINT, count(bytes), coalesce(sum(bytes), 0)::BIGINT,
+		coalesce(min(bytes), 0), coalesce(max(bytes), 0) FROM `+table(dir, "collectives")+` GROUP BY ALL`), want)
+}
+
+// checkCollectiveKeys holds each communication kernel's collective keys in the kernels table
+// (process group, seq, Comms Id, bytes) equal to the timeline's for the same kernel (orprof
+// timeline --format json: its stragglers' items, which the collectives table is made of).
+func checkCollectiveKeys(t *testing.T, db *sql.DB, dir string, inputs []string) {
+	raw := run(t, append([]string{"timeline", "--format", "json"}, inputs...)...)
+	var tl timelineJSON
+	decode(t, raw, &tl)
+	var want []string
+	for _, rc := range tl.Stragglers.Collectives {
+		for _, c := range rc.Items {
 			seq := any(nil)
 			if c.HasSeq {
 				seq = c.Seq
 			}
-			want = append(want, line(rc.Rank, c.Name, c.Op, c.Group, seq, c.StartNs, c.EndNs))
+			want = append(want, line(rc.Rank, c.Name, c.StartNs, c.Group, seq, c.CommsID, nullIfZero(c.Bytes)))
 		}
 	}
-	same(t, "collectives", query(t, db, `SELECT rank, name, collective, process_group, seq, start_ns, end_ns FROM `+table(dir, "collectives")), want)
+	if len(want) == 0 {
+		t.Fatal("no collectives: the test's traces must have some")
+	}
+	same(t, "kernels' collective keys", query(t, db, `SELECT k.rank, k.name, k.start_ns, k.process_group, k.seq, k.comms_id, k.bytes
+		FROM `+table(dir, "kernels")+` AS k SEMI JOIN `+table(dir, "collectives")+` AS c
+		ON k.rank = c.rank AND k.name = c.name AND k.start_ns = c.start_ns`), want)
+	if got := query(t, db, `SELECT count(*) FROM `+table(dir, "kernels")+` WHERE comms_id <> '' AND seq IS NULL`); !slices.Equal(got, []string{"0"}) {
+		t.Fatalf("kernels with a Comms Id and no Seq: %v", got)
+	}
+}
+
+// TestCollectivesEqualOrprof exports traces whose collectives carry "Comms Id", "Seq" and
+// message sizes (two ranks of one job; one rank of an NCCL trace of 2026) and holds the
+// collectives table and the kernels table's collective keys equal to orprof's own figures.
+func TestCollectivesEqualOrprof(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		inputs []string
+	}{
+		{"commsid", []string{"analysis/timeline/testdata/commsid/rank0.json", "analysis/timeline/testdata/commsid/rank1.json"}},
+		{"nccl_dev_kernel", []string{"testdata/kineto-2026/nccl_dev_kernel.json"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var inputs []string
+			for _, in := range c.inputs {
+				inputs = append(inputs, filepath.Join(root, in))
+			}
+			dir := filepath.Join(t.TempDir(), "out")
+			run(t, append([]string{"export", "--quiet", "-o", dir}, inputs...)...)
+			db := open(t)
+			checkKernels(t, db, dir, inputs)
+			checkTimeline(t, db, dir, inputs)
+			checkCollectiveKeys(t, db, dir, inputs)
+		})
+	}
 }
 
 // TestEachTraceEqualsOrprof exports each testdata trace alone and holds every table's SQL

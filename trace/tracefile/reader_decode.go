@@ -93,6 +93,9 @@ type decoder struct {
 	// late are the consumers fed once the links are known (startEarly).
 	prepared, early chan struct{}
 	late            []Consumer
+	// hold releases the chunks of records as their readers pass them, when the read has
+	// consumers (resolveInto).
+	hold *chunkHold
 
 	s      *jsonscan.Scanner
 	format Form

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/orprof/orprof/devices"
 	"github.com/orprof/orprof/events"
@@ -413,6 +412,26 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	// the top-level memory events) is worked out from the records first, so that each chunk of
 	// records can be released as soon as it is converted: the records and the events never
 	// exist in full at the same time.
+	if len(d.opts.Consumers) > 0 {
+		// The readers of the records: the conversion, the consumers' feed and, when some
+		// consumers need no links, their early feed.
+		readers, late, early := int32(1), 0, false
+		for _, c := range d.opts.Consumers {
+			if c.Needs()&(NeedLinks|NeedPython) == 0 {
+				early = true
+			} else {
+				late++
+			}
+		}
+		if early {
+			readers++
+		}
+		readers += int32(lateFeeds(late))
+		// Once every chunk is released, the consumers' Finish and their callers' output
+		// come next and allocate about as much as the records held: collected then, the
+		// records' memory is reused for them rather than fresh pages faulted in.
+		d.hold = newChunkHold(d.raws.chunks, readers, func() { runtime.GC() })
+	}
 	d.startEarly(times)
 	lk := d.linkRaws(td.Device, times)
 	if len(d.opts.Consumers) > 0 {
@@ -432,10 +451,24 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 	}
 	sink := newSink(nKeep + nMem)
+	var feedPassed func(int) // the feed's pass of a chunk: those its links no longer read
+	if d.hold != nil {
+		evStart := make([]int, len(starts))
+		for k := range starts {
+			evStart[k] = starts[k].ev
+		}
+		due := d.feedDue(lk, evStart)
+		feedPassed = func(k int) {
+			for _, c := range due[k] {
+				d.hold.pass(int(c))
+			}
+		}
+	}
 	if sink == nil {
 		// The consumers were all the read was for: no event is made.
 		if len(d.opts.Consumers) > 0 {
-			d.feedConsumers(d.late, lk, d.raws.chunks, times)
+			d.hold.passAll() // no conversion
+			d.feedLate(lk, times, feedPassed)
 			d.waitEarly()
 		}
 		d.raws = rawList{}
@@ -448,43 +481,19 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
 
 	// The consumers are fed on a goroutine of their own while the events are converted: both
-	// only read the records, which whichever of the two finishes last releases, so that the
-	// rest of the read (the links applied, the rows made) never waits for the consumers. From
-	// here on the feeding goroutine alone uses d.raws; the conversion uses chunks.
+	// only read the records, each chunk of which the last of its readers releases (d.hold),
+	// so that the rest of the read (the links applied, the rows made) never waits for the
+	// consumers. From here on the feeding goroutine alone uses d.raws; the conversion uses
+	// chunks.
 	chunks := d.raws.chunks
-	release := func() {}
 	feeding := len(d.opts.Consumers) > 0
 	if feeding {
 		finished := make(chan struct{})
 		d.consumersFinished = finished
-		// The records' readers: the conversion, the consumers' feed, the link-free
-		// consumers' early feed if it is still going.
-		var users atomic.Int32
-		users.Store(2)
-		if d.early != nil {
-			users.Add(1)
-		}
-		held := chunks
-		release = func() {
-			if users.Add(-1) == 0 {
-				// The consumers' Finish and their callers' output come next, and
-				// allocate about as much as the records held: collected now, the
-				// records' memory is reused for them rather than fresh pages faulted in.
-				clear(held)
-				runtime.GC()
-			}
-		}
-		if d.early != nil {
-			go func() {
-				<-d.early
-				release()
-			}()
-		}
 		go func() {
 			defer close(finished)
-			d.feedLate(lk, times)
+			d.feedLate(lk, times, feedPassed)
 			d.raws = rawList{}
-			release()
 			for _, c := range d.late {
 				c.Finish() // while the rest of the read goes on
 			}
@@ -507,7 +516,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 				out.done(j)
 				j++
 			}
-			if !feeding {
+			if feeding {
+				d.hold.pass(k)
+			} else {
 				chunks[k] = nil
 				releaseRecords(c)
 			}
@@ -523,7 +534,6 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	} else {
 		convert(sink.part(), 0, len(chunks))
 	}
-	release()
 	if !feeding {
 		d.raws = rawList{}
 	}
@@ -542,13 +552,22 @@ func (d *decoder) waitConsumers() {
 	}
 }
 
-// feedLate feeds the consumers that need the links (d.late): on two goroutines when there
-// are two or more and two processors, each with half of them, so that the heaviest does not
-// hold up the others once the events are converted.
-func (d *decoder) feedLate(lk *links, times func(*rawEvent) (float64, float64)) {
+// lateFeeds is the number of goroutines that feed n consumers needing the links: two when
+// there are two or more and two processors, each with half of them, so that the heaviest
+// does not hold up the others once the events are converted.
+func lateFeeds(n int) int {
+	if n < 2 || runtime.GOMAXPROCS(0) < 2 {
+		return 1 // (one feed even of none: it passes the chunks)
+	}
+	return 2
+}
+
+// feedLate feeds the consumers that need the links (d.late) on lateFeeds goroutines, each
+// passing the chunks it has fed (passed).
+func (d *decoder) feedLate(lk *links, times func(*rawEvent) (float64, float64), passed func(int)) {
 	cs := d.late
-	if len(cs) < 2 || runtime.GOMAXPROCS(0) < 2 {
-		d.feedConsumers(cs, lk, d.raws.chunks, times)
+	if lateFeeds(len(cs)) < 2 {
+		d.feedConsumers(cs, lk, d.raws.chunks, times, passed)
 		return
 	}
 	var a, b []Consumer
@@ -560,8 +579,8 @@ func (d *decoder) feedLate(lk *links, times func(*rawEvent) (float64, float64)) 
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { d.feedConsumers(b, lk, d.raws.chunks, times) })
-	d.feedConsumers(a, lk, d.raws.chunks, times)
+	wg.Go(func() { d.feedConsumers(b, lk, d.raws.chunks, times, passed) })
+	d.feedConsumers(a, lk, d.raws.chunks, times, passed)
 	wg.Wait()
 }
 
@@ -612,7 +631,7 @@ func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 		}
 		close(prepared)
 		if len(early) > 0 {
-			d.feedConsumers(early, nil, chunks, times)
+			d.feedConsumers(early, nil, chunks, times, d.hold.pass)
 			for _, c := range early {
 				c.Finish()
 			}
@@ -638,13 +657,22 @@ func (d *decoder) waitEarly() {
 // feedConsumers begins the consumers cs (those that wanted the device names were begun by
 // startEarly) and hands them every event of chunks, in file order: with its links resolved
 // (lk), or, with lk nil, as NeedLinks says of a consumer without it (no operator, launch or
-// rule; a device event's collective only from its own args).
-func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, times func(*rawEvent) (float64, float64)) {
+// rule; a device event's collective only from its own args). passed, when not nil, is called
+// with each chunk's index once its events have been fed, in order, every chunk once.
+func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, times func(*rawEvent) (float64, float64), passed func(int)) {
 	linked := lk != nil
 	if linked && d.prepared != nil {
 		<-d.prepared
 	}
+	if passed != nil && len(chunks) > 0 {
+		defer passed(len(chunks) - 1)
+	}
 	if len(cs) == 0 {
+		for k := range len(chunks) - 1 {
+			if passed != nil {
+				passed(k)
+			}
+		}
 		return
 	}
 	if !linked {
@@ -677,7 +705,10 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 	// Plain loops over the chunks, not range over d.raws.all(): its body, a closure, is too
 	// large to be inlined and would cost a call per event.
 	i := -1
-	for _, ch := range chunks {
+	for kc, ch := range chunks {
+		if kc > 0 && passed != nil {
+			passed(kc - 1)
+		}
 		for j := range ch {
 			i++
 			r := &ch[j]
