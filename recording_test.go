@@ -539,7 +539,9 @@ func TestEndOnRacesStop(t *testing.T) {
 		consumer.Wait()
 	}()
 	handed := 0
-	for i := 0; i < rounds; i++ {
+	// More rounds while none has seen a handed range end (up to 10 s): on a loaded machine the
+	// producers may not run at all within a few sessions of 300 µs.
+	for i, start := 0, time.Now(); i < rounds || handed == 0 && time.Since(start) < 10*time.Second; i++ {
 		s, err := Start(Options{RecordShapes: true})
 		require.NoError(t, err)
 		time.Sleep(300 * time.Microsecond)

@@ -12,7 +12,9 @@ import (
 )
 
 // TestKinetoTraceTables: every real Kineto trace in the shared test data gives a table, with
-// device columns where the trace has device work; the footers pin each table's totals.
+// device columns where the trace has device work; the footers pin each table's totals. Under
+// -race it leaves out the three traces of 15 MB and more, which .ci/run's second step (without
+// -race: the name says Kineto) reads with the others.
 func TestKinetoTraceTables(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "kineto")
 	if _, err := os.Stat(dir); err != nil {
@@ -33,6 +35,9 @@ func TestKinetoTraceTables(t *testing.T) {
 	}
 	for name, footer := range want {
 		t.Run(name, func(t *testing.T) {
+			if conformanceRaceEnabled && (name == "mtia_rank0.json.gz" || name == "cuda_train_step.json.gz" || name == "cuda_ns_resolution.json.gz") {
+				t.Skip("a large trace under -race: read in the run without -race")
+			}
 			var out, errb bytes.Buffer
 			require.Equal(t, 0, dispatch([]string{"table", "--row-limit", "5", filepath.Join(dir, name)}, nil, &out, &errb), errb.String())
 			assert.True(t, strings.HasSuffix(out.String(), footer), out.String())

@@ -65,22 +65,25 @@ func (c *collect) Event(ev *Event) { c.evs = append(c.evs, *ev) }
 // FunctionEvent the read makes (memory events aside), in file order, with the kinds, times and
 // links the events have: the device time a consumer charges to each op is the op's kernels, the
 // links' rules sum to DeviceLink's, and runtime calls name the op their work went to.
-// The large trace is TestConsumerSeesWhatTheTableSeesLarge's.
+// The large traces are TestConsumerSeesWhatTheTableSeesLarge's.
 func TestConsumerSeesWhatTheTableSees(t *testing.T) {
 	consumerSees(t, slices.DeleteFunc(consumerTraces(t), isLarge))
 }
 
 // TestConsumerSeesWhatTheTableSeesLarge is TestConsumerSeesWhatTheTableSees on the large
-// trace, run without -race (.ci/run's second step), which makes it take minutes.
+// traces, run without -race (.ci/run's second step), which makes it take minutes.
 func TestConsumerSeesWhatTheTableSeesLarge(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("large trace: run without -race and -short")
+		t.Skip("large traces: run without -race and -short")
 	}
 	consumerSees(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
 }
 
-// isLarge reports whether f is the 87 MB trace.
-func isLarge(f string) bool { return strings.Contains(f, "mtia") }
+// isLarge reports whether f is one of the three traces of 15 MB and more uncompressed (the
+// 87 MB MTIA trace, the 35 MB and 15 MB CUDA ones): the ...Large tests read them, without -race.
+func isLarge(f string) bool {
+	return strings.Contains(f, "mtia") || strings.Contains(f, "cuda_train_step") || strings.Contains(f, "cuda_ns_resolution")
+}
 
 func consumerSees(t *testing.T, files []string) {
 	for _, f := range files {
@@ -153,14 +156,14 @@ func consumerSees(t *testing.T, files []string) {
 // TestLinkCoverage is the promise: on the five traces whose kernels the External id
 // links to nothing, the rules charge at least 98 % of the device time to operators (99.9 %
 // where the rule can reach every event), and each of the range profiler's 77 kernels gets an op.
-// The large trace is TestLinkCoverageLarge's.
+// The large traces are TestLinkCoverageLarge's.
 func TestLinkCoverage(t *testing.T) { linkCoverage(t, false) }
 
-// TestLinkCoverageLarge is TestLinkCoverage on the large trace, run without -race (.ci/run's
+// TestLinkCoverageLarge is TestLinkCoverage on the large traces, run without -race (.ci/run's
 // second step).
 func TestLinkCoverageLarge(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("large trace: run without -race and -short")
+		t.Skip("large traces: run without -race and -short")
 	}
 	linkCoverage(t, true)
 }
@@ -365,17 +368,17 @@ func (s *sized) Event(ev *Event) {
 
 // A consumer is told at Begin, once and before its first event, exactly how many events of
 // each kind the read hands it, in every kind of read, on every real trace and orprof's own.
-// The large trace is TestConsumerIsToldTheCountsLarge's.
+// The large traces are TestConsumerIsToldTheCountsLarge's.
 func TestConsumerIsToldTheCounts(t *testing.T) {
 	memory := toldTheCounts(t, slices.DeleteFunc(consumerTraces(t, "memory.json", "orprof_fallback.json"), isLarge))
 	assert.Positive(t, memory, "some trace has memory records")
 }
 
-// TestConsumerIsToldTheCountsLarge is TestConsumerIsToldTheCounts on the large trace, run
+// TestConsumerIsToldTheCountsLarge is TestConsumerIsToldTheCounts on the large traces, run
 // without -race (.ci/run's second step).
 func TestConsumerIsToldTheCountsLarge(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("large trace: run without -race and -short")
+		t.Skip("large traces: run without -race and -short")
 	}
 	toldTheCounts(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
 }
@@ -443,16 +446,16 @@ func (p *preparing) Event(ev *Event) {
 	}
 }
 
-// The large trace is TestConsumerGetsEveryDeviceNameLarge's.
+// The large traces are TestConsumerGetsEveryDeviceNameLarge's.
 func TestConsumerGetsEveryDeviceName(t *testing.T) {
 	everyDeviceName(t, slices.DeleteFunc(consumerTraces(t), isLarge))
 }
 
-// TestConsumerGetsEveryDeviceNameLarge is TestConsumerGetsEveryDeviceName on the large trace,
+// TestConsumerGetsEveryDeviceNameLarge is TestConsumerGetsEveryDeviceName on the large traces,
 // run without -race (.ci/run's second step).
 func TestConsumerGetsEveryDeviceNameLarge(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("large trace: run without -race and -short")
+		t.Skip("large traces: run without -race and -short")
 	}
 	everyDeviceName(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
 }
@@ -492,16 +495,16 @@ func (l *linkFree) Finish() { l.finished++ }
 
 // A consumer without NeedLinks gets the events a linked consumer gets, in the same order,
 // without their links; Finish once, after the last.
-// The large trace is TestLinkFreeConsumerLarge's.
+// The large traces are TestLinkFreeConsumerLarge's.
 func TestLinkFreeConsumer(t *testing.T) {
 	linkFreeConsumer(t, slices.DeleteFunc(consumerTraces(t), isLarge))
 }
 
-// TestLinkFreeConsumerLarge is TestLinkFreeConsumer on the large trace, run without -race
+// TestLinkFreeConsumerLarge is TestLinkFreeConsumer on the large traces, run without -race
 // (.ci/run's second step).
 func TestLinkFreeConsumerLarge(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("large trace: run without -race and -short")
+		t.Skip("large traces: run without -race and -short")
 	}
 	linkFreeConsumer(t, slices.DeleteFunc(consumerTraces(t), func(f string) bool { return !isLarge(f) }))
 }

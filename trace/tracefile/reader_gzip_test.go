@@ -5,6 +5,7 @@ import (
 	stdgzip "compress/gzip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -36,25 +37,37 @@ func TestReaderGzipErrors(t *testing.T) {
 	}
 }
 
-// TestReaderGzipMTIA reads the MTIA trace's gzip file whole and one byte at a time (every
-// refill boundary of the inflater) and gets what the plain read gets.
-func TestReaderGzipMTIA(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads the 87 MB MTIA trace three times; not in -short")
+// TestReaderGzipMTIALarge reads the MTIA trace's gzip file whole and one byte at a time (every
+// refill boundary of the inflater) and gets what the plain read gets. Without -race only
+// (.ci/run's second step); TestReaderGzipOneByte does the same on a smaller trace under -race.
+func TestReaderGzipMTIALarge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("reads the 87 MB MTIA trace three times; not in -short or under -race")
 	}
-	z, err := os.ReadFile(filepath.Join(sharedTestdata, "kineto", "mtia_rank0.json.gz"))
+	gzipReadsLikePlain(t, "mtia_rank0.json.gz")
+}
+
+// TestReaderGzipOneByte is TestReaderGzipMTIALarge on a 320 KB trace.
+func TestReaderGzipOneByte(t *testing.T) {
+	gzipReadsLikePlain(t, "cuda_alexnet.json.gz")
+}
+
+// gzipReadsLikePlain reads testdata/kineto/name whole and one byte at a time and requires what
+// the read of its decompressed bytes gives.
+func gzipReadsLikePlain(t *testing.T, name string) {
+	z, err := os.ReadFile(filepath.Join(sharedTestdata, "kineto", name))
 	require.NoError(t, err, "testdata missing")
 	var plain bytes.Buffer
 	r, err := stdgzip.NewReader(bytes.NewReader(z)) // the standard library's, as the reference
 	require.NoError(t, err)
 	_, err = plain.ReadFrom(r)
 	require.NoError(t, err)
-	want, err := Read(bytes.NewReader(plain.Bytes()), "mtia_rank0.json", Options{})
+	want, err := Read(bytes.NewReader(plain.Bytes()), strings.TrimSuffix(name, ".gz"), Options{})
 	require.NoError(t, err)
-	got, err := Read(bytes.NewReader(z), "mtia_rank0.json.gz", Options{})
+	got, err := Read(bytes.NewReader(z), name, Options{})
 	require.NoError(t, err)
 	require.Equal(t, want, got)
-	got, err = Read(iotest.OneByteReader(bytes.NewReader(z)), "mtia_rank0.json.gz", Options{})
+	got, err = Read(iotest.OneByteReader(bytes.NewReader(z)), name, Options{})
 	require.NoError(t, err)
 	require.Equal(t, want, got, "one byte at a time")
 }
