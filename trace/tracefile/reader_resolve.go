@@ -480,11 +480,11 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	first := sink.part()
 	d.setMemoryEvents(first, nKeep, mem, lk.maxID, base)
 
-	// The consumers are fed on a goroutine of their own while the events are converted: both
-	// only read the records, each chunk of which the last of its readers releases (d.hold),
-	// so that the rest of the read (the links applied, the rows made) never waits for the
-	// consumers. From here on the feeding goroutine alone uses d.raws; the conversion uses
-	// chunks.
+	// The consumers are fed on goroutines of their own (feedLate) while the events are
+	// converted: both only read the records, each chunk of which the last of its readers
+	// releases (d.hold), so that the rest of the read (the links applied, the rows made) never
+	// waits for the consumers. From here on the feeding goroutines alone use d.raws; the
+	// conversion uses chunks.
 	chunks := d.raws.chunks
 	feeding := len(d.opts.Consumers) > 0
 	if feeding {
