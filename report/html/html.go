@@ -307,10 +307,7 @@ func Write(w io.Writer, m *Model) error {
 
 // pageData is the JSON document of m. encoding/json escapes <, > and & in every string, so
 // the document cannot end the script element that holds it.
-func pageData(m *Model) ([]byte, error) {
-	pieces, err := pagePieces(m, true)
-	return bytes.Join(pieces, nil), err
-}
+func pageData(m *Model) ([]byte, error) { return pageDataVia(m, true) }
 
 // pageDataVia is pageData, with the documents spliced in (splice) or through encoding/json.
 func pageDataVia(m *Model, viaSplice bool) ([]byte, error) {
