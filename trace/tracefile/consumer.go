@@ -24,6 +24,7 @@ func ReadConsumers(r io.Reader, name string, opts Options) (*Data, error) {
 			// that they reuse its pages (the peak RSS of a large trace is here).
 			runtime.GC()
 		}
+		d.noEvents = true
 		return d.resolveInto(func(int) eventSink { return nil })
 	})
 }

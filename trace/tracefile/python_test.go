@@ -231,3 +231,83 @@ func TestPythonManySegments(t *testing.T) {
 	assert.Equal(t, "flow s 0 tid=1 at=0", seq.got[0])
 	assert.Equal(t, "py f.py(2): g tid=3 2000-2250", seq.got[1])
 }
+
+// pyOrder records, for a consumer of the Python layer with needs, what order its calls come
+// in and a digest of what it is handed.
+type pyOrder struct {
+	needs                  Needs
+	begins, beforeBegin    int
+	python, other, late    int // late: Python events after another event
+	told                   int // Counts.Python at Begin
+	sumPy, sumOther, names int64
+}
+
+func (c *pyOrder) Needs() Needs { return c.needs }
+func (c *pyOrder) Begin(i *Info) {
+	c.begins++
+	c.beforeBegin = c.python + c.other
+	c.told = i.Counts.Python
+	c.names = int64(len(i.DeviceNames))
+}
+func (c *pyOrder) Finish() {}
+func (c *pyOrder) Event(ev *Event) {
+	if ev.Kind == KindPython || ev.Kind == KindFlow {
+		c.python++
+		c.sumPy += ev.StartNs ^ int64(len(ev.Name))
+		if c.other > 0 {
+			c.late++
+		}
+		return
+	}
+	c.other++
+	c.sumOther += ev.StartNs ^ int64(ev.OpIndex)
+}
+
+// TestPythonConsumersAmongOthers: consumers of the Python layer, read beside link-free ones,
+// ones that want the device names and ones that need the links (the layer is fed while the
+// read links the others' events), are begun once before their first event, get the whole
+// layer before any other event, and get what each would get read alone — on every read path.
+func TestPythonConsumersAmongOthers(t *testing.T) {
+	path := filepath.Join(requireShared(t, "kineto-extra"), "tracelens_mi300_bert_small.json.gz")
+	reads := map[string]func(Options) error{
+		"Open":          func(o Options) error { _, err := Open(path, o); return err },
+		"OpenConsumers": func(o Options) error { _, err := OpenConsumers(path, o); return err },
+		"OpenAverages":  func(o Options) error { _, err := OpenAverages(path, o, events.AverageOptions{}); return err },
+	}
+	pyNeeds := []Needs{NeedPython, NeedPython | NeedLinks, NeedPython | NeedDeviceNames, NeedPython | NeedLinks | NeedMemory}
+	alone := map[Needs]pyOrder{}
+	for _, n := range pyNeeds {
+		c := &pyOrder{needs: n}
+		_, err := OpenConsumers(path, Options{Consumers: []Consumer{c}})
+		require.NoError(t, err)
+		require.Positive(t, c.python)
+		alone[n] = *c
+	}
+	for name, read := range reads {
+		t.Run(name, func(t *testing.T) {
+			var cs []Consumer
+			var pys []*pyOrder
+			for _, n := range pyNeeds {
+				cs = append(cs, &counting{needs: 0}, &counting{needs: NeedDeviceNames | NeedLinks})
+				c := &pyOrder{needs: n}
+				pys = append(pys, c)
+				cs = append(cs, c)
+			}
+			require.NoError(t, read(Options{Consumers: cs}))
+			for _, c := range pys {
+				want := alone[c.needs]
+				assert.Equal(t, 1, c.begins, "needs %d: calls of Begin", c.needs)
+				assert.Zero(t, c.beforeBegin, "needs %d: events before Begin", c.needs)
+				assert.Zero(t, c.late, "needs %d: Python events after the others", c.needs)
+				assert.Equal(t, c.python, c.told, "needs %d: Counts.Python", c.needs)
+				assert.Equal(t, want, *c, "needs %d: not what it gets read alone", c.needs)
+			}
+			for _, c := range cs {
+				if k, ok := c.(*counting); ok {
+					assert.Equal(t, 1, k.begins)
+					assert.Zero(t, k.beforeBegin)
+				}
+			}
+		})
+	}
+}

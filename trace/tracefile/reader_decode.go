@@ -93,6 +93,12 @@ type decoder struct {
 	// late are the consumers fed once the links are known (startEarly).
 	prepared, early chan struct{}
 	late            []Consumer
+	// pyFed is closed when the late consumers that need the Python layer are begun and have
+	// had it (startPython; nil: the late feed does both).
+	pyFed chan struct{}
+	// noEvents is set when the read makes no events (ReadConsumers): what only the
+	// conversion reads, the memory index, is not built.
+	noEvents bool
 	// hold releases the chunks of records as their readers pass them, when the read has
 	// consumers (resolveInto).
 	hold *chunkHold

@@ -397,7 +397,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	d.info = Info{Rank: rank, Form: td.Form, DeviceName: td.DeviceName, OriginNs: td.OriginNs, Counts: d.counts}
 	nKeep := starts[len(d.raws.chunks)].ev
 	var mem *memIndex
-	if kineto {
+	if kineto && !d.noEvents {
 		mem = d.buildMemIndex()
 		if mem != nil {
 			for _, c := range mem.covered {
@@ -433,6 +433,7 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		d.hold = newChunkHold(d.raws.chunks, readers, func() { runtime.GC() })
 	}
 	d.startEarly(times)
+	d.startPython(times)
 	lk := d.linkRaws(td.Device, times)
 	if len(d.opts.Consumers) > 0 {
 		// The links' working lists are garbage now, and the consumers begun next reserve
@@ -640,6 +641,35 @@ func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 	}()
 }
 
+// startPython begins the late consumers that need the Python layer and feeds it to them on
+// a goroutine of its own while the read links its events (the layer needs no links);
+// feedConsumers waits for it (d.pyFed) before their other events.
+func (d *decoder) startPython(times func(*rawEvent) (float64, float64)) {
+	var pcs []Consumer
+	for _, c := range d.late {
+		if c.Needs()&NeedPython != 0 {
+			pcs = append(pcs, c)
+		}
+	}
+	if len(pcs) == 0 {
+		return
+	}
+	fed := make(chan struct{})
+	d.pyFed = fed
+	go func() {
+		defer close(fed)
+		for _, c := range pcs {
+			if c.Needs()&NeedDeviceNames == 0 {
+				d.begin(c, nil)
+			} else {
+				<-d.prepared // begun by startEarly
+			}
+		}
+		d.feedPython(pcs, times)
+		d.py, d.pyCur = pyList{}, nil // read by no one else: their memory is the GC's
+	}()
+}
+
 // begin calls c.Begin with the read's Info and names.
 func (d *decoder) begin(c Consumer, names []string) {
 	info := d.info
@@ -682,17 +712,28 @@ func (d *decoder) feedConsumers(cs []Consumer, lk *links, chunks [][]rawEvent, t
 	opName := func(raw int32) string {
 		return events.RewriteName(d.nameStrs[d.raws.at(int(raw)).name], true)
 	}
+	// The late feed's Python consumers were begun and had the Python layer (startPython);
+	// the early feed (started before it) has none.
+	var pyFed chan struct{}
+	if linked {
+		pyFed = d.pyFed
+	}
+	if pyFed != nil {
+		<-pyFed
+	}
 	var mcs []Consumer
 	for _, c := range cs {
 		n := c.Needs()
-		if n&NeedDeviceNames == 0 {
+		if n&NeedDeviceNames == 0 && (pyFed == nil || n&NeedPython == 0) {
 			d.begin(c, nil)
 		}
 		if n&NeedMemory != 0 && kineto {
 			mcs = append(mcs, c)
 		}
 	}
-	d.feedPython(cs, times)
+	if pyFed == nil {
+		d.feedPython(cs, times)
+	}
 	var ev Event
 	var mev Event
 	next := 0 // the next pair, in event order
