@@ -168,12 +168,25 @@ func Attribute(in *Input, by By) *Summary {
 		}
 		return t
 	}
+	// Each thread's lists are cut from two shared ones, sized by a first count: appended to
+	// one by one they would cost about twice their size in fresh memory.
 	for i := range ops {
-		t := th(ops[i].Tid)
+		th(ops[i].Tid).nOps++
+	}
+	for i := range in.Spans {
+		th(in.Spans[i].Tid).nSpans++
+	}
+	allOps, allSpans := make([]int32, len(ops)), make([]int32, len(in.Spans))
+	for _, t := range byTid {
+		t.ops, allOps = allOps[:0:t.nOps], allOps[t.nOps:]
+		t.spans, allSpans = allSpans[:0:t.nSpans], allSpans[t.nSpans:]
+	}
+	for i := range ops {
+		t := byTid[ops[i].Tid]
 		t.ops = append(t.ops, int32(i))
 	}
 	for i := range in.Spans {
-		t := th(in.Spans[i].Tid)
+		t := byTid[in.Spans[i].Tid]
 		t.spans = append(t.spans, int32(i))
 	}
 	tids := make([]int64, 0, len(byTid))
@@ -393,7 +406,8 @@ func Attribute(in *Input, by By) *Summary {
 }
 
 type thread struct {
-	ops, spans []int32
+	ops, spans   []int32
+	nOps, nSpans int
 }
 
 // modulePrefix starts the name of the python_function event of an nn.Module's call.
