@@ -19,7 +19,7 @@ func ReadConsumers(r io.Reader, name string, opts Options) (*Data, error) {
 	}
 	skip := skipArgs{shapes: true, stacks: true}
 	return decodeTrace(r, name, opts, defaultParConfig(), skip, func(d *decoder) *Data {
-		if d.raws.n >= 1<<16 {
+		if d.collects() {
 			// As resolve does: the parse's garbage goes before the link tables are made, so
 			// that they reuse its pages (the peak RSS of a large trace is here).
 			runtime.GC()

@@ -292,9 +292,17 @@ func (s averagerSink) apply(lk *links) {
 	}
 }
 
+// collectRecords is how many records a read needs before it collects its garbage where its
+// memory turns over (after the parse, after linking, once the records are passed): below it
+// the garbage is a few MB, which a forced cycle costs more time to reclaim than it saves.
+const collectRecords = 1 << 16
+
+// collects reports whether the read is large enough to collect (collectRecords).
+func (d *decoder) collects() bool { return d.raws.n >= collectRecords }
+
 // resolve turns the scanned records into the Data, with its events; see resolveInto.
 func (d *decoder) resolve() *Data {
-	if d.raws.n >= 1<<16 {
+	if d.collects() {
 		// The parse's garbage (input buffers, segment scratch) goes before the link tables and
 		// the events (about 300 bytes each) are made, so that they reuse its pages rather than
 		// take more: the peak RSS of a large trace is here. The records hold no pointers, so
@@ -430,12 +438,16 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		// Once every chunk is released, the consumers' Finish and their callers' output
 		// come next and allocate about as much as the records held: collected then, the
 		// records' memory is reused for them rather than fresh pages faulted in.
-		d.hold = newChunkHold(d.raws.chunks, readers, func() { runtime.GC() })
+		var done func()
+		if d.collects() {
+			done = runtime.GC
+		}
+		d.hold = newChunkHold(d.raws.chunks, readers, done)
 	}
 	d.startEarly(times)
 	d.startPython(times)
 	lk := d.linkRaws(td.Device, times)
-	if len(d.opts.Consumers) > 0 {
+	if len(d.opts.Consumers) > 0 && d.collects() {
 		// The links' working lists are garbage now, and the consumers begun next reserve
 		// about as much: collected now, that memory is reused, not faulted in fresh.
 		runtime.GC()
