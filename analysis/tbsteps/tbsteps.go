@@ -140,6 +140,9 @@ type part struct {
 	hostWin  span     // the host events' extent
 	hasHost  bool
 	hasDev   bool
+	// room is, per role, how many intervals its list is made for at its first one: the
+	// read's count of the events that can take the role (Begin; 0 grows it by append).
+	room [NumCategories]int
 }
 
 // NewCollector returns an empty Collector.
@@ -148,15 +151,16 @@ func NewCollector() *Collector { return &Collector{} }
 // Needs asks for no links: the breakdown reads the events' own times, kinds and names.
 func (c *Collector) Needs() tracefile.Needs { return 0 }
 
-// Begin takes the trace's rank and sizes the lists: a host operator nested in the one before
-// it, the common case, takes no room, but the list is made for all.
+// Begin takes the trace's rank and sizes the lists: each role's at its first interval, for
+// all the events that can take it (a host operator nested in the one before it, the common
+// case, takes no room, but the list is made for all). Which of the device roles a trace's
+// work takes is known only then: grown by append, a list allocates several times its size.
 func (c *Collector) Begin(info *tracefile.Info) {
 	c.rank = info.Rank
 	n := info.Counts
 	p := &c.p
-	p.roles[CPUExec] = reserve.Room(p.roles[CPUExec], n.Host)
-	p.roles[Kernel] = reserve.Room(p.roles[Kernel], n.Device)
-	p.roles[Runtime] = reserve.Room(p.roles[Runtime], n.Runtime)
+	p.room = [NumCategories]int{Kernel: n.Device, Memcpy: n.Device, Memset: n.Device, Communication: n.Device,
+		Runtime: n.Runtime, CPUExec: n.Host}
 	p.launches = reserve.Room(p.launches, n.Runtime)
 	p.devices = reserve.Room(p.devices, n.Device)
 }
@@ -229,6 +233,9 @@ func (p *part) add(role int, sp span) {
 		if last := r[len(r)-1]; last.s <= sp.s && sp.e <= last.e {
 			return
 		}
+	}
+	if cap(p.roles[role]) == 0 {
+		p.roles[role] = reserve.Room(p.roles[role], p.room[role])
 	}
 	p.roles[role] = append(p.roles[role], sp)
 }
