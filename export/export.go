@@ -186,6 +186,7 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 		walk = tree.Add
 	}
 	tc := timeline.NewConsumer(timeline.DefaultOptions(), o.Rules)
+	tc.AfterRead() // its analyses beside the kernels table's writing, once the records are garbage
 	steps := tbsteps.NewCollector()
 	rank := int64(pos)
 	meta := func(table string) []parquet.WriterOption {

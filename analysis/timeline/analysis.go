@@ -58,8 +58,9 @@ func (*Summary) Analysis() string { return "timeline" }
 
 // Result is Summary as analysis.Analysis has it.
 func (c *Consumer) Result() (analysis.Summary, error) {
-	if c.done == nil {
+	s := c.Summary()
+	if s == nil {
 		return nil, nil
 	}
-	return c.done, nil
+	return s, nil
 }

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"sync"
 
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/trace/tracefile"
@@ -19,6 +20,9 @@ type Consumer struct {
 	done *Summary
 	ph   *phaseCollect // Options.Phase's (nil without)
 	err  error
+	// later: the analyses run at the first Summary call, not at Finish (AfterRead).
+	later bool
+	once  sync.Once
 }
 
 // NewConsumer returns a Consumer with the options o, classing kernels by rules (nil:
@@ -32,6 +36,16 @@ func NewConsumer(o Options, rules *kernels.Rules) *Consumer {
 		c.ph = &phaseCollect{}
 	}
 	return c
+}
+
+// AfterRead has Finish leave the analyses to the first Summary call: for a caller that asks
+// for the summary once the read is over (orprof export), so that the analyses' memory is
+// taken when the read's records are garbage rather than on top of them, while the read
+// still converts its events. The read collects its garbage at its end, so Summary does not
+// collect first. Call it before the read.
+func (c *Consumer) AfterRead() {
+	c.later = true
+	c.a.inRead = true
 }
 
 // UseRules classes kernels by rules (a user's rules file) instead of the built-in ones; it
@@ -91,11 +105,18 @@ func (c *Consumer) Finish() {
 		c.a.phaseRanges, c.a.phaseOf, c.err = c.ph.selection(c.a.opts.Phase)
 		c.ph = nil
 	}
-	c.done = c.a.Finish(c.info)
+	if !c.later {
+		c.done = c.a.Finish(c.info)
+	}
 }
 
 // Summary is the rank's summary, after Finish.
-func (c *Consumer) Summary() *Summary { return c.done }
+func (c *Consumer) Summary() *Summary {
+	if c.later {
+		c.once.Do(func() { c.done = c.a.Finish(c.info) })
+	}
+	return c.done
+}
 
 // Err is what made the summary wrong, after Finish: a phase (Options.Phase) the trace has
 // not, naming those it has.

@@ -165,7 +165,8 @@ func TestEveryTraceKineto(t *testing.T) {
 
 // TestConsumerInSharedRead: the analyses as one consumer of a read shared with the table's
 // Averager, its op tree walk and the kernel view (what orprof report does) give the summary of
-// orprof timeline's own read (OpenTrace), on every testdata trace.
+// orprof timeline's own read (OpenTrace), on every testdata trace; so does one that runs its
+// analyses after the read (AfterRead, orprof export's), which has not run them at its Finish.
 func TestConsumerInSharedRead(t *testing.T) {
 	for _, path := range allTraces(t) {
 		if st, err := os.Stat(path); err == nil && st.Size() > 1<<20 && (raceEnabled || testing.Short()) {
@@ -178,9 +179,11 @@ func TestConsumerInSharedRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := NewConsumer(DefaultOptions(), nil)
+			late := NewConsumer(DefaultOptions(), nil)
+			late.AfterRead()
 			walked := 0
 			av, err := tracefile.OpenAverages(path, tracefile.Options{
-				Consumers: []tracefile.Consumer{kernels.NewCollector(), c},
+				Consumers: []tracefile.Consumer{kernels.NewCollector(), c, late},
 				Tree:      func(*events.TreeEvent) { walked++ },
 			}, events.AverageOptions{})
 			if err != nil {
@@ -188,6 +191,9 @@ func TestConsumerInSharedRead(t *testing.T) {
 			}
 			if walked == 0 && len(av.Rows) > 0 {
 				t.Fatal("the tree was not walked")
+			}
+			if late.done != nil {
+				t.Fatal("AfterRead: the analyses ran at Finish")
 			}
 			got := c.Summary()
 			if nd != nil {
@@ -206,6 +212,13 @@ func TestConsumerInSharedRead(t *testing.T) {
 			}
 			if x.String() != y.String() {
 				t.Errorf("the two reads differ:\n%s", diffLines(x.String(), y.String()))
+			}
+			var z bytes.Buffer
+			if err := Write(&z, text.JSON, late.Summary(), Views); err != nil {
+				t.Fatal(err)
+			}
+			if x.String() != z.String() {
+				t.Errorf("AfterRead's summary differs:\n%s", diffLines(x.String(), z.String()))
 			}
 		})
 	}
