@@ -1,10 +1,63 @@
 package tracefile
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+// Every test of the package reads with released chunks poisoned: a reader that read a record
+// after passing its chunk (the feed reading an operator's record for a kernel that follows
+// it, say) would fail the test that read it.
+func init() { poisonReleased = true }
+
+// TestFeedAfterRelease: on a trace whose device events all follow its operators (mtia_rank0's
+// layout), whose kernels name operators and launches chunks before them, with released
+// chunks poisoned, every kernel is handed over with its operator's name, its launch's
+// correlation and the collective of the operator around its launch.
+func TestFeedAfterRelease(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents": [` + "\n")
+	const n = 3 * rawChunk
+	for i := range n {
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "cpu_op", "name": "op%d", "pid": 1, "tid": 1, "ts": %d.000, "dur": 2.000, "args": {"External id": %d}},`+"\n", i, 10*i, i+1)
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": %d.500, "dur": 1.000, "args": {"External id": %d, "correlation": %d}},`+"\n", 10*i, i+1, 100000+i)
+	}
+	b.WriteString(`{"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1, "tid": 2, "ts": 5.000, "dur": 900000.000, "args": {"External id": 999999, "Collective name": "allreduce", "Process Group Name": "0", "Process Group Ranks": "[0, 1]", "Seq": 3}},` + "\n")
+	b.WriteString(`{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 6.000, "dur": 1.000, "args": {"correlation": 777}},` + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "kernel", "name": "k%d", "pid": 0, "tid": 7, "ts": %d.000, "dur": 1.000, "args": {"External id": %d, "correlation": %d, "stream": 7}},`+"\n", i, 10*n+10*i, i+1, 100000+i)
+	}
+	fmt.Fprintf(&b, `{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce", "pid": 0, "tid": 7, "ts": %d.000, "dur": 1.000, "args": {"correlation": 777, "stream": 7}}`+"\n]}", 30*n)
+	for _, par := range []parConfig{{workers: 1}, {workers: 3, segSize: 1 << 16}} {
+		var c collect
+		_, err := readTrace(strings.NewReader(b.String()), "late.json", Options{Consumers: []Consumer{&c}}, par)
+		require.NoError(t, err)
+		var kernels int
+		for _, ev := range c.evs {
+			if ev.Kind != KindKernel {
+				continue
+			}
+			if ev.Name == "ncclDevKernel_AllReduce" {
+				assert.Equal(t, int64(777), ev.Launch)
+				require.NotNil(t, ev.Comm, "the collective of the operator around the launch")
+				assert.Equal(t, "allreduce", ev.Comm.Name)
+				continue
+			}
+			var k int
+			_, err := fmt.Sscanf(ev.Name, "k%d", &k)
+			require.NoError(t, err)
+			assert.Equal(t, fmt.Sprintf("op%d", k), ev.Op)
+			assert.Equal(t, int64(100000+k), ev.Launch)
+			assert.Nil(t, ev.Comm)
+			kernels++
+		}
+		assert.Equal(t, n, kernels)
+	}
+}
 
 // TestFeedDue: a chunk of records is passed by the feed only after the last event whose
 // links name a record in it (an operator, a launch) has been fed.
