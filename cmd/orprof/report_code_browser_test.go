@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -73,6 +75,20 @@ func TestReportCodeBrowser(t *testing.T) {
 				t.Errorf("%s row %q: page %v, orprof code %v", v.by, r.Key, got, want[r.Key])
 			}
 		}
+	}
+	// The line table opens in orprof code's order: the text view's rows, heaviest first.
+	var lineKeys []string
+	p.Eval(t, `Array.from(document.querySelectorAll('[data-table=code-lines] tbody tr')).map(function (tr) { return tr.getAttribute("data-key"); })`, &lineKeys)
+	recs, err := csv.NewReader(bytes.NewReader(runCLI(t, "code", "--by", "line", "--format", "csv", bert))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var textKeys []string
+	for _, r := range recs[1:] {
+		textKeys = append(textKeys, r[0])
+	}
+	if !slices.Equal(lineKeys, textKeys) {
+		t.Errorf("line table's order %q, orprof code's %q", lineKeys, textKeys)
 	}
 	// The page's tree rows are the JSON's, by key, drawn from the DOM (not the data).
 	var keys []string

@@ -12,7 +12,7 @@
     else {
       var box = el("div");
       sec.appendChild(box);
-      dataTable(box, C.line.rows.map(codeRow), codeCols(ns, "Source line"), { id: "code-lines", placeholder: "filter by file or function (substring)" });
+      dataTable(box, C.line.rows.map(codeRow).sort(byTime), codeCols(ns, "Source line"), { id: "code-lines", placeholder: "filter by file or function (substring)" });
       codeWhy(sec, C.line, ns);
     }
     if (C.phase || C.phase_reason) {
@@ -21,9 +21,15 @@
       sec.appendChild(el("div", { cls: "sub", text: "A phase is the outermost user annotation that holds an op on its thread (ProfilerStep#N aside); backward ops count where they ran." }));
       var pbox = el("div");
       sec.appendChild(pbox);
-      dataTable(pbox, C.phase.rows.map(codeRow), codeCols(ns, "Phase"), { id: "code-phases", placeholder: "filter by phase (substring)" });
+      dataTable(pbox, C.phase.rows.map(codeRow).sort(byTime), codeCols(ns, "Phase"), { id: "code-phases", placeholder: "filter by phase (substring)" });
       codeWhy(sec, C.phase, ns);
     }
+  }
+
+  // byTime orders rows as orprof code's text does: device time, then CPU time, largest first,
+  // then by key.
+  function byTime(a, b) {
+    return b.device_ns - a.device_ns || b.cpu_ns - a.cpu_ns || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
   }
 
   // codeRow is a summary row with its totals and top kernel.
