@@ -141,8 +141,10 @@ type part struct {
 	hasHost  bool
 	hasDev   bool
 	// room is, per role, how many intervals its list is made for at its first one: the
-	// read's count of the events that can take the role (Begin; 0 grows it by append).
-	room [NumCategories]int
+	// events that can still take the role (Begin; 0 grows it by append). A device role's is
+	// the device events not seen yet (devLeft) when its first comes.
+	room    [NumCategories]int
+	devLeft int
 }
 
 // NewCollector returns an empty Collector.
@@ -159,8 +161,8 @@ func (c *Collector) Begin(info *tracefile.Info) {
 	c.rank = info.Rank
 	n := info.Counts
 	p := &c.p
-	p.room = [NumCategories]int{Kernel: n.Device, Memcpy: n.Device, Memset: n.Device, Communication: n.Device,
-		Runtime: n.Runtime, CPUExec: n.Host}
+	p.room = [NumCategories]int{Runtime: n.Runtime, CPUExec: n.Host}
+	p.devLeft = n.Device
 	p.launches = reserve.Room(p.launches, n.Runtime)
 	p.devices = reserve.Room(p.devices, n.Device)
 }
@@ -242,8 +244,12 @@ func (p *part) add(role int, sp span) {
 
 // device takes device work of a role.
 func (p *part) device(role int, sp span, corr int64) {
+	p.devLeft--
 	if sp.e < sp.s {
 		return
+	}
+	if cap(p.roles[role]) == 0 {
+		p.room[role] = max(p.devLeft+1, 0) // this event and the device events after it
 	}
 	p.add(role, sp)
 	p.hasDev = true
