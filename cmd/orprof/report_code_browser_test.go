@@ -33,19 +33,7 @@ func TestReportCodeBrowser(t *testing.T) {
 	p.WaitFor(t, "#v-code[data-ready].on")
 
 	for _, v := range []struct{ by, table string }{{"module", "code-modules"}, {"line", "code-lines"}} {
-		var cli struct {
-			Rows []struct {
-				Key      string
-				Calls    int64
-				FwdCPUNs int64 `json:"fwd_cpu_ns"`
-				FwdDevNs int64 `json:"fwd_device_ns"`
-				BwdCPUNs int64 `json:"bwd_cpu_ns"`
-				BwdDevNs int64 `json:"bwd_device_ns"`
-			}
-		}
-		if err := json.Unmarshal(runCLI(t, "code", "--by", v.by, "--format", "json", bert), &cli); err != nil {
-			t.Fatal(err)
-		}
+		cli := codeJSON(t, v.by, bert)
 		var page []struct {
 			Key   string
 			Calls int64
@@ -152,19 +140,7 @@ func TestReportCodePhasesBrowser(t *testing.T) {
 	p := b.Open(t, out, "body[data-rendered]")
 	p.Click(t, "button[data-view=code]")
 	p.WaitFor(t, "#v-code[data-ready].on")
-	var cli struct {
-		Rows []struct {
-			Key      string
-			Calls    int64
-			FwdCPUNs int64 `json:"fwd_cpu_ns"`
-			FwdDevNs int64 `json:"fwd_device_ns"`
-			BwdCPUNs int64 `json:"bwd_cpu_ns"`
-			BwdDevNs int64 `json:"bwd_device_ns"`
-		}
-	}
-	if err := json.Unmarshal(runCLI(t, "code", "--by", "phase", "--format", "json", mlp), &cli); err != nil {
-		t.Fatal(err)
-	}
+	cli := codeJSON(t, "phase", mlp)
 	var want, page []string
 	for _, r := range cli.Rows {
 		want = append(want, fmt.Sprintf("%s %d %d %d %d %d", r.Key, r.Calls, r.FwdCPUNs, r.FwdDevNs, r.BwdCPUNs, r.BwdDevNs))
@@ -179,4 +155,26 @@ func TestReportCodePhasesBrowser(t *testing.T) {
 		t.Errorf("phase rows: page %q, orprof code %q", page, want)
 	}
 	p.CheckClean(t)
+}
+
+// codeRows are the rows of `orprof code --format json`.
+type codeRows struct {
+	Rows []struct {
+		Key      string
+		Calls    int64
+		FwdCPUNs int64 `json:"fwd_cpu_ns"`
+		FwdDevNs int64 `json:"fwd_device_ns"`
+		BwdCPUNs int64 `json:"bwd_cpu_ns"`
+		BwdDevNs int64 `json:"bwd_device_ns"`
+	}
+}
+
+// codeJSON runs `orprof code --by by --format json` of trace.
+func codeJSON(t *testing.T, by, trace string) codeRows {
+	t.Helper()
+	var c codeRows
+	if err := json.Unmarshal(runCLI(t, "code", "--by", by, "--format", "json", trace), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
