@@ -44,6 +44,8 @@ type Options struct {
 	// OpsTree writes the ops_tree table too: the read walks PyTorch's op tree as it makes the
 	// ops rows, which costs CPU and memory the other tables do not need.
 	OpsTree bool
+	// Linking is tracefile.Options' for every trace's read.
+	Linking func(start bool)
 }
 
 // rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once;
@@ -201,7 +203,7 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	name := func(table string) string { return filepath.Join(tmp, table, strconv.Itoa(pos)+".parquet") }
 	av, err := in.ReadAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
 		Consumers: []tracefile.Consumer{rw, tc, steps}, Position: pos, Tree: walk,
-		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link}, o.Grouping)
+		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link, Linking: o.Linking}, o.Grouping)
 	if err != nil {
 		return res, err
 	}

@@ -73,11 +73,12 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "export: -o %s: the same as the input %s: the tables go in a directory of their own", quote.Clip(*out), quote.String(in))
 		}
 	}
-	defer exportGC(exportGCLimit(paths, runtime.GOMAXPROCS(0)))()
+	gc := exportGC(exportGCLimit(paths, runtime.GOMAXPROCS(0)))
+	defer gc.Done()
 	files, warns, err := export.Export(paths, *out, export.Options{
 		Grouping:         events.AverageOptions{GroupByInputShape: *byShape, GroupByStackN: *byStackN},
 		SkipScopeMetrics: *noMetrics, Link: link.mode(), Rules: rules, Version: versionLine(debug.ReadBuildInfo()), Stdin: stdin,
-		OpsTree: *opsTree,
+		OpsTree: *opsTree, Linking: gc.Linking,
 	})
 	if err != nil {
 		return fail(stderr, "export: %v", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,7 +107,7 @@ func TestExportGCRaisesTheLimit(t *testing.T) {
 		t.Skip("GOGC or GOMEMLIMIT set: the export leaves the collector alone")
 	}
 	before := debug.SetMemoryLimit(-1)
-	done := exportGC(1 << 20)
+	gc := exportGC(1 << 20)
 	live := make([]byte, 8<<20)
 	for i := range live {
 		live[i] = byte(i)
@@ -118,7 +119,27 @@ func TestExportGCRaisesTheLimit(t *testing.T) {
 	}
 	got := debug.SetMemoryLimit(-1)
 	runtime.KeepAlive(live)
-	done()
+	gc.Done()
 	assert.Greater(t, got, int64(8<<20), "the limit over what is live")
+	assert.Equal(t, before, debug.SetMemoryLimit(-1), "restored")
+}
+
+// TestExportGCLinking: while any read links its events the collector has no limit; the
+// export's limit is back when the last one has linked, and Done restores the settings.
+func TestExportGCLinking(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: the export leaves the collector alone")
+	}
+	before := debug.SetMemoryLimit(-1)
+	gc := exportGC(64 << 20)
+	assert.Equal(t, int64(64<<20), debug.SetMemoryLimit(-1))
+	gc.Linking(true)
+	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1), "one read linking")
+	gc.Linking(true)
+	gc.Linking(false)
+	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1), "one of two reads still linking")
+	gc.Linking(false)
+	assert.Equal(t, int64(64<<20), debug.SetMemoryLimit(-1), "no read linking")
+	gc.Done()
 	assert.Equal(t, before, debug.SetMemoryLimit(-1), "restored")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"math"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
@@ -39,43 +40,86 @@ func exportGCLimit(paths []string, workers int) int64 {
 	return max(exportGCFloor*int64(at), sum*3/8)
 }
 
-// exportGC collects garbage only when the heap reaches limit (tuneGC) until done is called,
+// exportCollector runs the collector for orprof export (exportGC).
+type exportCollector struct {
+	limit   int64 // the limit when no read is linking; guarded by lazyGCState.mu
+	linking int   // reads linking their events now; the same
+	tuned   bool  // exportGC set the collector (no GOGC or GOMEMLIMIT in the environment)
+	stop    chan struct{}
+	stopped chan struct{}
+	end     func()
+}
+
+// exportGC collects garbage only when the heap reaches limit (tuneGC) until Done is called,
 // and raises the limit to a quarter over what a collection leaves live when that exceeds it
 // by an eighth: a trace that keeps more than exportGCLimit's estimate would otherwise have
 // the collector run without pause (near the limit it runs often, which the estimate allows
-// for).
-func exportGC(limit int64) (done func()) {
-	end := tuneGC(limit, false)
+// for). While a read links its events (Linking) there is no limit.
+func exportGC(limit int64) *exportCollector {
+	c := &exportCollector{limit: limit, end: tuneGC(limit, false)}
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return end // tuneGC left the collector alone
+		return c // tuneGC left the collector alone
 	}
-	stop, stopped := make(chan struct{}), make(chan struct{})
+	c.tuned, c.stop, c.stopped = true, make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(stopped)
+		defer close(c.stopped)
 		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
-			case <-stop:
+			case <-c.stop:
 				return
 			case <-tick.C:
 			}
 			metrics.Read(s)
-			if live := int64(s[0].Value.Uint64()); live > limit+limit/8 {
-				limit = live + live/4
-				st := &lazyGCState
-				st.mu.Lock()
-				if st.tuned && debug.SetMemoryLimit(-1) < limit { // only ever raised
-					debug.SetMemoryLimit(limit)
+			live := int64(s[0].Value.Uint64())
+			st := &lazyGCState
+			st.mu.Lock()
+			if live > c.limit+c.limit/8 {
+				c.limit = live + live/4 // only ever raised
+				if st.tuned && c.linking == 0 {
+					debug.SetMemoryLimit(c.limit)
 				}
-				st.mu.Unlock()
 			}
+			st.mu.Unlock()
 		}
 	}()
-	return func() {
-		close(stop)
-		<-stopped
-		end()
+	return c
+}
+
+// Linking is tracefile.Options.Linking: while any read links its events the collector has
+// no limit, as a cycle then frees nothing of the read's (its records are live, its link
+// tables being built) and its assists slow the linking by half; the read collects once it
+// has linked.
+func (c *exportCollector) Linking(start bool) {
+	if !c.tuned {
+		return
 	}
+	st := &lazyGCState
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if start {
+		c.linking++
+	} else {
+		c.linking--
+	}
+	if !st.tuned {
+		return
+	}
+	switch {
+	case start && c.linking == 1:
+		debug.SetMemoryLimit(math.MaxInt64)
+	case !start && c.linking == 0:
+		debug.SetMemoryLimit(c.limit)
+	}
+}
+
+// Done ends the export's settings.
+func (c *exportCollector) Done() {
+	if c.tuned {
+		close(c.stop)
+		<-c.stopped
+	}
+	c.end()
 }

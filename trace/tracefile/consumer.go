@@ -23,6 +23,7 @@ func ReadConsumers(r io.Reader, name string, opts Options) (*Data, error) {
 			// As resolve does: the parse's garbage goes before the link tables are made, so
 			// that they reuse its pages (the peak RSS of a large trace is here).
 			runtime.GC()
+			d.parseCollected = true
 		}
 		d.noEvents = true
 		return d.resolveInto(func(int) eventSink { return nil })

@@ -563,3 +563,43 @@ func ne[T comparable](t *testing.T, bad, got T, format string, args ...any) {
 		t.Fatalf("%s: got %v", fmt.Sprintf(format, args...), got)
 	}
 }
+
+// TestLinkingHook: Options.Linking is called with true then false, once each, around the
+// linking of a read with consumers that collects after it (collectRecords records or more),
+// and not at all for a smaller read or a read without consumers.
+func TestLinkingHook(t *testing.T) {
+	trace := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"traceEvents": [`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			fmt.Fprintf(&b, `{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": %d, "dur": 1, "args": {"External id": %d}}`, 2*i, i+1)
+		}
+		b.WriteString("]}")
+		return b.String()
+	}
+	large, small := trace(collectRecords), trace(10)
+	for _, c := range []struct {
+		name      string
+		trace     string
+		consumers bool
+		want      []bool
+	}{
+		{"large, consumers", large, true, []bool{true, false}},
+		{"large, no consumer", large, false, nil},
+		{"small, consumers", small, true, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []bool
+			o := Options{Linking: func(start bool) { got = append(got, start) }}
+			if c.consumers {
+				o.Consumers = []Consumer{&counting{needs: NeedLinks}}
+			}
+			_, err := ReadAverages(strings.NewReader(c.trace), "t.json", o, events.AverageOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got)
+		})
+	}
+}

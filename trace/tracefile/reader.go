@@ -203,6 +203,13 @@ type Options struct {
 	// Progress, when set, is called on the reading goroutine after each chunk of input with
 	// the number of uncompressed bytes read so far. It should return quickly.
 	Progress func(bytesRead int64)
+	// Linking, when set, is called with true as a read with consumers that collects its
+	// garbage once its events are linked (a large one) starts linking them, and with false
+	// when they are linked, just before that collection. A collection in between frees
+	// nothing the read made (its records are live, its link tables being built) and its
+	// assists slow the linking: a caller that runs the collector at a memory limit may lift
+	// it for that time. Reads at once call it each for itself.
+	Linking func(start bool)
 	// SkipScopeMetrics leaves out the "metrics: <kernel>" slices of a scope profiler (cat
 	// "kernel"). By default each is a device row, as in PyTorch's key_averages(), linked to no
 	// operator and not counted as device time (its time is its kernel's).

@@ -99,6 +99,9 @@ type decoder struct {
 	// noEvents is set when the read makes no events (ReadConsumers): what only the
 	// conversion reads, the memory index, is not built.
 	noEvents bool
+	// parseCollected is set once the parse's garbage has been collected (resolve,
+	// ReadConsumers).
+	parseCollected bool
 	// hold releases the chunks of records as their readers pass them, when the read has
 	// consumers (resolveInto).
 	hold *chunkHold

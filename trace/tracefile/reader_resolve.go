@@ -308,6 +308,7 @@ func (d *decoder) resolve() *Data {
 		// take more: the peak RSS of a large trace is here. The records hold no pointers, so
 		// this is quick (a few ms for 800k events; 2-3 % of the peak RSS).
 		runtime.GC()
+		d.parseCollected = true
 	}
 	var s sliceSink
 	td := d.resolveInto(func(n int) eventSink {
@@ -444,10 +445,22 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 		d.hold = newChunkHold(d.raws.chunks, readers, done)
 	}
+	collect := len(d.opts.Consumers) > 0 && d.collects()
+	if collect && d.opts.Linking != nil {
+		if !d.parseCollected {
+			// The caller lifts its limit while the read links: the parse's garbage (a
+			// .gz's inflated input) goes first, so that the link tables reuse its pages.
+			runtime.GC()
+		}
+		d.opts.Linking(true)
+	}
 	d.startEarly(times)
 	d.startPython(times)
 	lk := d.linkRaws(td.Device, times)
-	if len(d.opts.Consumers) > 0 && d.collects() {
+	if collect {
+		if d.opts.Linking != nil {
+			d.opts.Linking(false)
+		}
 		// The links' working lists are garbage now, and the consumers begun next reserve
 		// about as much: collected now, that memory is reused, not faulted in fresh.
 		runtime.GC()
