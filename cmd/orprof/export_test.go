@@ -66,11 +66,7 @@ func readRows[T any](t *testing.T, path string) []T {
 // trace read at once; standard input counts as tableGCFloor.
 func TestExportGCLimit(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, data []byte) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, data, 0o666))
-		return p
-	}
+	write := func(name string, data []byte) string { return writeIn(t, dir, name, data) }
 	big := write("big.json", make([]byte, 160<<20>>4)) // 10 MiB
 	var gzb bytes.Buffer
 	zw := gzip.NewWriter(&gzb)

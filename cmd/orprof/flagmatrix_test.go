@@ -179,11 +179,7 @@ func (fx *flagFixtures) inputs(b fxBase, m fxMode) ([]string, []byte) {
 		require.NoError(t, os.WriteFile(gz, gzipBytes(t, raw), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(d, "ranks", "r0.json"), raw, 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(d, "ranks", "r1.json"), other, 0o644))
-		write := func(name string, data []byte) string {
-			p := filepath.Join(d, name)
-			require.NoError(t, os.WriteFile(p, data, 0o644))
-			return p
-		}
+		write := func(name string, data []byte) string { return writeIn(t, d, name, data) }
 		ts := write("t.table.json", cliOut(t, nil, "table", "--format", "json", tr))
 		write("sums/r0.json", cliOut(t, nil, "table", "--format", "json", tr))
 		write("sums/r1.json", cliOut(t, nil, "table", "--format", "json", tr2))

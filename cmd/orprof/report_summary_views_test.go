@@ -151,11 +151,7 @@ func TestViewsReportSummaryBadInput(t *testing.T) {
 func TestViewsForeignSummary(t *testing.T) {
 	dir := t.TempDir()
 	tr := viewTraces[0]
-	write := func(name string, data []byte) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, data, 0o644))
-		return p
-	}
+	write := func(name string, data []byte) string { return writeIn(t, dir, name, data) }
 	tsum := write("t.table.json", runCLI(t, "table", "--format", "json", tr))
 	ksum := write("t.kernels.json", runCLI(t, "kernels", "--format", "json", tr))
 	lsum := write("t.timeline.json", runCLI(t, "timeline", "--format", "json", tr))

@@ -38,6 +38,14 @@ func TestRowLimitZeroEverywhere(t *testing.T) {
 	}
 }
 
+// writeIn writes data to dir/name and returns the path.
+func writeIn(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	return p
+}
+
 func writeFile(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
