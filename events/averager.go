@@ -23,7 +23,7 @@ import (
 // forward op is): NewAverager reports false for it, and the caller builds a List.
 type Averager struct {
 	o       AverageOptions
-	recs    []avgRec
+	recs    avgRecs
 	parts   []*AveragerPart
 	partsMu sync.Mutex
 	// mem holds every event's memory and flops, allocated when the first event that has any
@@ -90,11 +90,11 @@ func NewAverager(n int, o AverageOptions) (*Averager, bool) {
 	if o.GroupByStackN > 0 {
 		return nil, false
 	}
-	return &Averager{o: o, recs: make([]avgRec, n)}, true
+	return &Averager{o: o, recs: newAvgRecs(n)}, true
 }
 
 // Len is the number of events the Averager was made for.
-func (a *Averager) Len() int { return len(a.recs) }
+func (a *Averager) Len() int { return a.recs.n }
 
 // Part returns a new part to set events from one goroutine; an Averager has at most 255.
 // Part may be called from several goroutines at once.
@@ -122,7 +122,7 @@ func (a *Averager) Set(i int, e *FunctionEvent) {
 // not kept. Of its kernels only the durations count.
 func (p *AveragerPart) Set(i int, e *FunctionEvent) {
 	a := p.a
-	r := &a.recs[i]
+	r := a.recs.set(i)
 	var kern float64
 	for k := range e.Kernels {
 		kern += e.Kernels[k].DurationUs
@@ -165,7 +165,7 @@ func (p *AveragerPart) Set(i int, e *FunctionEvent) {
 		}
 	}
 	if e.CPUMemoryUsage != 0 || e.DeviceMemoryUsage != 0 || e.Flops != 0 {
-		a.memOnce.Do(func() { a.mem = make([]avgMem, len(a.recs)) })
+		a.memOnce.Do(func() { a.mem = make([]avgMem, a.recs.n) })
 		a.mem[i] = avgMem{cpu: e.CPUMemoryUsage, dev: e.DeviceMemoryUsage, flops: e.Flops}
 		p.memory = p.memory || e.CPUMemoryUsage != 0 || e.DeviceMemoryUsage != 0
 	}
@@ -173,11 +173,11 @@ func (p *AveragerPart) Set(i int, e *FunctionEvent) {
 
 // SetThread moves event i to thread tid (a runtime call that takes its operator's thread).
 // Call it after event i is set, from one goroutine.
-func (a *Averager) SetThread(i int, tid int64) { a.recs[i].thread = tid }
+func (a *Averager) SetThread(i int, tid int64) { a.recs.set(i).thread = tid }
 
 // AddKernel adds a kernel of durUs to event i, after those it has: NewList would see it
 // appended to the event's Kernels. Call it after event i is set, from one goroutine.
-func (a *Averager) AddKernel(i int, durUs float64) { a.recs[i].dev += durUs }
+func (a *Averager) AddKernel(i int, durUs float64) { a.recs.set(i).dev += durUs }
 
 // HasMemory reports whether any event carries memory figures (the trace recorded memory).
 func (a *Averager) HasMemory() bool {
@@ -200,6 +200,7 @@ func (a *Averager) Averages() []Avg {
 	if len(a.parts) == 0 {
 		return nil
 	}
+	a.recs.fill()
 	// The parts' rows, merged in part order, and every event's row renumbered.
 	all := a.parts[0].g
 	remaps := make([][]int32, len(a.parts))
@@ -207,9 +208,12 @@ func (a *Averager) Averages() []Avg {
 		remaps[k] = all.merge(a.parts[k].g)
 	}
 	if len(a.parts) > 1 {
-		for i := range a.recs {
-			if r := &a.recs[i]; r.part > 0 {
-				r.row = remaps[r.part][r.row]
+		for k := range a.recs.blocks {
+			b := a.recs.block(k)
+			for i := range b {
+				if r := &b[i]; r.part > 0 {
+					r.row = remaps[r.part][r.row]
+				}
 			}
 		}
 	}
@@ -239,16 +243,19 @@ func (a *Averager) Averages() []Avg {
 // order, where their ascending runs start (the sort merges them) and whether a time is NaN:
 // each pass streams all of them from memory (1.7 ms for the MTIA trace's 138k).
 func (a *Averager) listOrder() []int32 {
-	recs := a.recs
+	recs := &a.recs
 	runs := []int{0}
 	nan := false
-	for i := range recs {
-		x := &recs[i]
-		nan = nan || x.start != x.start || x.end != x.end
-		if i > 0 {
-			if y := &recs[i-1]; x.start < y.start || x.start == y.start && x.end > y.end {
-				runs = append(runs, i)
+	var y *avgRec
+	for k := range recs.blocks {
+		b := recs.block(k)
+		for j := range b {
+			x := &b[j]
+			nan = nan || x.start != x.start || x.end != x.end
+			if y != nil && (x.start < y.start || x.start == y.start && x.end > y.end) {
+				runs = append(runs, k<<recBlockShift+j)
 			}
+			y = x
 		}
 	}
 	switch {
@@ -256,12 +263,13 @@ func (a *Averager) listOrder() []int32 {
 		return nil
 	case nan:
 		// NaN breaks the ordering: orderOfKeys keeps the stable sort's answer for it.
-		keys := make([]sortKey, len(recs))
-		for j := range recs {
-			keys[j] = sortKey{recs[j].start, recs[j].end, int32(j)}
+		keys := make([]sortKey, recs.n)
+		for j := range keys {
+			r := recs.at(int32(j))
+			keys[j] = sortKey{r.start, r.end, int32(j)}
 		}
 		return orderOfKeys(keys)
-	case len(runs) > len(recs)/minRunAvg:
+	case len(runs) > recs.n/minRunAvg:
 		runs = nil // short runs: sorted from scratch
 	}
 	return orderOfRecs(recs, runs)
@@ -271,13 +279,14 @@ func (a *Averager) listOrder() []int32 {
 // whose ascending runs start at runs (nil: not known). It sorts indexes (4 bytes per event)
 // comparing the records in place, not a copy of their keys (24 bytes per event, and as much
 // again for the merge): on a large trace this is where the table's memory peaks.
-func orderOfRecs(recs []avgRec, runs []int) []int32 {
-	order := make([]int32, len(recs))
+func orderOfRecs(recs *avgRecs, runs []int) []int32 {
+	order := make([]int32, recs.n)
 	for i := range order {
 		order[i] = int32(i)
 	}
 	sortKeysRuns(order, runs, func(i, j int32) int {
-		return compareTimes(recs[i].start, recs[i].end, i, recs[j].start, recs[j].end, j)
+		x, y := recs.at(i), recs.at(j)
+		return compareTimes(x.start, x.end, i, y.start, y.end, j)
 	})
 	return order
 }
@@ -311,12 +320,12 @@ func (a *Averager) tree(order []int32, rows []Avg) {
 	stacks := map[group]*[]avgOpen{}
 	var lastG group
 	var last *[]avgOpen
-	for k := range a.recs {
+	for k := range a.recs.n {
 		i := int32(k)
 		if order != nil {
 			i = order[k]
 		}
-		r := &a.recs[i]
+		r := a.recs.at(i)
 		if r.flags&(recDevice|recAsync) != 0 {
 			if r.flags&recAsync == 0 {
 				r.dev = r.end - r.start
@@ -364,12 +373,12 @@ func (a *Averager) tree(order []int32, rows []Avg) {
 // it; it returns st without it.
 func (a *Averager) close(st []avgOpen, rows []Avg) []avgOpen {
 	x := &st[len(st)-1]
-	r := &a.recs[x.i]
+	r := a.recs.at(x.i)
 	kern, sum := r.dev, x.sum
-	if x.children == 1 && rows[r.row].Key == rows[a.recs[x.only].row].Key {
+	if x.children == 1 && rows[r.row].Key == rows[a.recs.at(x.only).row].Key {
 		// A same-name only child is collapsed into this event, which takes its kernels and
 		// its children.
-		a.recs[x.only].flags |= recDeleted
+		a.recs.at(x.only).flags |= recDeleted
 		kern, sum = x.onlyKern, x.onlySum
 		if a.links != nil {
 			a.links[x.i].kern = a.links[x.only].kern
@@ -412,22 +421,22 @@ func (a *Averager) sum(order []int32, rows []Avg, kernAt []int32, kernAll []Kern
 	at := make([]int32, len(rows)) // row → index in out + 1
 	var out []Avg
 	var te TreeEvent
-	for k := range a.recs {
+	for k := range a.recs.n {
 		i := int32(k)
 		if order != nil {
 			i = order[k]
 		}
-		r := &a.recs[i]
+		r := a.recs.at(i)
 		if a.walk != nil {
 			// A parent comes before its children: a collapsed one's parent is final, and
 			// its children take it.
 			lk := &a.links[i]
-			if p := lk.parent; p >= 0 && a.recs[p].flags&recDeleted != 0 {
+			if p := lk.parent; p >= 0 && a.recs.at(p).flags&recDeleted != 0 {
 				lk.parent = a.links[p].parent
 			}
 			if r.flags&recDeleted == 0 {
 				row := &rows[r.row]
-				te = TreeEvent{ID: int(i), Parent: int(lk.parent), Events: len(a.recs), Name: row.Key, DeviceType: row.DeviceType,
+				te = TreeEvent{ID: int(i), Parent: int(lk.parent), Events: a.recs.n, Name: row.Key, DeviceType: row.DeviceType,
 					IsAsync: r.flags&recAsync != 0, IsLegacy: r.flags&recLegacy != 0, IsUserAnnotation: row.IsUserAnnotation,
 					StartUs: r.start, EndUs: r.end, SelfCPUUs: r.selfCPU, SelfDeviceUs: r.selfDev}
 				if kernAt != nil {

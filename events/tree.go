@@ -60,7 +60,7 @@ type treeKernel struct {
 // names (AddNamedKernel).
 func (a *Averager) WalkTree(f func(*TreeEvent)) {
 	a.walk = f
-	a.links = make([]treeLink, len(a.recs))
+	a.links = make([]treeLink, a.recs.n)
 	for i := range a.links {
 		a.links[i] = treeLink{parent: -1, kern: int32(i)}
 	}
@@ -79,7 +79,7 @@ func (a *Averager) GrowNamedKernels(n int) {
 
 // AddNamedKernel is AddKernel of k, whose name the tree walk hands over.
 func (a *Averager) AddNamedKernel(i int, k Kernel) {
-	a.recs[i].dev += k.DurationUs
+	a.recs.set(i).dev += k.DurationUs
 	if a.walk != nil {
 		a.kerns = append(a.kerns, treeKernel{int32(i), k})
 	}
@@ -88,7 +88,7 @@ func (a *Averager) AddNamedKernel(i int, k Kernel) {
 // kernelIndex lays the kept kernels out per event: event i's are all[at[i]:at[i+1]], those set
 // with it first, then those added, each in the order given.
 func (a *Averager) kernelIndex() (at []int32, all []Kernel) {
-	n := len(a.recs)
+	n := a.recs.n
 	total := len(a.kerns)
 	for _, p := range a.parts {
 		total += len(p.kerns)
