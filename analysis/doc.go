@@ -23,10 +23,11 @@
 //
 // The calls never overlap and happen in that order, but not necessarily on one goroutine, nor
 // on the reader's. When and where each runs is the reader's business, decided from Needs: a
-// consumer without NeedLinks or NeedPython is fed while the read links the others' events;
-// the names are collected, and a NeedPython consumer begun and given the Python layer, while
-// it links too; the others are fed on two goroutines, half each; Finish runs beside the rest
-// of the read (the table's rows). So two consumers of one read may run at the same time:
+// consumer without NeedLinks or NeedPython is fed while the read links the others' events
+// (after, in a large read with tracefile.Options.Paced, as orprof export's); the names are
+// collected, and a NeedPython consumer begun and given the Python layer, while it links too;
+// the others are fed on two goroutines, half each; Finish runs beside the rest of the read
+// (the table's rows). So two consumers of one read may run at the same time:
 // they share nothing they write. A consumer whose summary is asked for after the read may
 // leave its heavy work to then (timeline's Consumer.AfterRead, which orprof export uses).
 // A consumer keeps its own errors and reports them from Result.

@@ -203,7 +203,7 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	name := func(table string) string { return filepath.Join(tmp, table, strconv.Itoa(pos)+".parquet") }
 	av, err := in.ReadAverages(tracefile.Options{NoShapes: !o.Grouping.GroupByInputShape, NoStacks: o.Grouping.GroupByStackN == 0,
 		Consumers: []tracefile.Consumer{rw, tc, steps}, Position: pos, Tree: walk,
-		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link, Linking: o.Linking}, o.Grouping)
+		SkipScopeMetrics: o.SkipScopeMetrics, Link: o.Link, Linking: o.Linking, Paced: true}, o.Grouping)
 	if err != nil {
 		return res, err
 	}

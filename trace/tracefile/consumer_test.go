@@ -44,6 +44,12 @@ var consumerReads = []struct {
 	}},
 	{"consumers", func(path string, o Options) error { _, err := OpenConsumers(path, o); return err }},
 	{"read", func(path string, o Options) error { _, err := Open(path, o); return err }},
+	{"averages-paced", func(path string, o Options) error {
+		o.Paced = true
+		_, err := OpenAverages(path, o, events.AverageOptions{})
+		return err
+	}},
+	{"read-paced", func(path string, o Options) error { o.Paced = true; _, err := Open(path, o); return err }},
 }
 
 // linked is the rest of a test consumer that needs the links and counts nothing.

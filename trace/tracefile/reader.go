@@ -224,6 +224,13 @@ type Options struct {
 	// Position is the trace's place among the ranks of a job (0, 1, …): the rank Info.Rank
 	// gives a trace that names none.
 	Position int
+	// Paced lowers a read's peak memory for a little of its overlap. A read with consumers
+	// turns each chunk of its records into events (or ReadAverages' rows) only once every
+	// consumer has been fed it, so that what it makes reuses the memory of the records it
+	// releases rather than taking more beside all of them, and returns only once they have
+	// been fed; a large one (that collects its garbage) feeds the link-free consumers once
+	// the events are linked, not beside the link tables.
+	Paced bool
 	// Link selects the rules that charge device events to operators; the zero value applies
 	// them all (LinkRule lists them).
 	Link LinkMode

@@ -96,6 +96,9 @@ type decoder struct {
 	// pyFed is closed when the late consumers that need the Python layer are begun and have
 	// had it (startPython; nil: the late feed does both).
 	pyFed chan struct{}
+	// linked, in a paced read that collects, is closed once its events are linked: its early
+	// feed starts then, not beside the linking, whose link tables are the read's peak.
+	linked chan struct{}
 	// noEvents is set when the read makes no events (ReadConsumers): what only the
 	// conversion reads, the memory index, is not built.
 	noEvents bool

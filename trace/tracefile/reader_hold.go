@@ -15,6 +15,21 @@ type chunkHold struct {
 	left   []atomic.Int32 // per chunk: the readers that have not passed it
 	held   atomic.Int32   // the chunks not released yet
 	done   func()         // called once every chunk is released
+	// last, when not nil, is closed per chunk once one reader alone has not passed it
+	// (lastReader: the conversion of a paced read, which waits for it).
+	last []chan struct{}
+}
+
+// lastReader makes the hold close h.last[k] when every reader of chunk k but one has passed
+// it. Call it before any pass.
+func (h *chunkHold) lastReader() {
+	h.last = make([]chan struct{}, len(h.chunks))
+	for k := range h.last {
+		h.last[k] = make(chan struct{})
+		if h.left[k].Load() == 1 {
+			close(h.last[k])
+		}
+	}
 }
 
 // newChunkHold holds chunks for readers readers; done (if not nil) is called by the reader
@@ -33,7 +48,11 @@ func newChunkHold(chunks [][]rawEvent, readers int32, done func()) *chunkHold {
 // pages are kept, not given back with releaseRecords: given back, they would be faulted in
 // again when reused.
 func (h *chunkHold) pass(k int) {
-	if h.left[k].Add(-1) == 0 {
+	left := h.left[k].Add(-1)
+	if left == 1 && h.last != nil {
+		close(h.last[k])
+	}
+	if left == 0 {
 		if poisonReleased {
 			poison(h.chunks[k])
 		}

@@ -107,3 +107,32 @@ func TestChunkHold(t *testing.T) {
 	assert.Nil(t, chunks[1])
 	assert.Equal(t, 1, done)
 }
+
+// TestChunkHoldLastReader: with lastReader, a chunk's channel is closed once every reader
+// but one has passed it (at once for a chunk with one reader), before it is released.
+func TestChunkHoldLastReader(t *testing.T) {
+	closed := func(c chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	chunks := [][]rawEvent{make([]rawEvent, 1), make([]rawEvent, 1)}
+	h := newChunkHold(chunks, 3, nil)
+	h.lastReader()
+	assert.False(t, closed(h.last[0]))
+	h.pass(0)
+	assert.False(t, closed(h.last[0]), "two readers left")
+	h.pass(0)
+	assert.True(t, closed(h.last[0]), "one reader left")
+	assert.NotNil(t, chunks[0])
+	h.pass(0)
+	assert.Nil(t, chunks[0])
+	assert.False(t, closed(h.last[1]))
+
+	one := newChunkHold([][]rawEvent{make([]rawEvent, 1)}, 1, nil)
+	one.lastReader()
+	assert.True(t, closed(one.last[0]), "the one reader is the last")
+}

@@ -444,6 +444,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			done = runtime.GC
 		}
 		d.hold = newChunkHold(d.raws.chunks, readers, done)
+		if d.opts.Paced {
+			d.hold.lastReader()
+		}
 	}
 	collect := len(d.opts.Consumers) > 0 && d.collects()
 	if collect && d.opts.Linking != nil {
@@ -453,6 +456,11 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 			runtime.GC()
 		}
 		d.opts.Linking(true)
+	}
+	var linked chan struct{}
+	if d.opts.Paced && collect {
+		linked = make(chan struct{})
+		d.linked = linked
 	}
 	d.startEarly(times)
 	d.startPython(times)
@@ -464,6 +472,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		// The links' working lists are garbage now, and the consumers begun next reserve
 		// about as much: collected now, that memory is reused, not faulted in fresh.
 		runtime.GC()
+		if linked != nil {
+			close(linked)
+		}
 	}
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
 	td.Counters = d.counters
@@ -531,6 +542,9 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 	// after it (unless the consumers are still reading them).
 	convert := func(out sinkPart, k0, k1 int) {
 		for k := k0; k < k1; k++ {
+			if feeding && d.hold.last != nil {
+				<-d.hold.last[k] // paced: the consumers have been fed chunk k
+			}
 			c := chunks[k]
 			j, legacyID := starts[k].ev, int64(starts[k].legacy)
 			for i := range c {
@@ -657,6 +671,9 @@ func (d *decoder) startEarly(times func(*rawEvent) (float64, float64)) {
 		}
 		close(prepared)
 		if len(early) > 0 {
+			if d.linked != nil {
+				<-d.linked
+			}
 			d.feedConsumers(early, nil, chunks, times, d.hold.pass)
 			for _, c := range early {
 				c.Finish()
