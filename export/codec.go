@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // pageWindow is the zstd window of a page's frame: a page is compressed on its own (one frame
@@ -12,24 +11,19 @@ import (
 // nothing more.
 const pageWindow = pageBuffer
 
-// zstdCodec is zstd at its fastest level with a window of one page. parquet-go's own codec
-// keeps the library's default window (8 MiB), and each of its pooled encoders allocates and
-// clears twice that as history the first time it meets a page larger than a block: memory
-// and CPU the export spends beside the read's peak, for nothing a page can use.
+// zstdCodec is zstd at its fastest level with a window of one page (parquet.Codec). The
+// library's default window (8 MiB) has each pooled encoder allocate and clear twice that as
+// history the first time it meets a page larger than a block: memory and CPU the export
+// would spend beside the read's peak, for nothing a page can use.
 type zstdCodec struct {
 	enc sync.Pool // *zstd.Encoder
-	dec struct {
-		once sync.Once
-		d    *zstd.Decoder
-		err  error
-	}
 }
 
 // String is the codec's name.
 func (*zstdCodec) String() string { return "ZSTD" }
 
-// CompressionCodec is Parquet's number for zstd.
-func (*zstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
+// Number is Parquet's number for zstd.
+func (*zstdCodec) Number() int32 { return 6 }
 
 // Encode appends the frame of src to dst[:0].
 func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
@@ -46,14 +40,4 @@ func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
 	out := e.EncodeAll(src, dst[:0])
 	c.enc.Put(e)
 	return out, nil
-}
-
-// Decode appends the data of the frames src to dst[:0] (the codec interface asks for it; the
-// export only writes).
-func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) {
-	c.dec.once.Do(func() { c.dec.d, c.dec.err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0)) })
-	if c.dec.err != nil {
-		return dst, c.dec.err
-	}
-	return c.dec.d.DecodeAll(src, dst[:0])
 }

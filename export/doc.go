@@ -15,7 +15,8 @@
 // Each trace is read once: the table's Averager, the timeline, the step breakdown and this
 // package's own consumer (consume.go) are fed by the same read, and the per-event rows are
 // kept as compact records until the read ends (a device event's step is known only once its
-// launch and its step's range have been read), then written in row groups. The schema is
+// launch and its step's range have been read), then written in row groups by
+// internal/parquet (our writer: the binary carries no Parquet library). The schema is
 // versioned (SchemaVersion; docs/schema.md) and every file says in its key-value metadata
 // which version it is, which orprof wrote it, from which trace and for which rank. Files are
 // written under a temporary directory and renamed into place only when every trace is done.

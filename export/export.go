@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/orprof/orprof/analysis/flame"
 	"github.com/orprof/orprof/analysis/kernels"
 	"github.com/orprof/orprof/analysis/ranks"
@@ -22,6 +20,7 @@ import (
 	"github.com/orprof/orprof/events"
 	"github.com/orprof/orprof/input"
 	"github.com/orprof/orprof/internal/fanout"
+	"github.com/orprof/orprof/internal/parquet"
 	"github.com/orprof/orprof/internal/quote"
 	"github.com/orprof/orprof/trace/tracefile"
 )
@@ -49,10 +48,8 @@ type Options struct {
 }
 
 // rowGroup is the most rows a row group holds; batch, the rows handed to the writer at once;
-// pageBuffer, the bytes of a column's values a page holds before it is cut. The writer
-// reserves a page buffer for every column of a file it opens, so parquet-go's default (256
-// KiB) made each file's writer take several MB whatever its rows: most tables have a few
-// hundred rows, and the export's memory is the reader's plus these.
+// pageBuffer, the bytes of a column's values a page holds before it is cut (a column's page
+// grows to this size, so most tables, of a few hundred rows, take a few KB).
 const (
 	rowGroup   = 1 << 17
 	batch      = 4096
@@ -191,13 +188,13 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 	tc.AfterRead() // its analyses beside the kernels table's writing, once the records are garbage
 	steps := tbsteps.NewCollector()
 	rank := int64(pos)
-	meta := func(table string) []parquet.WriterOption {
-		return []parquet.WriterOption{
-			parquet.KeyValueMetadata("orprof.schema_version", strconv.Itoa(SchemaVersion)),
-			parquet.KeyValueMetadata("orprof.version", o.Version),
-			parquet.KeyValueMetadata("orprof.table", table),
-			parquet.KeyValueMetadata("orprof.source", path),
-			parquet.KeyValueMetadata("orprof.rank", strconv.FormatInt(rank, 10)),
+	meta := func(table string) []parquet.KeyValue {
+		return []parquet.KeyValue{
+			{Key: "orprof.schema_version", Value: strconv.Itoa(SchemaVersion)},
+			{Key: "orprof.version", Value: o.Version},
+			{Key: "orprof.table", Value: table},
+			{Key: "orprof.source", Value: path},
+			{Key: "orprof.rank", Value: strconv.FormatInt(rank, 10)},
 		}
 	}
 	name := func(table string) string { return filepath.Join(tmp, table, strconv.Itoa(pos)+".parquet") }
@@ -243,7 +240,7 @@ func exportOne(path string, pos int, tmp string, o Options) (result, error) {
 // writeSmall writes the tables of one trace other than kernels (each a few rows per op, step,
 // stream or memory record) and adds their files to res.
 func writeSmall(res *result, path string, pos int, rank int64, av *tracefile.Averages, rw *rows, tl *timeline.Summary,
-	tb *tbsteps.Summary, ft *flame.Tree, o Options, name func(string) string, meta func(string) []parquet.WriterOption) error {
+	tb *tbsteps.Summary, ft *flame.Tree, o Options, name func(string) string, meta func(string) []parquet.KeyValue) error {
 	sum := ranks.SummarizeAverages(av, path, pos, o.Grouping)
 	add := func(table string, f File, err error) error {
 		if err != nil {
@@ -396,7 +393,7 @@ func idleRows(rank int64, tl *timeline.Summary) []IdleRow {
 }
 
 // writeRows writes rows as one Parquet file at path.
-func writeRows[T any](path string, meta []parquet.WriterOption, rows []T) (File, error) {
+func writeRows[T any](path string, meta []parquet.KeyValue, rows []T) (File, error) {
 	return writeStream(path, meta, func(emit func([]T) error) error {
 		for len(rows) > 0 {
 			n := min(len(rows), batch)
@@ -415,15 +412,18 @@ var codec = &zstdCodec{}
 
 // writeStream writes the rows that fill hands its emit function as one Parquet file at path:
 // zstd-compressed columns, dictionary-encoded strings, a row group every rowGroup rows.
-func writeStream[T any](path string, meta []parquet.WriterOption, fill func(emit func([]T) error) error) (File, error) {
+func writeStream[T any](path string, meta []parquet.KeyValue, fill func(emit func([]T) error) error) (File, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return File{}, err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	opts := append([]parquet.WriterOption{parquet.Compression(codec), parquet.PageBufferSize(pageBuffer),
-		parquet.MaxRowsPerRowGroup(rowGroup), parquet.CreatedBy("orprof", "", "")}, meta...)
-	w := parquet.NewGenericWriter[T](bw, opts...)
+	w, err := parquet.NewWriter[T](bw, parquet.Options{Codec: codec, PageBytes: pageBuffer, RowGroupRows: rowGroup,
+		CreatedBy: "orprof", Meta: meta})
+	if err != nil {
+		f.Close()
+		return File{}, err
+	}
 	var n int64
 	err = fill(func(rows []T) error {
 		m, err := w.Write(rows)

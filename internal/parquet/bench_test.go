@@ -1,0 +1,102 @@
+package parquet
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// kernelRow is a row like the export's kernels table: times, ids, a nullable step and
+// dictionary-encoded names.
+type kernelRow struct {
+	Rank     int64  `parquet:"rank"`
+	Device   int64  `parquet:"device"`
+	Stream   int64  `parquet:"stream"`
+	StartNs  int64  `parquet:"start_ns"`
+	DurNs    int64  `parquet:"dur_ns"`
+	Name     string `parquet:"name,dict"`
+	Kind     string `parquet:"kind,dict"`
+	DevTime  bool   `parquet:"device_time"`
+	Category string `parquet:"category,dict"`
+	Op       string `parquet:"op,dict"`
+	Corr     int64  `parquet:"correlation"`
+	Step     *int64 `parquet:"step,optional"`
+}
+
+func kernelRows(n int) []kernelRow {
+	rows := make([]kernelRow, n)
+	for i := range rows {
+		step := int64(i / 5000)
+		rows[i] = kernelRow{Stream: int64(7 + i%4), StartNs: 1_700_000_000_000 + int64(i)*1733, DurNs: int64(500 + i*37%9000),
+			Name: fmt.Sprintf("void gemm_kernel<float, %d>(float const*, float*)", i%211), Kind: "kernel", DevTime: true,
+			Category: []string{"gemm", "elementwise", "reduction", "communication"}[i%4], Op: fmt.Sprintf("aten::op%d", i%97),
+			Corr: int64(i) * 3, Step: &step}
+	}
+	return rows
+}
+
+// zstdFastest is zstd at its fastest level, one pooled encoder per page, as the export's.
+type zstdFastest struct{ pool sync.Pool }
+
+func (*zstdFastest) Number() int32                             { return 6 }
+func (*zstdFastest) String() string                            { return "ZSTD" }
+func (*zstdFastest) CompressionCodec() format.CompressionCodec { return format.Zstd }
+func (*zstdFastest) Decode(dst, src []byte) ([]byte, error)    { panic("not read") }
+func (z *zstdFastest) Encode(dst, src []byte) ([]byte, error) {
+	e, _ := z.pool.Get().(*zstd.Encoder)
+	if e == nil {
+		e, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(64<<10), zstd.WithLowerEncoderMem(true))
+	}
+	out := e.EncodeAll(src, dst[:0])
+	z.pool.Put(e)
+	return out, nil
+}
+
+// BenchmarkWrite writes 1,000,000 kernel rows with this package and with parquet-go, the
+// library the export used before, at the same page size, row group and codec.
+func BenchmarkWrite(b *testing.B) {
+	rows := kernelRows(1_000_000)
+	codec := &zstdFastest{}
+	var size int64
+	b.Run("orprof", func(b *testing.B) {
+		for b.Loop() {
+			cw := &countWriter{w: io.Discard}
+			w, err := NewWriter[kernelRow](cw, Options{Codec: codec, PageBytes: 64 << 10, RowGroupRows: 1 << 17})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < len(rows); i += 4096 {
+				if _, err := w.Write(rows[i:min(i+4096, len(rows))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			size = cw.n
+		}
+		b.ReportMetric(float64(size), "bytes")
+	})
+	b.Run("parquet-go", func(b *testing.B) {
+		for b.Loop() {
+			cw := &countWriter{w: io.Discard}
+			w := pq.NewGenericWriter[kernelRow](cw, pq.Compression(codec), pq.PageBufferSize(64<<10), pq.MaxRowsPerRowGroup(1<<17))
+			for i := 0; i < len(rows); i += 4096 {
+				if _, err := w.Write(rows[i:min(i+4096, len(rows))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			size = cw.n
+		}
+		b.ReportMetric(float64(size), "bytes")
+	})
+}
