@@ -503,6 +503,7 @@ func TestEachTraceEqualsOrprof(t *testing.T) {
 			checkOpsTree(t, db, dir, []string{tr})
 			checkTimeline(t, db, dir, []string{tr})
 			checkMetadata(t, db, dir, tr)
+			checkArrowReads(t, db, dir)
 		})
 	}
 }
