@@ -133,3 +133,56 @@ func readDuck(t *testing.T, db *sql.DB, path string) [][]any {
 	}
 	return rows
 }
+
+// checkStats holds every column chunk's statistics, as DuckDB reads them from a file's
+// footer, to the column's values: its null count, and the least and greatest of its integers
+// and strings (the bounds engines skip row groups by).
+func checkStats(t *testing.T, db *sql.DB, dir string) {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Parquet files under %s (%v)", dir, err)
+	}
+	for _, f := range files {
+		rs, err := db.Query(`SELECT path_in_schema, type, row_group_num_rows, stats_null_count,
+			coalesce(stats_min_value, 'none'), coalesce(stats_max_value, 'none')
+			FROM parquet_metadata(?) WHERE row_group_id = 0 AND type IN ('INT64', 'BYTE_ARRAY') AND path_in_schema NOT LIKE '%,%'`, f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		type chunk struct {
+			col, typ   string
+			rows, null int64
+			lo, hi     string
+		}
+		var cs []chunk
+		for rs.Next() {
+			var c chunk
+			if err := rs.Scan(&c.col, &c.typ, &c.rows, &c.null, &c.lo, &c.hi); err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, c)
+		}
+		rs.Close()
+		var groups int64
+		if err := db.QueryRow("SELECT count(DISTINCT row_group_id) FROM parquet_metadata(?)", f).Scan(&groups); err != nil {
+			t.Fatal(err)
+		}
+		if groups != 1 {
+			continue // the tables of the testdata traces are one row group each
+		}
+		for _, c := range cs {
+			var null int64
+			var lo, hi string
+			q := fmt.Sprintf(`SELECT count(*) - count("%[1]s"), coalesce(min("%[1]s")::VARCHAR, 'none'), coalesce(max("%[1]s")::VARCHAR, 'none') FROM read_parquet(?)`, c.col)
+			if err := db.QueryRow(q, f).Scan(&null, &lo, &hi); err != nil {
+				t.Fatalf("%s: %s: %v", f, c.col, err)
+			}
+			if c.rows == 0 {
+				lo, hi = "none", "none"
+			}
+			if got, want := fmt.Sprint(c.null, " ", c.lo, " ", c.hi), fmt.Sprint(null, " ", lo, " ", hi); got != want {
+				t.Errorf("%s: %s: statistics %q, values %q", f, c.col, got, want)
+			}
+		}
+	}
+}

@@ -504,6 +504,7 @@ func TestEachTraceEqualsOrprof(t *testing.T) {
 			checkTimeline(t, db, dir, []string{tr})
 			checkMetadata(t, db, dir, tr)
 			checkArrowReads(t, db, dir)
+			checkStats(t, db, dir)
 		})
 	}
 }
