@@ -93,7 +93,11 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if t == export.TableOpsTree && !*opsTree {
 				continue
 			}
-			fmt.Fprintf(stdout, "%s: %d rows of %d ranks in %s\n", t, rows[t], len(paths), filepath.Join(*out, t))
+			ranks := "ranks"
+			if len(paths) == 1 {
+				ranks = "rank"
+			}
+			fmt.Fprintf(stdout, "%s: %d rows of %d %s in %s\n", t, rows[t], len(paths), ranks, filepath.Join(*out, t))
 		}
 	}
 	return 0

@@ -12,7 +12,8 @@
 //   - pages cut at Options.PageBytes of values on a row boundary, each compressed on its own
 //     by Options.Codec; row groups of at most Options.RowGroupRows rows;
 //   - per column chunk: null_count and min_value/max_value (NaN left out; -0 as the least
-//     zero, +0 as the greatest), with TYPE_ORDER column orders so that readers trust them;
+//     zero, +0 as the greatest), with TYPE_ORDER column orders so that readers trust them,
+//     and for numbers and booleans the older min and max fields too;
 //   - INT64 columns annotated INTEGER(64, signed) (INT_64), strings STRING (UTF8), lists LIST;
 //   - the key-value metadata and created_by of Options.
 //

@@ -315,6 +315,12 @@ func (w *Writer[T]) footer() []byte {
 				c.i64(11, m.dictOff)
 			}
 			c.begin(12)
+			if m.hasLoHigh && col.kind != kString && col.kind != kStringList {
+				// The fields readers before min_value and max_value read: signed order,
+				// which is a number's own.
+				c.binary(1, m.hi)
+				c.binary(2, m.lo)
+			}
 			c.i64(3, m.nulls)
 			if m.hasLoHigh {
 				c.binary(5, m.hi)
