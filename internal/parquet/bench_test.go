@@ -58,45 +58,52 @@ func (z *zstdFastest) Encode(dst, src []byte) ([]byte, error) {
 	return out, nil
 }
 
+// rowWriter is what both writers of BenchmarkWrite are.
+type rowWriter interface {
+	Write([]kernelRow) (int, error)
+	Close() error
+}
+
+// writeAll writes rows to w in batches of 4096, as the export does, and closes it.
+func writeAll(b *testing.B, w rowWriter, rows []kernelRow) {
+	for i := 0; i < len(rows); i += 4096 {
+		if _, err := w.Write(rows[i:min(i+4096, len(rows))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkWrite writes 1,000,000 kernel rows with this package and with parquet-go, the
 // library the export used before, at the same page size, row group and codec.
 func BenchmarkWrite(b *testing.B) {
 	rows := kernelRows(1_000_000)
 	codec := &zstdFastest{}
-	var size int64
-	b.Run("orprof", func(b *testing.B) {
-		for b.Loop() {
-			cw := &countWriter{w: io.Discard}
-			w, err := NewWriter[kernelRow](cw, Options{Codec: codec, PageBytes: 64 << 10, RowGroupRows: 1 << 17})
-			if err != nil {
-				b.Fatal(err)
-			}
-			for i := 0; i < len(rows); i += 4096 {
-				if _, err := w.Write(rows[i:min(i+4096, len(rows))]); err != nil {
+	for _, c := range []struct {
+		name string
+		new  func(io.Writer) (rowWriter, error)
+	}{
+		{"orprof", func(w io.Writer) (rowWriter, error) {
+			return NewWriter[kernelRow](w, Options{Codec: codec, PageBytes: 64 << 10, RowGroupRows: 1 << 17})
+		}},
+		{"parquet-go", func(w io.Writer) (rowWriter, error) {
+			return pq.NewGenericWriter[kernelRow](w, pq.Compression(codec), pq.PageBufferSize(64<<10), pq.MaxRowsPerRowGroup(1<<17)), nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var size int64
+			for b.Loop() {
+				cw := &countWriter{w: io.Discard}
+				w, err := c.new(cw)
+				if err != nil {
 					b.Fatal(err)
 				}
+				writeAll(b, w, rows)
+				size = cw.n
 			}
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
-			size = cw.n
-		}
-		b.ReportMetric(float64(size), "bytes")
-	})
-	b.Run("parquet-go", func(b *testing.B) {
-		for b.Loop() {
-			cw := &countWriter{w: io.Discard}
-			w := pq.NewGenericWriter[kernelRow](cw, pq.Compression(codec), pq.PageBufferSize(64<<10), pq.MaxRowsPerRowGroup(1<<17))
-			for i := 0; i < len(rows); i += 4096 {
-				if _, err := w.Write(rows[i:min(i+4096, len(rows))]); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
-			size = cw.n
-		}
-		b.ReportMetric(float64(size), "bytes")
-	})
+			b.ReportMetric(float64(size), "bytes")
+		})
+	}
 }
