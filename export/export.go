@@ -408,7 +408,7 @@ func writeRows[T any](path string, meta []parquet.KeyValue, rows []T) (File, err
 
 // codec compresses every file's pages: one for all, so that its pool of zstd encoders serves
 // every file and worker rather than one new encoder a file.
-var codec = &zstdCodec{}
+var codec = &parquet.Zstd{Window: pageBuffer}
 
 // writeStream writes the rows that fill hands its emit function as one Parquet file at path:
 // zstd-compressed columns, dictionary-encoded strings, a row group every rowGroup rows.

@@ -3,10 +3,8 @@ package parquet
 import (
 	"fmt"
 	"io"
-	"sync"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -40,23 +38,12 @@ func kernelRows(n int) []kernelRow {
 	return rows
 }
 
-// zstdFastest is zstd at its fastest level, one pooled encoder per page, as the export's.
-type zstdFastest struct{ pool sync.Pool }
+// pqCodec is the export's codec as parquet-go takes one.
+type pqCodec struct{ *Zstd }
 
-func (*zstdFastest) Number() int32                             { return 6 }
-func (*zstdFastest) String() string                            { return "ZSTD" }
-func (*zstdFastest) CompressionCodec() format.CompressionCodec { return format.Zstd }
-func (*zstdFastest) Decode(dst, src []byte) ([]byte, error)    { panic("not read") }
-func (z *zstdFastest) Encode(dst, src []byte) ([]byte, error) {
-	e, _ := z.pool.Get().(*zstd.Encoder)
-	if e == nil {
-		e, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-			zstd.WithWindowSize(64<<10), zstd.WithLowerEncoderMem(true))
-	}
-	out := e.EncodeAll(src, dst[:0])
-	z.pool.Put(e)
-	return out, nil
-}
+func (pqCodec) String() string                            { return "ZSTD" }
+func (pqCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
+func (pqCodec) Decode(dst, src []byte) ([]byte, error)    { panic("not read") }
 
 // rowWriter is what both writers of BenchmarkWrite are.
 type rowWriter interface {
@@ -80,7 +67,7 @@ func writeAll(b *testing.B, w rowWriter, rows []kernelRow) {
 // library the export used before, at the same page size, row group and codec.
 func BenchmarkWrite(b *testing.B) {
 	rows := kernelRows(1_000_000)
-	codec := &zstdFastest{}
+	codec := &Zstd{Window: 64 << 10} // the export's
 	for _, c := range []struct {
 		name string
 		new  func(io.Writer) (rowWriter, error)
@@ -89,7 +76,7 @@ func BenchmarkWrite(b *testing.B) {
 			return NewWriter[kernelRow](w, Options{Codec: codec, PageBytes: 64 << 10, RowGroupRows: 1 << 17})
 		}},
 		{"parquet-go", func(w io.Writer) (rowWriter, error) {
-			return pq.NewGenericWriter[kernelRow](w, pq.Compression(codec), pq.PageBufferSize(64<<10), pq.MaxRowsPerRowGroup(1<<17)), nil
+			return pq.NewGenericWriter[kernelRow](w, pq.Compression(pqCodec{codec}), pq.PageBufferSize(64<<10), pq.MaxRowsPerRowGroup(1<<17)), nil
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -457,10 +457,8 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		}
 		d.opts.Linking(true)
 	}
-	var linked chan struct{}
 	if d.opts.Paced && collect {
-		linked = make(chan struct{})
-		d.linked = linked
+		d.linked = make(chan struct{})
 	}
 	d.startEarly(times)
 	d.startPython(times)
@@ -472,8 +470,8 @@ func (d *decoder) resolveInto(newSink func(n int) eventSink) *Data {
 		// The links' working lists are garbage now, and the consumers begun next reserve
 		// about as much: collected now, that memory is reused, not faulted in fresh.
 		runtime.GC()
-		if linked != nil {
-			close(linked)
+		if d.linked != nil {
+			close(d.linked)
 		}
 	}
 	td.DeviceLink = d.deviceLinkReport(lk, td.Device, times)
