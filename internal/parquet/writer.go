@@ -66,12 +66,11 @@ type rowGroup struct {
 }
 
 type chunkMeta struct {
-	encs               []int32
-	values, unc, cmp   int64
-	dataOff, dictOff   int64
-	nulls              int64
-	lo, hi             []byte
-	hasDict, hasLoHigh bool
+	encs             []int32
+	values, unc, cmp int64
+	dataOff, dictOff int64
+	nulls            int64
+	lo, hi           []byte
 }
 
 // NewWriter returns a Writer of rows of T to w, having written the file's magic number. It
@@ -183,7 +182,7 @@ func (w *Writer[T]) flushGroup() error {
 			if err != nil {
 				return err
 			}
-			m.hasDict, m.dictOff = true, w.w.n
+			m.dictOff = w.w.n
 			if _, err := w.w.Write(page); err != nil {
 				return err
 			}
@@ -199,7 +198,6 @@ func (w *Writer[T]) flushGroup() error {
 			return err
 		}
 		m.lo, m.hi = c.minMax()
-		m.hasLoHigh = m.lo != nil
 		g.unc += m.unc
 		g.cmp += m.cmp
 		g.cols = append(g.cols, m)
@@ -284,7 +282,7 @@ func (w *Writer[T]) footer() []byte {
 			col := w.cols[i]
 			c.begin(0)
 			start := m.dataOff
-			if m.hasDict {
+			if col.dict {
 				start = m.dictOff
 			}
 			c.i64(2, start)
@@ -311,18 +309,18 @@ func (w *Writer[T]) footer() []byte {
 			c.i64(6, m.unc)
 			c.i64(7, m.cmp)
 			c.i64(9, m.dataOff)
-			if m.hasDict {
+			if col.dict {
 				c.i64(11, m.dictOff)
 			}
 			c.begin(12)
-			if m.hasLoHigh && col.kind != kString && col.kind != kStringList {
+			if m.lo != nil && col.kind != kString && col.kind != kStringList {
 				// The fields readers before min_value and max_value read: signed order,
 				// which is a number's own.
 				c.binary(1, m.hi)
 				c.binary(2, m.lo)
 			}
 			c.i64(3, m.nulls)
-			if m.hasLoHigh {
+			if m.lo != nil {
 				c.binary(5, m.hi)
 				c.binary(6, m.lo)
 			}
